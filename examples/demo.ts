@@ -1,0 +1,1 @@
+console.log("phasekit demo: coming up");
