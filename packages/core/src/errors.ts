@@ -1,0 +1,105 @@
+/**
+ * The one error type of phasekit. Check it by `code` (see `isWorkflowError`), not `instanceof`, so two copies
+ * of the package loaded side by side still agree.
+ */
+
+/** Every error a user can meet, grouped by where it comes from. */
+export type WorkflowErrorCode =
+  // definitions (compileDefinitions)
+  | "INVALID_DEFINITION"
+  | "DANGLING_REFERENCE"
+  | "DEFINITION_CYCLE"
+  | "DUPLICATE_PHASE_ID"
+  | "TOOL_LISTS_CONFLICT"
+  | "INVALID_COMMAND_NAME"
+  | "EMPTY_PHASES"
+  | "UNKNOWN_WORKFLOW"
+  // state and transitions
+  | "INVALID_STATE"
+  | "UNSUPPORTED_VERSION"
+  | "MISSING_DEFINITION"
+  | "INVALID_PATH_INDEX"
+  | "NOT_RUNNING"
+  | "NOT_PAUSED"
+  | "NOT_LOOPABLE"
+  | "MAX_LOOPS_REACHED"
+  | "ALREADY_NOTIFIED"
+  | "NOT_FINISHED"
+  // storage (adapters)
+  | "INVALID_SLUG"
+  | "PATH_OUTSIDE_ROOT"
+  | "CORRUPT_FILE"
+  | "WRITE_FAILED"
+  | "READ_FAILED"
+  | "NOT_FOUND"
+  | "LOCKED"
+  | "LOCK_LOST"
+  | "LOCK_NOT_OWNED"
+  | "STALE_GENERATION"
+  | "UNSERIALIZABLE"
+  | "INVALID_OPTIONS"
+  // run lifecycle (adapters)
+  | "OWNED_BY_OTHER"
+  | "AMBIGUOUS_TARGET"
+  | "RUN_FAILED"
+  | "RUN_PAUSED"
+  | "RUN_STOPPED"
+  | "MAX_STEPS_REACHED"
+  | "MAX_ATTEMPTS_REACHED"
+  | "HOOK_FAILED"
+  | "INVALID_CONFIG"
+  | "VERIFICATION_FAILED";
+
+/** Structured facts about an error: what a caller needs to locate and fix it. */
+export interface WorkflowErrorDetails {
+  /** Where the problem is: a file path, or a dotted/bracketed path into a document (`workflows.release.phases[2]`). */
+  path?: string;
+  file?: string;
+  field?: string;
+  value?: unknown;
+  workflowKey?: string;
+  phaseId?: string;
+  /** How to fix it, in one sentence. */
+  hint?: string;
+  [key: string]: unknown;
+}
+
+/** phasekit's error: a `code` from `WorkflowErrorCode`, a message that says where, and structured `details`. */
+export class WorkflowError extends Error {
+  override readonly name = "WorkflowError";
+  readonly code: WorkflowErrorCode;
+  readonly details: WorkflowErrorDetails;
+
+  constructor(code: WorkflowErrorCode, message: string, details: WorkflowErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = details;
+  }
+
+  /** A plain-JSON view, so errors can be logged, journaled or sent over a pipe. */
+  toJSON(): { name: string; code: WorkflowErrorCode; message: string; details: WorkflowErrorDetails } {
+    return { name: this.name, code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** True for any phasekit error (from this or another copy of the package); narrows to `code` when given. */
+export function isWorkflowError<C extends WorkflowErrorCode>(value: unknown, code?: C): value is WorkflowError & { code: C } {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as { name?: unknown; code?: unknown };
+  return v.name === "WorkflowError" && typeof v.code === "string" && (code === undefined || v.code === code);
+}
+
+/** Builds a `WorkflowError` whose message starts with where it comes from: `[phasekit] [scope] message`. */
+export function workflowError(
+  scope: string,
+  code: WorkflowErrorCode,
+  message: string,
+  details: WorkflowErrorDetails = {},
+  cause?: unknown,
+): WorkflowError {
+  const hint = details.hint ? ` Fix: ${details.hint}` : "";
+  return new WorkflowError(code, `[phasekit] [${scope}] ${message}${hint}`, details, cause === undefined ? undefined : { cause });
+}
+
+/** The outcome of anything that can be refused: the value, or a typed error. Never both. */
+export type Result<T, E = WorkflowError> = ({ ok: true } & T) | { ok: false; error: E };
