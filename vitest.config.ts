@@ -6,6 +6,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@phasekit/source"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts"],
+    globalSetup: ["test/global-setup.ts"],
     pool: "forks",
     testTimeout: 60_000,
     hookTimeout: 60_000,
