@@ -1,0 +1,133 @@
+/**
+ * The strict gate in front of every persisted or hashed value: only plain JSON passes. JSON.stringify and
+ * fast-json-stable-stringify silently turn a Map into `{}`, a Date into a string and NaN into `null`, so two
+ * different values could share a file or a fingerprint; here they are typed errors that name the path.
+ *
+ * `-0` is accepted and encodes as `0`, exactly as JSON does: a round trip through a file cannot keep the sign,
+ * so treating it as a distinct value would make a reloaded input look changed.
+ */
+import { workflowError } from "@phasekit/core";
+
+/** A value that survives `JSON.stringify` → `JSON.parse` unchanged. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** Deeper values are refused: the encoders recurse, and a typed error beats a stack overflow. */
+export const MAX_JSON_DEPTH = 1000;
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** Throws an UNSERIALIZABLE WorkflowError unless `value` is plain JSON; the error names the JSON path and type. */
+export function assertPlainJson(value: unknown, path = "$"): asserts value is JsonValue {
+  visit(value, path, new Set<object>(), 0);
+}
+
+/** Canonical JSON: validated, keys sorted by UTF-16 code unit (as fast-json-stable-stringify does), optional indent. */
+export function canonicalJson(value: unknown, indent?: number): string {
+  assertPlainJson(value);
+  const pad = indent === undefined || indent <= 0 ? "" : " ".repeat(Math.min(indent, 10));
+  return encode(value, pad, "");
+}
+
+/** Appends a property name to a JSON path: `$.a`, or `$["odd key"]` when it is not an identifier. */
+export function childPath(path: string, key: string | number): string {
+  if (typeof key === "number") return `${path}[${key}]`;
+  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+function visit(value: unknown, path: string, ancestors: Set<object>, depth: number): void {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return;
+    case "number":
+      if (!Number.isFinite(value)) refuse(path, String(value), "JSON has no NaN or Infinity; store it as a string or null");
+      return;
+    case "object":
+      if (value === null) return;
+      visitObject(value, path, ancestors, depth);
+      return;
+    default:
+      refuse(path, typeof value, "remove it or convert it to a string, number, boolean, null, array or plain object");
+  }
+}
+
+function visitObject(value: object, path: string, ancestors: Set<object>, depth: number): void {
+  if (depth >= MAX_JSON_DEPTH) refuse(path, `value nested deeper than ${MAX_JSON_DEPTH} levels`, "flatten the value");
+  if (ancestors.has(value)) refuse(path, "cycle (a value that contains itself)", "break the cycle before storing the value");
+  const proto: unknown = Object.getPrototypeOf(value);
+  const isArray = Array.isArray(value);
+  if (isArray ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) {
+    refuse(path, typeName(value), "convert it to a plain object or array first (e.g. Object.fromEntries, toISOString)");
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    refuse(path, "object with a toJSON method", "store the result of toJSON() instead");
+  }
+  ancestors.add(value);
+  if (isArray) visitArray(value as unknown[], path, ancestors, depth);
+  else visitProperties(value, path, ancestors, depth);
+  ancestors.delete(value);
+}
+
+function visitArray(value: unknown[], path: string, ancestors: Set<object>, depth: number): void {
+  if (Object.getOwnPropertySymbols(value).length > 0) refuse(path, "array with symbol keys", "remove the symbol keys");
+  for (let i = 0; i < value.length; i++) {
+    const desc = Object.getOwnPropertyDescriptor(value, i);
+    const p = childPath(path, i);
+    if (desc === undefined) refuse(p, "undefined (an array hole)", "fill the hole with null or remove it");
+    if (!("value" in desc)) refuse(p, "getter", "store the computed value, not an accessor");
+    visit(desc.value, p, ancestors, depth + 1);
+  }
+  // Every index is present now, so any further own name is a property JSON would drop.
+  const names = Object.getOwnPropertyNames(value);
+  if (names.length !== value.length + 1) {
+    const extra = names.find((n) => n !== "length" && !(String(Number(n)) === n && Number(n) < value.length)) ?? "?";
+    refuse(childPath(path, extra), "named property on an array", "JSON arrays hold only indexed items");
+  }
+}
+
+function visitProperties(value: object, path: string, ancestors: Set<object>, depth: number): void {
+  if (Object.getOwnPropertySymbols(value).length > 0) refuse(path, "object with symbol keys", "remove the symbol keys");
+  for (const key of Object.getOwnPropertyNames(value)) {
+    const desc = Object.getOwnPropertyDescriptor(value, key);
+    const p = childPath(path, key);
+    if (desc === undefined) continue;
+    if (!("value" in desc)) refuse(p, "getter", "store the computed value, not an accessor");
+    if (!desc.enumerable) refuse(p, "non-enumerable property", "JSON would drop it silently; make it enumerable or remove it");
+    visit(desc.value, p, ancestors, depth + 1);
+  }
+}
+
+function typeName(value: object): string {
+  const tag = Object.prototype.toString.call(value).slice(8, -1);
+  if (tag !== "Object" && tag !== "Array") return tag;
+  const ctor = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor;
+  const name = typeof ctor?.name === "string" && ctor.name !== "" ? ctor.name : "anonymous";
+  return `class instance (${name})`;
+}
+
+function refuse(path: string, type: string, hint: string): never {
+  throw workflowError("json", "UNSERIALIZABLE", `value at ${path} is not plain JSON: found ${type}.`, {
+    path,
+    field: path,
+    value: type,
+    hint,
+  });
+}
+
+// Recursion is bounded by MAX_JSON_DEPTH, checked in assertPlainJson before this runs.
+function encode(value: JsonValue, pad: string, indent: string): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  const inner = indent + pad;
+  const open = pad === "" ? "" : `\n${inner}`;
+  const sep = pad === "" ? "," : `,\n${inner}`;
+  const close = pad === "" ? "" : `\n${indent}`;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    return `[${open}${value.map((v) => encode(v, pad, inner)).join(sep)}${close}]`;
+  }
+  const keys = Object.keys(value).sort();
+  if (keys.length === 0) return "{}";
+  const colon = pad === "" ? ":" : ": ";
+  const parts = keys.map((k) => `${JSON.stringify(k)}${colon}${encode(value[k] as JsonValue, pad, inner)}`);
+  return `{${open}${parts.join(sep)}${close}}`;
+}
