@@ -1,0 +1,92 @@
+/**
+ * Zod schemas for workflow definitions: what a user writes in a workflow file. Types come from the schemas.
+ * Structural checks that need the whole set (references, cycles, duplicate ids) live in compile-definitions.ts.
+ */
+import { z } from "zod";
+
+/** `/command` names: lowercase words joined by single hyphens, as pi's command registry expects. */
+export const COMMAND_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+/** Workflow keys and phase ids: identifiers that are safe in paths, templates and JSON. */
+export const KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+const key = z.string().regex(KEY_PATTERN, "must start with a letter and contain only letters, digits, '_' or '-' (≤ 64 chars)");
+const toolName = z.string().min(1).max(128);
+
+/** Per-phase tool rules: a whitelist or a blacklist, never both (checked in compileDefinitions for a clear message). */
+export const ToolRulesSchema = z.strictObject({
+  whitelist: z.array(toolName).optional(),
+  blacklist: z.array(toolName).optional(),
+});
+
+/** A concrete phase the agent works in. */
+export const PhaseDefinitionSchema = z.strictObject({
+  id: key,
+  name: z.string().min(1).max(200),
+  emoji: z.string().max(16).default(""),
+  instructions: z.string().default(""),
+  tools: ToolRulesSchema.optional(),
+  availableProfiles: z.array(z.string().min(1)).optional(),
+});
+
+/** A reference to another workflow, run as a nested scope at this position. */
+export const SubworkflowRefSchema = z.strictObject({
+  subworkflow: key,
+});
+
+/** One entry of a workflow's phase list. */
+export const PhaseEntrySchema = z.union([PhaseDefinitionSchema, SubworkflowRefSchema]);
+
+/** A named agent profile a phase may hand work to. */
+export const ProfileSchema = z.strictObject({
+  name: z.string().min(1).max(100),
+  description: z.string().default(""),
+});
+
+/** A workflow: an ordered list of phases and sub-workflow references, with its texts and limits. */
+export const WorkflowDefinitionSchema = z.strictObject({
+  name: z.string().min(1).max(200),
+  description: z.string().default(""),
+  /** The `/command` that starts it; defaults to the workflow key when that is a valid command name. */
+  commandName: z.string().optional(),
+  /** Sent as the user's first message when the workflow starts; may use the template variables. */
+  initialMessage: z.string().optional(),
+  phases: z.array(PhaseEntrySchema),
+  /** Whether the workflow is listed as a command (sub-workflow-only definitions set false). */
+  show: z.boolean().default(true),
+  loopable: z.boolean().default(true),
+  /** How many times one scope of this workflow may loop back to its start; unlimited when absent. */
+  maxLoops: z.number().int().min(0).optional(),
+  sessionNamePrefix: z.string().max(100).optional(),
+  sessionNameMaxLength: z.number().int().min(8).max(500).optional(),
+  roleInstruction: z.string().optional(),
+  advanceReminder: z.string().optional(),
+  blockReasonTemplate: z.string().optional(),
+  notDoneReminder: z.string().optional(),
+  completionMessage: z.string().optional(),
+  cancelledMessage: z.string().optional(),
+  profiles: z.array(ProfileSchema).default([]),
+});
+
+export type ToolRules = z.infer<typeof ToolRulesSchema>;
+export type PhaseDefinition = z.infer<typeof PhaseDefinitionSchema>;
+export type SubworkflowRef = z.infer<typeof SubworkflowRefSchema>;
+export type PhaseEntry = z.infer<typeof PhaseEntrySchema>;
+export type Profile = z.infer<typeof ProfileSchema>;
+export type WorkflowDefinition = z.infer<typeof WorkflowDefinitionSchema>;
+/** What a user may write (defaults not yet applied). */
+export type WorkflowDefinitionInput = z.input<typeof WorkflowDefinitionSchema>;
+
+/** Narrows a phase entry to a sub-workflow reference. */
+export function isSubworkflowRef(entry: PhaseEntry): entry is SubworkflowRef {
+  return "subworkflow" in entry;
+}
+
+/**
+ * A compiled, validated set of definitions. A Map (not a plain object) so that keys such as `__proto__` or
+ * `constructor` can never reach Object.prototype.
+ */
+export interface WorkflowRegistry {
+  readonly workflows: ReadonlyMap<string, WorkflowDefinition>;
+  /** Resolved `/command` name → workflow key, for the workflows that are shown. */
+  readonly commands: ReadonlyMap<string, string>;
+}

@@ -1,0 +1,67 @@
+/**
+ * The persisted workflow state: one versioned schema. Older shapes are lifted by migrate-state.ts; this file
+ * describes only the current one.
+ */
+import { z } from "zod";
+
+/** The version written by this release; `migrateState` refuses anything newer. */
+export const STATE_SCHEMA_VERSION = 2 as const;
+
+/** Lifecycle of a run. Replaces pi-workflows' `active`/`cancelled` pair. */
+export const WorkflowStatusSchema = z.enum(["running", "paused", "completed", "cancelled", "failed"]);
+
+/** One scope of the `currentPath` stack: which workflow, where in it, and how often this scope looped. */
+export const PathSegmentSchema = z.strictObject({
+  workflowKey: z.string().min(1),
+  phaseIndex: z.number().int().min(0),
+  /** Loops of this scope instance; reset when the scope is entered again. Checked against `maxLoops`. */
+  loops: z.number().int().min(0).default(0),
+});
+
+const timestamp = z.number().int().min(0);
+
+/** The whole state of one run. Times are epoch milliseconds supplied by the caller (core reads no clock). */
+export const WorkflowStateSchema = z.strictObject({
+  schemaVersion: z.literal(STATE_SCHEMA_VERSION),
+  /** Root workflow key (same as `currentPath[0].workflowKey`). */
+  workflowKey: z.string().min(1),
+  status: WorkflowStatusSchema,
+  failureReason: z.string().optional(),
+  currentPath: z.array(PathSegmentSchema).min(1),
+  /** Counts every advance, loop and sub-workflow entry; never decreases. */
+  globalStepCount: z.number().int().min(0),
+  /** Loops taken in the whole run. */
+  loopCount: z.number().int().min(0).default(0),
+  taskId: z.string().min(1),
+  taskDescription: z.string(),
+  startedAt: timestamp,
+  updatedAt: timestamp,
+  finishedAt: timestamp.optional(),
+  /** Increases on every transition that returns a new state, so a stale copy is recognisable. */
+  generation: z.number().int().min(0),
+  completionNotified: z.boolean(),
+  /**
+   * Armed by the first `cancel`; confirmed by a second one; any other transition disarms it. Persisted copies
+   * are always disarmed (see `toPersisted`), so a crash never leaves a half-confirmed cancel behind.
+   */
+  cancelPending: z.boolean().default(false),
+});
+
+export type WorkflowStatus = z.infer<typeof WorkflowStatusSchema>;
+export type PathSegment = z.infer<typeof PathSegmentSchema>;
+export type WorkflowState = z.infer<typeof WorkflowStateSchema>;
+
+/** The form to write to disk or a session entry: identical but never with an armed cancel. */
+export function toPersisted(state: WorkflowState): WorkflowState {
+  return state.cancelPending ? { ...state, cancelPending: false } : state;
+}
+
+/** True while the agent should be working on phases (running; paused runs resume later). */
+export function isLive(state: WorkflowState): boolean {
+  return state.status === "running" || state.status === "paused";
+}
+
+/** True once the run has ended, whatever the reason. */
+export function isFinished(state: WorkflowState): boolean {
+  return state.status === "completed" || state.status === "cancelled" || state.status === "failed";
+}
