@@ -12,6 +12,7 @@ export interface FsFileHandle {
   sync(): Promise<void>;
   datasync(): Promise<void>;
   stat(): Promise<Stats>;
+  truncate(length: number): Promise<void>;
   readFile(): Promise<Buffer>;
   close(): Promise<void>;
 }
