@@ -13,6 +13,8 @@ export type WorkflowErrorCode =
   | "TOOL_LISTS_CONFLICT"
   | "INVALID_COMMAND_NAME"
   | "EMPTY_PHASES"
+  | "DUPLICATE_COMMAND_NAME"
+  | "UNKNOWN_PROFILE"
   | "UNKNOWN_WORKFLOW"
   // state and transitions
   | "INVALID_STATE"
