@@ -1,0 +1,151 @@
+import { readFileSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { isWorkflowError } from "@phasekit/core";
+import { detectStateVersion, migrateState, parseState } from "../src/migrate-state.js";
+import { migrations } from "../src/migrations.js";
+import { STATE_SCHEMA_VERSION, WorkflowStateSchema } from "../src/state-schema.js";
+
+const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
+const read = (name: string): unknown => JSON.parse(readFileSync(`${fixtures}${name}`, "utf8"));
+const inputs = readdirSync(fixtures).filter((f) => f.startsWith("state-") && f.endsWith(".json") && !f.endsWith(".expected.json"));
+
+const v1 = {
+  active: true,
+  workflowKey: "rpir",
+  currentPath: [{ workflowKey: "rpir", phaseIndex: 1 }, { workflowKey: "review", phaseIndex: 0 }],
+  globalStepCount: 3,
+  taskId: "wf-1-abc",
+  taskDescription: "task",
+  startedAt: 1000,
+  completionNotified: false,
+  cancelled: false,
+};
+
+function refusal(raw: unknown): { code: string; message: string; field: unknown } {
+  const r = migrateState(raw);
+  if (r.ok) throw new Error("expected a refusal");
+  return { code: r.error.code, message: r.error.message, field: r.error.details.field };
+}
+
+describe("migration list", () => {
+  it("has one step per version, in order, ending at the current version", () => {
+    expect(migrations).toHaveLength(STATE_SCHEMA_VERSION);
+    migrations.forEach((m, i) => expect(m.from).toBe(i));
+  });
+});
+
+describe("frozen fixtures", () => {
+  it("covers every old shape", () => {
+    expect(inputs.length).toBeGreaterThanOrEqual(9);
+    for (const v of ["state-v0-", "state-v1-", "state-v2-"]) expect(inputs.some((f) => f.startsWith(v))).toBe(true);
+  });
+  for (const file of inputs) {
+    it(`${file} migrates to its expected file`, () => {
+      const raw = read(file);
+      const before = JSON.stringify(raw);
+      const result = migrateState(raw);
+      expect(result).toEqual({ ok: true, ...(read(file.replace(/\.json$/, ".expected.json")) as object) });
+      expect(JSON.stringify(raw)).toBe(before); // the input is never written to
+      if (result.ok) expect(WorkflowStateSchema.parse(result.state)).toEqual(result.state);
+    });
+  }
+  it("a migrated state migrates to itself (current version is a fixed point)", () => {
+    for (const file of inputs) {
+      const first = migrateState(read(file));
+      if (!first.ok) throw first.error;
+      expect(parseState(JSON.stringify(first.state))).toEqual({ ok: true, state: first.state, fromVersion: 2 });
+    }
+  });
+});
+
+describe("version detection", () => {
+  it("reads schemaVersion, else currentPath (v1), else currentPhaseIndex (v0)", () => {
+    expect(detectStateVersion({ schemaVersion: 2, currentPath: [] })).toEqual({ ok: true, version: 2 });
+    expect(detectStateVersion({ currentPath: [], currentPhaseIndex: 1 })).toEqual({ ok: true, version: 1 });
+    expect(detectStateVersion({ currentPhaseIndex: 1 })).toEqual({ ok: true, version: 0 });
+  });
+  it("accepts an explicit old schemaVersion and migrates from there", () => {
+    const r = migrateState({ ...v1, schemaVersion: 1 });
+    expect(r.ok && r.fromVersion).toBe(1);
+  });
+  it("refuses a document that is no state at all", () => {
+    expect(refusal({ hello: "world" })).toMatchObject({ code: "INVALID_STATE", field: "schemaVersion" });
+    expect(refusal(null).message).toContain("expected an object, got null");
+    expect(refusal([1]).message).toContain("expected an object, got an array");
+  });
+});
+
+describe("v1 → v2 mapping", () => {
+  it("maps active/cancelled to a status", () => {
+    const status = (over: object): unknown => {
+      const r = migrateState({ ...v1, ...over });
+      return r.ok ? r.state.status : r.error.message;
+    };
+    expect(status({ active: true })).toBe("running");
+    expect(status({ active: true, cancelled: true })).toBe("running");
+    expect(status({ active: false, cancelled: true })).toBe("cancelled");
+    expect(status({ active: false, cancelled: false })).toBe("completed");
+  });
+  it("drops _cancelPending, starts generation and loops at zero, keeps completionNotified", () => {
+    const r = migrateState({ ...v1, _cancelPending: true, completionNotified: true, active: false });
+    if (!r.ok) throw r.error;
+    expect(r.state).toMatchObject({ cancelPending: false, generation: 0, loopCount: 0, completionNotified: true, updatedAt: 1000 });
+    expect(r.state.currentPath.map((s) => s.loops)).toEqual([0, 0]);
+    expect(r.state).not.toHaveProperty("_cancelPending");
+  });
+  it("approximates a missing globalStepCount by the root phase index", () => {
+    const { globalStepCount: _, ...rest } = v1;
+    const r = migrateState(rest);
+    expect(r.ok && r.state.globalStepCount).toBe(1);
+  });
+  it("drops fields it does not know from old shapes", () => {
+    const r = migrateState({ ...v1, someFork: { x: 1 } });
+    expect(r.ok && Object.keys(r.state)).not.toContain("someFork");
+  });
+});
+
+describe("refusals name the field and why", () => {
+  it("refuses a newer version, naming it and the newest known", () => {
+    const r = migrateState({ ...v1, schemaVersion: 3 });
+    expect(!r.ok && isWorkflowError(r.error, "UNSUPPORTED_VERSION")).toBe(true);
+    expect(!r.ok && r.error.message).toMatch(/schemaVersion 3 .*newest.*\(2\)/);
+  });
+  it("refuses a malformed schemaVersion", () => {
+    expect(refusal({ ...v1, schemaVersion: "2" })).toMatchObject({ code: "INVALID_STATE", field: "schemaVersion" });
+    expect(refusal({ ...v1, schemaVersion: -1 }).message).toContain("expected a non-negative integer, got -1");
+  });
+  it("names a bad phase index inside the path", () => {
+    const raw = { ...v1, currentPath: [{ workflowKey: "rpir", phaseIndex: 1 }, { workflowKey: "review", phaseIndex: "x" }] };
+    const e = refusal(raw);
+    expect(e).toMatchObject({ code: "INVALID_STATE", field: "currentPath[1].phaseIndex" });
+    expect(e.message).toContain('currentPath[1].phaseIndex: expected a non-negative integer, got "x"');
+  });
+  it.each([
+    [{ ...v1, currentPath: [] }, "currentPath", "at least 1 item"],
+    [Object.fromEntries(Object.entries(v1).filter(([k]) => k !== "taskId")), "taskId", "is missing"],
+    [{ ...v1, startedAt: 1.5 }, "startedAt", "non-negative integer, got 1.5"],
+    [{ ...v1, active: "yes" }, "active", 'expected a boolean, got "yes"'],
+    [{ ...v1, currentPath: [null] }, "currentPath[0]", "got null"],
+    [{ active: true, workflowKey: "a", currentPhaseIndex: -2, taskId: "t", taskDescription: "", startedAt: 1 }, "currentPhaseIndex", "got -2"],
+  ])("refuses %j at %s", (raw, field, why) => {
+    const e = refusal(raw);
+    expect(e.field).toBe(field);
+    expect(e.message).toContain(`${field}: `);
+    expect(e.message).toContain(why);
+  });
+  it("refuses a current-version state with a bad status or an unknown field", () => {
+    const good = read("state-v2-current.json") as Record<string, unknown>;
+    expect(refusal({ ...good, status: "done" })).toMatchObject({ field: "status" });
+    expect(refusal({ ...good, status: "done" }).message).toContain('got "done"');
+    expect(refusal({ ...good, extra: 1 }).message).toContain('unknown field(s) "extra"');
+  });
+  it("refuses a path whose root is not the workflowKey", () => {
+    expect(refusal({ ...v1, workflowKey: "other" })).toMatchObject({ code: "INVALID_STATE", field: "currentPath[0].workflowKey" });
+  });
+  it("parseState refuses bad JSON with a typed error", () => {
+    const r = parseState("{not json");
+    expect(!r.ok && r.error.code).toBe("INVALID_STATE");
+    expect(!r.ok && r.error.message).toContain("not valid JSON");
+  });
+});
