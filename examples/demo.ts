@@ -1,1 +1,8 @@
-console.log("phasekit demo: coming up");
+/**
+ * `pnpm demo`: walks the release example (examples/release-workflow.ts) through the pure core and prints the
+ * status line after each move. Nothing is written anywhere; later issues add the durable demo.
+ */
+import { editDuringStaticAnalysis, walkRelease } from "./core-usage.js";
+
+for (const line of walkRelease()) console.log(line);
+console.log("\nTool policy — `edit` during Static Analysis:\n" + editDuringStaticAnalysis());

@@ -1,0 +1,70 @@
+/**
+ * How an adapter drives @phasekit/core: start a run, feed it events through `reduce`, keep the state each
+ * outcome returns (a refusal returns the state to keep too), and render from `resolveActive`.
+ * `walkRelease` is the demo's script; docs/core.md quotes it and the tests run it.
+ */
+import { checkTool } from "../packages/core/src/tool-policy.js";
+import { endOfRunMessage } from "../packages/core/src/messages.js";
+import { reduce } from "../packages/core/src/reduce.js";
+import { resolveActive } from "../packages/core/src/resolve-active.js";
+import { start } from "../packages/core/src/start.js";
+import { statusLine } from "../packages/core/src/status-line.js";
+import type { WorkflowRegistry } from "../packages/core/src/definition-schema.js";
+import type { WorkflowState } from "../packages/core/src/state-schema.js";
+import type { Happening, TransitionOutcome, WorkflowEvent } from "../packages/core/src/transition-types.js";
+import { releaseRegistry } from "./release-workflow.js";
+
+/** The status line of a state, or why there is none (a finished run has no current phase). */
+export function describe(state: WorkflowState, registry: WorkflowRegistry = releaseRegistry()): string {
+  const r = resolveActive(state, registry);
+  return r.ok ? statusLine(r.active) : `(${state.status})`;
+}
+
+/** Walks the release example through start, sub-workflows, loops and a two-step cancel; returns printable lines. */
+export function walkRelease(): string[] {
+  const registry = releaseRegistry();
+  let now = 1_700_000_000_000;
+  const started = start(registry, { workflowKey: "release", taskId: "demo-0001", taskDescription: "Ship v1.2.0" }, { now });
+  if (!started.ok) throw started.error;
+  let state = started.state;
+  const lines = [`start            → ${describe(state, registry)}`];
+
+  const script: WorkflowEvent[] = [
+    { type: "advance" }, // Build → into review: Static Analysis
+    { type: "advance" }, // → into security (the last entry of review): Threat Model
+    { type: "advance" }, // → Dependency Audit
+    { type: "loop" }, // security restarts: Threat Model (1 of 1 loops)
+    { type: "advance" }, // → Dependency Audit
+    { type: "loop" }, // refused: MAX_LOOPS_REACHED
+    { type: "advance" }, // security and review both finish → Publish
+    { type: "cancel" }, // armed
+    { type: "cancel" }, // confirmed
+  ];
+  for (const event of script) {
+    now += 1_000;
+    const outcome: TransitionOutcome = reduce(state, event, registry, { now });
+    state = outcome.state; // on a refusal this is the state to keep
+    const what = outcome.ok ? summarize(outcome.happened) : `refused ${outcome.error.code}`;
+    lines.push(`${event.type.padEnd(8)} ${what.padEnd(28)} → ${describe(state, registry)}  [step ${state.globalStepCount}]`);
+  }
+  const end = endOfRunMessage(state, registry);
+  if (end.ok) lines.push("", end.text);
+  return lines;
+}
+
+/** A short label for what happened: its type, plus the sub-workflows left and entered. */
+export function summarize(happened: Happening): string {
+  const left = "exited" in happened && happened.exited.length > 0 ? ` -${happened.exited.join(" -")}` : "";
+  const entered = "entered" in happened && happened.entered.length > 0 ? ` +${happened.entered.join(" +")}` : "";
+  return `${happened.type}${left}${entered}`;
+}
+
+/** The tool decision for `edit` in the review's Static Analysis phase (blacklisted there). */
+export function editDuringStaticAnalysis(): string {
+  const registry = releaseRegistry();
+  const s = start(registry, { workflowKey: "release", taskId: "demo-0002", taskDescription: "Ship" }, { now: 0 });
+  if (!s.ok) throw s.error;
+  const inReview = reduce(s.state, { type: "advance" }, registry, { now: 1 });
+  const decision = checkTool(inReview.state, registry, "edit");
+  return decision.allowed ? "allowed" : decision.reason;
+}
