@@ -28,6 +28,8 @@ export type VerificationCacheRecord = Omit<VerificationCacheEntry, "recordedAt">
 /** A cache of passing verification keys. `off` remembers nothing. */
 export interface VerificationCache {
   readonly mode: VerificationCacheMode;
+  /** The backing file of a persistent cache (left out of the workspace state it keys). */
+  readonly file?: string;
   has(key: string): Promise<boolean>;
   record(entry: VerificationCacheRecord): Promise<void>;
   entries(): Promise<readonly VerificationCacheEntry[]>;
@@ -158,6 +160,7 @@ export function createPersistentVerificationCache(options: PersistentVerificatio
 
   return {
     mode: "persistent",
+    file,
     has: (key) => serial(async () => (await load()).some((e) => e.key === key)),
     record: (entry) =>
       serial(async () => {

@@ -33,6 +33,11 @@ export type VerificationFingerprint =
 export interface WorkspaceStateOptions {
   maxBytes?: number;
   maxFiles?: number;
+  /**
+   * Absolute paths left out of the state: the plan folder and the cache file, whose own writes would
+   * otherwise change the key on every run. Paths outside the tree are ignored.
+   */
+  exclude?: readonly string[];
 }
 
 /** What identifies one verification command run. */
@@ -106,26 +111,44 @@ async function addPackageManagerFiles(budget: Budget, dirs: readonly string[]): 
   for (const dir of [...new Set(dirs)]) for (const name of PM_FILES) await addFile(budget, `pm:${dir}:${name}`, path.join(dir, name));
 }
 
-async function addGitState(budget: Budget, root: string): Promise<void> {
+// Pathspecs: the whole tree, minus each excluded path inside it (literal, so no name is read as a glob).
+function gitPathspecs(root: string, exclude: readonly string[]): string[] {
+  const specs = [":(top)"];
+  for (const abs of exclude) {
+    const rel = path.relative(root, path.resolve(abs));
+    if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) continue;
+    specs.push(`:(top,exclude,literal)${rel.split(path.sep).join("/")}`);
+  }
+  return ["--", ...specs];
+}
+
+async function addGitState(budget: Budget, root: string, exclude: readonly string[]): Promise<void> {
+  const specs = gitPathspecs(root, exclude);
   const head = await git(root, ["rev-parse", "--verify", "-q", "HEAD"], 4096);
   add(budget, "head", head.ok ? head.out : "(no commits)");
   const diff = ["--binary", "--no-ext-diff", "--no-textconv", "--no-color", "--full-index"];
-  await gitPart(budget, root, "status", ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none"]);
-  await gitPart(budget, root, "staged", ["diff", "--cached", ...diff]);
-  await gitPart(budget, root, "unstaged", ["diff", ...diff]);
-  const untracked = await git(root, ["ls-files", "--others", "--exclude-standard", "-z"], budget.left + 1);
+  await gitPart(budget, root, "status", ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none", ...specs]);
+  await gitPart(budget, root, "staged", ["diff", "--cached", ...diff, ...specs]);
+  await gitPart(budget, root, "unstaged", ["diff", ...diff, ...specs]);
+  const untracked = await git(root, ["ls-files", "--others", "--exclude-standard", "-z", ...specs], budget.left + 1);
   if (!untracked.ok) throw untracked.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER" ? new TooLarge("untracked list") : new Error(untracked.stderr);
   const names = untracked.out.toString("utf8").split("\0").filter((n) => n !== "").sort();
   for (const name of names) await addFile(budget, `untracked:${name}`, path.join(root, name));
 }
 
-async function walk(budget: Budget, root: string, rel: string, files: { count: number; max: number }): Promise<void> {
+interface WalkLimits {
+  count: number;
+  max: number;
+  exclude: ReadonlySet<string>;
+}
+
+async function walk(budget: Budget, root: string, rel: string, files: WalkLimits): Promise<void> {
   const entries = (await readdir(path.join(root, rel), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
-    if (SKIPPED_DIRS.has(entry.name)) continue;
     const child = rel === "" ? entry.name : `${rel}/${entry.name}`;
+    if (SKIPPED_DIRS.has(entry.name) || files.exclude.has(path.join(root, child))) continue;
+    // Directories add nothing by themselves (as in git): a folder holding only excluded files leaves no trace.
     if (entry.isDirectory()) {
-      add(budget, `dir:${child}`, "");
       await walk(budget, root, child, files);
       continue;
     }
@@ -152,8 +175,9 @@ export async function captureWorkspaceState(cwd: string, options: WorkspaceState
     if (!located.ok) return { ok: false, key: null, reason: "git-failed", message: located.message };
     const root = located.root;
     await addPackageManagerFiles(budget, root === null ? [dir] : [dir, root]);
-    if (root === null) await walk(budget, dir, "", { count: 0, max: options.maxFiles ?? DEFAULT_FINGERPRINT_MAX_FILES });
-    else await addGitState(budget, root);
+    const exclude = options.exclude ?? [];
+    if (root === null) await walk(budget, dir, "", { count: 0, max: options.maxFiles ?? DEFAULT_FINGERPRINT_MAX_FILES, exclude: new Set(exclude.map((p) => path.resolve(p))) });
+    else await addGitState(budget, root, exclude);
     return { ok: true, source: root === null ? "files" : "git", digest: budget.hash.digest("hex"), bytes: budget.used };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -120,6 +120,40 @@ describe("verification fingerprint in a git repository", () => {
   });
 });
 
+describe("excluded paths (the plan folder, the cache file)", () => {
+  it("in git: writes under an excluded folder, tracked or not, leave the key alone; other writes do not", async () => {
+    const dir = await repo();
+    const plan = path.join(dir, "ai_plan", "run-1");
+    await mkdir(plan, { recursive: true });
+    await writeFile(path.join(plan, "workflow.json"), "{}");
+    git(dir, "add", ".");
+    git(dir, "commit", "-qm", "plan committed");
+    const opts = { exclude: [plan, "/elsewhere/ignored"] };
+    const id = { command: "c", cwd: dir, tool: "t" };
+    const k0 = (await computeVerificationFingerprint(id, opts)).key;
+    await writeFile(path.join(plan, "workflow.json"), '{"generation":2}');
+    await writeFile(path.join(plan, "verification-cache.json"), "[]");
+    expect((await computeVerificationFingerprint(id, opts)).key).toBe(k0);
+    expect((await computeVerificationFingerprint(id)).key).not.toBe(k0);
+    await writeFile(path.join(dir, "a.txt"), "edited\n");
+    expect((await computeVerificationFingerprint(id, opts)).key).not.toBe(k0);
+  });
+
+  it("outside git: an excluded file and an emptied folder leave no trace", async () => {
+    const dir = path.join(base, `plain-${++seq}`);
+    await mkdir(dir);
+    await writeFile(path.join(dir, "x.txt"), "x");
+    const cacheFile = path.join(dir, ".cache", "verification-cache.json");
+    const k0 = (await captureWorkspaceState(dir, { exclude: [cacheFile] }));
+    await mkdir(path.dirname(cacheFile));
+    await writeFile(cacheFile, "{}");
+    const k1 = await captureWorkspaceState(dir, { exclude: [cacheFile] });
+    expect(k1.ok && k1.digest).toBe(k0.ok && k0.digest);
+    const k2 = await captureWorkspaceState(dir);
+    expect(k2.ok && k2.digest).not.toBe(k0.ok && k0.digest);
+  });
+});
+
 describe("verification fingerprint outside git", () => {
   async function plain(): Promise<string> {
     const dir = path.join(base, `plain-${++seq}`);
