@@ -50,7 +50,8 @@ export type WorkflowErrorCode =
   | "MAX_ATTEMPTS_REACHED"
   | "HOOK_FAILED"
   | "INVALID_CONFIG"
-  | "VERIFICATION_FAILED";
+  | "VERIFICATION_FAILED"
+  | "INVALID_VERDICT";
 
 /** Structured facts about an error: what a caller needs to locate and fix it. */
 export interface WorkflowErrorDetails {
