@@ -108,10 +108,19 @@ export async function openJournal(file: string, options: { fs?: FsPort } = {}): 
     throw workflowError(SCOPE, "WRITE_FAILED", `cannot repair the torn tail of ${file}: ${String(error)}`, { file }, error);
   }
   let seq = read.entries.length;
+  let size = read.torn ? bytes.lastIndexOf(0x0a) + 1 : (await handle.stat()).size;
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
   const appendNow = async (entry: JournalAppend): Promise<JournalEntry> => {
     if (closed) throw workflowError(SCOPE, "WRITE_FAILED", `cannot append to ${file}: the journal is closed.`, { file });
+    // Another process (the next lock holder) may have appended since: pick up its seq instead of reusing one.
+    if ((await handle.stat()).size !== size) {
+      const fresh = parseJournal(file, (await readBytes(fs, file)).toString("utf8"));
+      if (!fresh.ok) throw fresh.error;
+      if (fresh.torn) throw workflowError(SCOPE, "WRITE_FAILED", `${file} gained a torn line while open; reopen it.`, { file });
+      seq = fresh.entries.length;
+      size = (await handle.stat()).size;
+    }
     const full = { ...stripUndefined(entry), seq: seq + 1 } as JournalEntry;
     const line = Buffer.from(`${canonicalJson(full)}\n`, "utf8");
     try {
@@ -121,6 +130,7 @@ export async function openJournal(file: string, options: { fs?: FsPort } = {}): 
       throw workflowError(SCOPE, "WRITE_FAILED", `appending to ${file} failed: ${String(error)}`, { file, seq: full.seq, hint: "free disk space, then reopen the journal" }, error);
     }
     seq = full.seq;
+    size += line.length;
     return full;
   };
   return {

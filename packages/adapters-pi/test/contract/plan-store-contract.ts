@@ -1,0 +1,95 @@
+/** The behaviour every PlanStore backend must show; run it with `runPlanStoreContract(name, makeStore)`. */
+import { describe, it, expect, afterEach } from "vitest";
+import { rebuildFromJournal } from "../../src/journal.js";
+import type { PlanStore } from "../../src/plan-store.js";
+import { sampleMetadata } from "../helpers/metadata-fixtures.js";
+
+/** Registers the contract tests for one backend; `makeStore` gives a fresh, empty store per test. */
+export function runPlanStoreContract(name: string, makeStore: () => Promise<PlanStore>): void {
+  describe(`PlanStore contract: ${name}`, () => {
+    const open: PlanStore[] = [];
+    const fresh = async (): Promise<PlanStore> => {
+      const s = await makeStore();
+      open.push(s);
+      return s;
+    };
+    afterEach(async () => {
+      for (const s of open.splice(0)) await s.close();
+    });
+
+    it("round-trips metadata and counts generations from 1", async () => {
+      const store = await fresh();
+      expect(await store.readMetadata("run-a")).toEqual({ ok: true, metadata: null });
+      const w1 = await store.writeMetadata("run-a", sampleMetadata("run-a", 0), null);
+      const w2 = await store.writeMetadata("run-a", sampleMetadata("run-a", 1), 1);
+      expect(w1.ok && w1.metadata.generation).toBe(1);
+      expect(w2.ok && w2.metadata.generation).toBe(2);
+      const r = await store.readMetadata("run-a");
+      expect(r.ok && r.metadata).toEqual(w2.ok && w2.metadata);
+    });
+
+    it("refuses a stale generation and a create over an existing run", async () => {
+      const store = await fresh();
+      await store.writeMetadata("run-a", sampleMetadata("run-a", 0), null);
+      await store.writeMetadata("run-a", sampleMetadata("run-a", 1), 1);
+      const stale = await store.writeMetadata("run-a", sampleMetadata("run-a", 5), 1);
+      expect(!stale.ok && stale.error.code).toBe("STALE_GENERATION");
+      const dup = await store.writeMetadata("run-a", sampleMetadata("run-a", 5), null);
+      expect(!dup.ok && dup.error.code).toBe("STALE_GENERATION");
+      const r = await store.readMetadata("run-a");
+      expect(r.ok && r.metadata?.currentStepId).toBe("step:1");
+    });
+
+    it("refuses invalid slugs and metadata naming another slug", async () => {
+      const store = await fresh();
+      for (const bad of ["..", "a/b", "CON", ""]) {
+        const r = await store.readMetadata(bad);
+        expect(!r.ok && r.error.code).toBe("INVALID_SLUG");
+        const w = await store.writeMetadata(bad, sampleMetadata(bad), null);
+        expect(!w.ok && w.error.code).toBe("INVALID_SLUG");
+      }
+      const other = await store.writeMetadata("run-a", sampleMetadata("run-b"), null);
+      expect(!other.ok && other.error.code).toBe("INVALID_STATE");
+    });
+
+    it("journals every write so the latest metadata can be rebuilt", async () => {
+      const store = await fresh();
+      let gen: number | null = null;
+      for (let i = 0; i < 4; i++) {
+        const w = await store.writeMetadata("run-j", sampleMetadata("run-j", i), gen);
+        if (!w.ok) throw w.error;
+        gen = w.metadata.generation;
+      }
+      const j = await store.readJournal("run-j");
+      if (!j.ok) throw j.error;
+      expect(j.entries.map((e) => e.generation)).toEqual([1, 2, 3, 4]);
+      const rebuilt = rebuildFromJournal(j.entries);
+      const current = await store.readMetadata("run-j");
+      expect(rebuilt.ok && rebuilt.metadata).toEqual(current.ok && current.metadata);
+    });
+
+    it("lists runs by slug with their metadata", async () => {
+      const store = await fresh();
+      await store.writeMetadata("run-b", sampleMetadata("run-b"), null);
+      await store.writeMetadata("run-a", sampleMetadata("run-a"), null);
+      const list = await store.list();
+      expect(list.map((e) => e.slug)).toEqual(["run-a", "run-b"]);
+      expect(list.every((e) => e.ok && e.metadata?.generation === 1)).toBe(true);
+    });
+
+    it("gives the lock to one holder at a time and back after release", async () => {
+      const store = await fresh();
+      await store.writeMetadata("run-l", sampleMetadata("run-l"), null);
+      const a = await store.lock("run-l", { owner: { tool: "a" } });
+      if (!a.ok) throw a.error;
+      const b = await store.lock("run-l", { owner: { tool: "b" } });
+      expect(!b.ok && b.error.code).toBe("LOCKED");
+      await a.lock.assertHeld();
+      expect(a.lock.signal.aborted).toBe(false);
+      expect(await a.lock.release()).toMatchObject({ ok: true, released: true });
+      const c = await store.lock("run-l", { owner: { tool: "c" } });
+      expect(c.ok).toBe(true);
+      if (c.ok) await c.lock.release();
+    });
+  });
+}

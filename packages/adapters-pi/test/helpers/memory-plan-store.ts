@@ -1,0 +1,94 @@
+/**
+ * A tiny in-memory PlanStore: proof that another backend fits the interface and passes the contract suite
+ * without callers changing. Not durable, single-process, for tests only.
+ */
+import { workflowError, type WorkflowError } from "@phasekit/core";
+import type { JournalEntry } from "../../src/journal.js";
+import { validateSlug } from "../../src/plan-paths.js";
+import type { PlanRunEntry, PlanStore, StoreLock } from "../../src/plan-store.js";
+import { buildDocument, validateMetadata } from "../../src/workflow-metadata.js";
+import type { WorkflowMetadata } from "../../src/workflow-metadata-schema.js";
+
+interface Run {
+  text: string | null;
+  journal: JournalEntry[];
+  holder: { tool: string; controller: AbortController } | null;
+}
+
+/** Creates an empty in-memory store. */
+export function createMemoryPlanStore(): PlanStore {
+  const runs = new Map<string, Run>();
+  const runOf = (slug: string): Run => {
+    const v = validateSlug(slug);
+    if (!v.ok) throw v.error;
+    let r = runs.get(slug);
+    if (r === undefined) runs.set(slug, (r = { text: null, journal: [], holder: null }));
+    return r;
+  };
+  const current = (slug: string, run: Run): { ok: true; metadata: WorkflowMetadata | null } | { ok: false; error: WorkflowError } => {
+    if (run.text === null) return { ok: true, metadata: null };
+    return validateMetadata(`memory:${slug}`, JSON.parse(run.text));
+  };
+  const guard = async <T>(fn: () => T): Promise<T | { ok: false; error: WorkflowError }> => {
+    try {
+      return fn();
+    } catch (error) {
+      return { ok: false, error: error as WorkflowError };
+    }
+  };
+  return {
+    planRoot: "memory:",
+    async runDir(slug) {
+      runOf(slug);
+      return `memory:${slug}`;
+    },
+    readMetadata: (slug) => guard(() => current(slug, runOf(slug))),
+    writeMetadata: (slug, next, expectedGeneration) =>
+      guard(() => {
+        const run = runOf(slug);
+        if (next.slug !== slug) return { ok: false as const, error: workflowError("store", "INVALID_STATE", `slug mismatch ${next.slug}`, { field: "slug" }) };
+        const cur = current(slug, run);
+        if (!cur.ok) return cur;
+        const found = cur.metadata?.generation ?? null;
+        if (found !== expectedGeneration) {
+          return { ok: false as const, error: workflowError("store", "STALE_GENERATION", `expected ${String(expectedGeneration)}, found ${String(found)}`, { value: found }) };
+        }
+        const built = buildDocument(`memory:${slug}`, next, (expectedGeneration ?? 0) + 1);
+        if (!built.ok) return built;
+        run.text = built.text;
+        run.journal.push({ seq: run.journal.length + 1, generation: built.metadata.generation, at: built.metadata.updatedAt, event: "metadata", data: built.metadata });
+        return { ok: true as const, metadata: built.metadata };
+      }),
+    readJournal: (slug) => guard(() => ({ ok: true as const, entries: [...runOf(slug).journal], torn: false, tornBytes: 0 })),
+    lock: (slug, options) =>
+      guard(() => {
+        const run = runOf(slug);
+        if (run.holder !== null) {
+          return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${run.holder.tool}`, { holder: run.holder.tool }) };
+        }
+        const holder = { tool: options.owner.tool, controller: new AbortController() };
+        run.holder = holder;
+        const lock: StoreLock = {
+          signal: holder.controller.signal,
+          async assertHeld() {
+            if (run.holder !== holder) throw workflowError("store", "LOCK_LOST", `lock of ${slug} lost`);
+          },
+          async release() {
+            if (run.holder !== holder) return { ok: true, released: false };
+            run.holder = null;
+            return { ok: true, released: true };
+          },
+        };
+        return { ok: true as const, lock };
+      }),
+    async list() {
+      const out: PlanRunEntry[] = [];
+      for (const slug of [...runs.keys()].sort()) {
+        const r = current(slug, runs.get(slug) as Run);
+        out.push(r.ok ? { slug, ok: true, metadata: r.metadata } : { slug, ok: false, error: r.error });
+      }
+      return out;
+    },
+    async close() {},
+  };
+}
