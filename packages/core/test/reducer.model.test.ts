@@ -1,0 +1,120 @@
+/**
+ * Model test: random valid definitions (three or more levels, references at phase 0 and at the last position,
+ * loopable or not, maxLoops) and random event sequences. Checks the reducer's invariants after every event.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { WorkflowRegistry } from "../src/definition-schema.js";
+import { migrateState } from "../src/migrate-state.js";
+import { reduce } from "../src/reduce.js";
+import { resolveActive } from "../src/resolve-active.js";
+import { start } from "../src/start.js";
+import { isFinished, toPersisted, type WorkflowState } from "../src/state-schema.js";
+import type { WorkflowEvent } from "../src/transition-types.js";
+import { deepFreeze, registryOf } from "./helpers/core-fixtures.js";
+
+const CI = process.env.CI === "true";
+const NUM_RUNS = CI ? 1_000 : 100;
+const ACTIONS = 50;
+
+interface WorkflowShape {
+  entries: Array<"phase" | number>; // a number: reference to a later workflow, by offset
+  loopable: boolean;
+  maxLoops: number | undefined;
+}
+
+const workflowShape = fc.record({
+  entries: fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant("phase" as const) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 4 }),
+  loopable: fc.boolean(),
+  maxLoops: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+});
+
+/** Workflows w0…wn; wi references only later ones (no cycles). w0 starts on w1, w1 ends on w2: depth ≥ 3. */
+function buildDefinitions(shapes: WorkflowShape[]): Record<string, unknown> {
+  const n = shapes.length;
+  const defs: Record<string, unknown> = {};
+  shapes.forEach((shape, i) => {
+    const phases = shape.entries.map((e, k) => (e === "phase" || i + e >= n ? { id: `p${i}x${k}`, name: `Phase ${i}.${k}` } : { subworkflow: `w${i + e}` }));
+    if (i === 0) phases[0] = { subworkflow: "w1" };
+    if (i === 1) phases[phases.length - 1] = { subworkflow: "w2" };
+    if (i === n - 1 && phases.every((p) => "subworkflow" in p)) phases.push({ id: `p${i}last`, name: "Last" });
+    defs[`w${i}`] = { name: `Workflow ${i}`, show: i === 0, loopable: shape.loopable, ...(shape.maxLoops === undefined ? {} : { maxLoops: shape.maxLoops }), phases };
+  });
+  return defs;
+}
+
+const eventArb: fc.Arbitrary<WorkflowEvent> = fc.oneof(
+  { weight: 8, arbitrary: fc.constant({ type: "advance" } as const) },
+  { weight: 3, arbitrary: fc.constant({ type: "loop" } as const) },
+  { weight: 2, arbitrary: fc.constant({ type: "cancel" } as const) },
+  { weight: 1, arbitrary: fc.constant({ type: "cancel-now" } as const) },
+  { weight: 1, arbitrary: fc.constant({ type: "pause" } as const) },
+  { weight: 1, arbitrary: fc.constant({ type: "resume" } as const) },
+  { weight: 1, arbitrary: fc.constant({ type: "fail", reason: "boom" } as const) },
+  { weight: 1, arbitrary: fc.constant({ type: "mark-notified" } as const) },
+);
+
+function fresh(registry: WorkflowRegistry, now: number): WorkflowState {
+  const r = start(registry, { workflowKey: "w0", taskId: `t${now}`, taskDescription: "model" }, { now });
+  if (!r.ok) throw r.error;
+  return deepFreeze(r.state);
+}
+
+function checkRoundTrip(state: WorkflowState): void {
+  const persisted = toPersisted(state);
+  const back = migrateState(JSON.parse(JSON.stringify(persisted)));
+  if (!back.ok) throw back.error;
+  expect(back.state).toEqual(persisted);
+}
+
+function runScenario(registry: WorkflowRegistry, events: WorkflowEvent[]): void {
+  let now = 1_000;
+  let state = fresh(registry, now);
+  checkRoundTrip(state);
+  for (const event of events) {
+    now += 1;
+    if (isFinished(state) && event.type !== "mark-notified") {
+      state = fresh(registry, now); // a finished run cannot move: start another one and keep exploring
+      continue;
+    }
+    const before = structuredClone(state);
+    const predicted = state.status === "running" && event.type === "advance" ? resolveActive(state, registry) : undefined;
+    const outcome = reduce(state, event, registry, { now });
+    expect(state).toEqual(before); // frozen too: a mutation would have thrown
+    const next = outcome.state;
+    expect(next.schemaVersion).toBe(2);
+    expect(next.globalStepCount).toBeGreaterThanOrEqual(state.globalStepCount);
+    expect(next.generation).toBe(outcome.ok ? state.generation + 1 : state.generation);
+    if (outcome.ok) expect(next.updatedAt).toBe(now);
+    if (event.type !== "cancel") expect(next.cancelPending).toBe(false);
+    if (next.status === "running" || next.status === "paused") {
+      const resolved = resolveActive(next, registry);
+      if (!resolved.ok) throw resolved.error;
+      if (predicted?.ok && outcome.ok) expect(resolved.active.phase.id).toBe(predicted.active.nextPhase?.phaseId);
+    } else if (predicted?.ok && outcome.ok && next.status === "completed") {
+      expect(predicted.active.nextPhase).toBeNull();
+    }
+    checkRoundTrip(next);
+    state = deepFreeze(next);
+  }
+}
+
+describe("reducer model", () => {
+  it(`holds its invariants over random definitions and ${ACTIONS}-event sequences (${NUM_RUNS} runs)`, () => {
+    fc.assert(
+      fc.property(fc.array(workflowShape, { minLength: 3, maxLength: 6 }), fc.array(eventArb, { minLength: ACTIONS, maxLength: ACTIONS }), (shapes, events) => {
+        runScenario(registryOf(buildDefinitions(shapes)), events);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("the generated definitions really nest three levels deep at start", () => {
+    const registry = registryOf(buildDefinitions([
+      { entries: ["phase"], loopable: true, maxLoops: undefined },
+      { entries: ["phase"], loopable: true, maxLoops: undefined },
+      { entries: ["phase"], loopable: true, maxLoops: undefined },
+    ]));
+    expect(fresh(registry, 1).currentPath.map((s) => s.workflowKey)).toEqual(["w0", "w1", "w2"]);
+  });
+});
