@@ -16,6 +16,11 @@ export interface AtomicWriteOptions {
   fs?: FsPort;
   /** Mode of the new file; 0600 by default. */
   mode?: number;
+  /**
+   * Last check before the rename (e.g. a compare-and-set that ran in parallel with the write): if it throws,
+   * the temp file is removed, the target is untouched, and its error is rethrown unchanged.
+   */
+  beforeRename?: () => Promise<void>;
 }
 
 // `.workflow.json.1234.a1b2c3d4e5f6.tmp`: dot-prefixed so listings skip it, pid so cleanup can spare live writers.
@@ -54,9 +59,18 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
     const h = handle;
     handle = undefined;
     await h.close();
+    if (options.beforeRename !== undefined) {
+      try {
+        await options.beforeRename();
+      } catch (error) {
+        await fs.unlink(temp).catch(() => undefined);
+        throw Object.assign(Object.create(null) as object, { vetoed: error });
+      }
+    }
     step = "rename";
     await fs.rename(temp, target);
   } catch (error) {
+    if (isVeto(error)) throw error.vetoed;
     if (handle !== undefined) await handle.close().catch(() => undefined);
     if (step !== "open") await fs.unlink(temp).catch(() => undefined);
     throw failure(target, step, error, false);
@@ -66,6 +80,10 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
   } catch (error) {
     throw failure(target, "sync-dir", error, true);
   }
+}
+
+function isVeto(error: unknown): error is { vetoed: unknown } {
+  return typeof error === "object" && error !== null && Object.getPrototypeOf(error) === null && "vetoed" in error;
 }
 
 /** Writes every byte of `bytes` at the current position; a write that makes no progress is an error (ENOSPC). */

@@ -96,17 +96,27 @@ export async function writeWorkflowMetadata(
     });
     return { ok: false, error };
   }
-  const current = await readWorkflowMetadata(file, { fs });
-  if (!current.ok) return current;
-  const found = current.metadata?.generation ?? null;
-  if (found !== expectedGeneration) return { ok: false, error: staleError(file, expectedGeneration, found) };
   const built = buildDocument(file, next, (expectedGeneration ?? 0) + 1);
   if (!built.ok) return built;
+  // The check reads the current file while the new one is written and fsynced; it decides before the rename.
+  const check = readWorkflowMetadata(file, { fs }).then((current): Result<{}> => {
+    if (!current.ok) return current;
+    const found = current.metadata?.generation ?? null;
+    return found === expectedGeneration ? { ok: true } : { ok: false, error: staleError(file, expectedGeneration, found) };
+  });
   try {
-    await writeFileAtomic(file, built.text, { fs });
+    await writeFileAtomic(file, built.text, {
+      fs,
+      beforeRename: async () => {
+        const c = await check;
+        if (!c.ok) throw c.error;
+      },
+    });
   } catch (error) {
     if (isWorkflowError(error)) return { ok: false, error };
     return { ok: false, error: workflowError(SCOPE, "WRITE_FAILED", `writing ${file} failed: ${String(error)}`, { file }, error) };
+  } finally {
+    await check.catch(() => undefined);
   }
   return { ok: true, metadata: built.metadata };
 }
