@@ -83,9 +83,10 @@ export const VERIFICATION_DEFAULTS = {
 
 /** The script each stage runs by default, through the project's package manager (`pnpm typecheck`, `npm test`…). */
 export function defaultStageCommands(pm: PackageManager): Record<"typecheck" | "test" | "lint", string> {
-  // npm and bun need `run` for scripts other than test; pnpm and yarn resolve bare script names.
+  // npm needs `run` for scripts other than test, and `bun test` is bun's own runner, not the script;
+  // pnpm and yarn resolve bare script names.
   const run = pm === "npm" || pm === "bun" ? `${pm} run` : pm;
-  return { typecheck: `${run} typecheck`, test: `${pm} test`, lint: `${run} lint` };
+  return { typecheck: `${run} typecheck`, test: pm === "bun" ? "bun run test" : `${pm} test`, lint: `${run} lint` };
 }
 
 /** Lockfile names in detection order: the first one present decides the package manager. */

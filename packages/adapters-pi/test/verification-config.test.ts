@@ -46,7 +46,7 @@ describe("resolveVerificationConfig", () => {
   it("derives stage commands from the package manager", () => {
     expect(defaultStageCommands("pnpm")).toEqual({ typecheck: "pnpm typecheck", test: "pnpm test", lint: "pnpm lint" });
     expect(defaultStageCommands("yarn")).toEqual({ typecheck: "yarn typecheck", test: "yarn test", lint: "yarn lint" });
-    expect(defaultStageCommands("bun").typecheck).toBe("bun run typecheck");
+    expect(defaultStageCommands("bun")).toEqual({ typecheck: "bun run typecheck", test: "bun run test", lint: "bun run lint" });
     const p = resolveVerificationConfig("t", { default: { stages: ["test"] } }, undefined, { packageManager: "pnpm" });
     expect(p.commands).toEqual([{ stage: "test", command: "pnpm test" }]);
   });
