@@ -70,18 +70,23 @@ export function cyclicComponents(graph: ReferenceGraph): string[][] {
   return result;
 }
 
-/** The shortest cycle from `start` back to itself inside `members` (`[start, …, start]`), ties broken by key. */
-export function shortestCycle(graph: ReferenceGraph, start: string, members: ReadonlySet<string>): string[] {
+/**
+ * The shortest cycle from `start` back to itself inside `members` (`[start, …, start]`), ties broken by key.
+ * Pass one `cache` of sorted targets across calls on the same graph.
+ */
+export function shortestCycle(graph: ReferenceGraph, start: string, members: ReadonlySet<string>, cache = new Map<string, string[]>()): string[] {
   const previous = new Map<string, string>();
   const queue: string[] = [start];
   for (let head = 0; head < queue.length; head += 1) {
     const key = queue[head] as string;
-    for (const target of sortedTargets(graph, key)) {
+    let targets = cache.get(key);
+    if (targets === undefined) cache.set(key, (targets = sortedTargets(graph, key)));
+    for (const target of targets) {
       if (!members.has(target)) continue;
       if (target === start) {
-        const path = [start];
-        for (let k: string | undefined = key; k !== undefined && k !== start; k = previous.get(k)) path.splice(1, 0, k);
-        return [...path, start];
+        const back: string[] = [];
+        for (let k: string | undefined = key; k !== undefined && k !== start; k = previous.get(k)) back.push(k);
+        return [start, ...back.reverse(), start];
       }
       if (!previous.has(target)) {
         previous.set(target, key);
@@ -94,22 +99,31 @@ export function shortestCycle(graph: ReferenceGraph, start: string, members: Rea
 
 /**
  * The keys that stay usable: not broken themselves and not referencing (directly or through others) a broken
- * or missing key. A fixpoint, so A → B → C → missing Z removes all three whatever the order.
+ * or missing key. Broken-ness spreads backwards along references from every broken or dangling key, so
+ * A → B → C → missing Z removes all three whatever the order, in time linear in the graph.
  */
 export function healthyKeys(graph: ReferenceGraph, broken: ReadonlySet<string>): Set<string> {
-  const healthy = new Set([...graph.keys()].filter((k) => !broken.has(k)));
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const key of healthy) {
-      const targets = graph.get(key)?.keys() ?? [];
-      for (const target of targets) {
-        if (healthy.has(target)) continue;
-        healthy.delete(key);
-        changed = true;
-        break;
+  const referrers = new Map<string, string[]>();
+  const pending: string[] = [];
+  const removed = new Set<string>();
+  const remove = (key: string): void => {
+    if (removed.has(key)) return;
+    removed.add(key);
+    pending.push(key);
+  };
+  for (const [key, targets] of graph) {
+    if (broken.has(key)) remove(key);
+    for (const target of targets.keys()) {
+      if (!graph.has(target)) remove(key);
+      else {
+        const list = referrers.get(target);
+        if (list === undefined) referrers.set(target, [key]);
+        else list.push(key);
       }
     }
   }
-  return healthy;
+  for (let key = pending.pop(); key !== undefined; key = pending.pop()) {
+    for (const referrer of referrers.get(key) ?? []) remove(referrer);
+  }
+  return new Set([...graph.keys()].filter((k) => !removed.has(k)));
 }

@@ -26,17 +26,38 @@ interface Compiled {
   readonly refs: Map<string, number>;
 }
 
+const SHOWN_CYCLE_KEYS = 8;
+
+/** The first keys of `cycle` rotated to start at `at`: enough for a message, without copying a long ring. */
+function rotated(cycle: readonly string[], at: number): string[] {
+  const n = Math.min(cycle.length, SHOWN_CYCLE_KEYS + 1);
+  return Array.from({ length: n }, (_, i) => cycle[(at + i) % cycle.length] as string);
+}
+
+/** `a → b → a`; a long cycle is shortened: `a → b → … (40 workflows) → a`. */
+function cycleText(cycle: readonly string[], length: number): string {
+  const start = cycle[0] ?? "";
+  if (length <= SHOWN_CYCLE_KEYS) return [...cycle.slice(0, length), start].join(" → ");
+  return `${cycle.slice(0, SHOWN_CYCLE_KEYS - 1).join(" → ")} → … (${length} workflows) → ${start}`;
+}
+
 function cycleProblems(graph: ReferenceGraph, compiled: ReadonlyMap<string, Compiled>): { problems: DefinitionProblem[]; inCycle: Map<string, number> } {
   const problems: DefinitionProblem[] = [];
   const inCycle = new Map<string, number>();
+  const cache = new Map<string, string[]>();
   cyclicComponents(graph).forEach((members, id) => {
     const memberSet = new Set(members);
+    // One search from the smallest key covers every member on that cycle (a rotation of it); only members off
+    // it need their own search, so a long ring costs one search instead of one per member.
+    const canonical = shortestCycle(graph, members[0] ?? "", memberSet, cache).slice(0, -1);
+    const position = new Map(canonical.map((k, i) => [k, i]));
     for (const key of members) {
       inCycle.set(key, id);
-      const cycle = shortestCycle(graph, key, memberSet);
+      const at = position.get(key);
+      const cycle = at === undefined ? shortestCycle(graph, key, memberSet, cache).slice(0, -1) : rotated(canonical, at);
       const next = cycle[1] ?? key;
       const index = compiled.get(key)?.refs.get(next) ?? 0;
-      const reason = `is part of the reference cycle ${cycle.join(" → ")}`;
+      const reason = `is part of the reference cycle ${cycleText(cycle, canonical.length > 0 && at !== undefined ? canonical.length : cycle.length)}`;
       problems.push(problemAt("DEFINITION_CYCLE", key, ["phases", index, "subworkflow"], reason, "remove one of the references so the chain ends"));
     }
   });

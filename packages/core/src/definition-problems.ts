@@ -131,23 +131,35 @@ export function describeIssue(issue: z.core.$ZodIssue, root: unknown): string {
   return `${reason}, got ${describeValue(valueAt(root, issue.path))}`;
 }
 
-/** Finds own `__proto__` keys anywhere in a JSON-like value (zod may drop them silently); bounded and iterative. */
+interface Visit {
+  readonly value: unknown;
+  readonly key: PropertyKey | undefined;
+  readonly parent: Visit | undefined;
+}
+
+function pathOf(visit: Visit, last: PropertyKey): FieldPath {
+  const path: PropertyKey[] = [last];
+  for (let v: Visit | undefined = visit; v !== undefined && v.key !== undefined; v = v.parent) path.push(v.key);
+  return path.reverse();
+}
+
+/**
+ * Finds own `__proto__` keys anywhere in a JSON-like value (zod may drop them silently). Iterative, with parent
+ * links instead of copied paths, and bounded by `limit` nodes, so deep or huge garbage stays cheap.
+ */
 export function findProtoKeys(root: unknown, limit = 10_000): FieldPath[] {
   const found: FieldPath[] = [];
-  const stack: Array<{ value: unknown; path: FieldPath }> = [{ value: root, path: [] }];
+  const stack: Visit[] = [{ value: root, key: undefined, parent: undefined }];
   const seen = new Set<object>();
-  let visited = 0;
-  while (stack.length > 0 && visited < limit) {
-    const item = stack.pop();
-    if (item === undefined) break;
-    const { value, path } = item;
+  while (stack.length > 0 && seen.size < limit) {
+    const visit = stack.pop() as Visit;
+    const { value } = visit;
     if (typeof value !== "object" || value === null || seen.has(value)) continue;
     seen.add(value);
-    visited += 1;
-    const keys = Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value);
-    for (const k of keys) {
-      if (k === "__proto__") found.push([...path, k]);
-      else stack.push({ value: (value as Record<PropertyKey, unknown>)[k], path: [...path, k] });
+    const keys: PropertyKey[] = Array.isArray(value) ? Object.keys(value).map(Number) : Object.keys(value);
+    for (const key of keys) {
+      if (key === "__proto__") found.push(pathOf(visit, key));
+      else stack.push({ value: (value as Record<PropertyKey, unknown>)[key], key, parent: visit });
     }
   }
   return found;
