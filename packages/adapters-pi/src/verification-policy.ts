@@ -82,6 +82,16 @@ async function runWithRetries(o: RunVerificationPolicyOptions, runner: CommandRu
   }
 }
 
+// A cache that cannot be read is a miss: the command runs, which is always safe.
+async function cacheHas(o: RunVerificationPolicyOptions, key: string): Promise<boolean> {
+  try {
+    return await o.cache.has(key);
+  } catch (error) {
+    o.reporter?.warning(`verification cache unreadable, running anyway: ${error instanceof Error ? error.message : String(error)}`, { id: "verify:cache" });
+    return false;
+  }
+}
+
 /** Runs the policy's commands; see the module comment for the rules. Never throws for a failing command. */
 export async function runVerificationPolicy(o: RunVerificationPolicyOptions): Promise<VerificationOutcome> {
   const { policy, reporter } = o;
@@ -104,7 +114,7 @@ export async function runVerificationPolicy(o: RunVerificationPolicyOptions): Pr
       state ??= await capture(o.cwd);
       if (state.ok) key = verificationKey({ command, cwd: o.cwd, tool: o.tool, phase: o.phase }, state);
       else reporter?.info(`no cache key (${state.reason}): ${command} runs`, { id: `verify:${command}` });
-      if (key !== null && (await o.cache.has(key))) {
+      if (key !== null && (await cacheHas(o, key))) {
         results.push({ stage, command, status: "cached", attempts: 0, key });
         reporter?.info(`cached pass, skipped: ${command}`, { id: `verify:${command}` });
         continue;

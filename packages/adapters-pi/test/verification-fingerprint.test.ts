@@ -112,6 +112,13 @@ describe("verification fingerprint in a git repository", () => {
     expect(await key(dir, {}, 64 * 1024)).toBeNull();
   });
 
+  it("git failing inside a repository (corrupt index) is a miss, not a key without git state", async () => {
+    const dir = await repo();
+    await writeFile(path.join(dir, ".git", "index"), "garbage");
+    const r = await computeVerificationFingerprint({ command: "c", cwd: dir, tool: "t" });
+    expect(r).toMatchObject({ ok: false, key: null, reason: "git-failed" });
+  });
+
   it("an untracked file over the cap is a miss", async () => {
     const dir = await repo();
     await writeFile(path.join(dir, "big.bin"), Buffer.alloc(100_000, 1));

@@ -131,6 +131,16 @@ describe("runVerificationPolicy", () => {
     expect(lines).toContain("warning: verification cache not updated: disk full");
   });
 
+  it("a cache that cannot be read is a miss with a warning", async () => {
+    const broken: VerificationCache = { mode: "run", has: async () => Promise.reject(new Error("EIO")), record: async () => undefined, entries: async () => [] };
+    const { reporter, lines } = reporterLog();
+    const { runCommand, calls } = scripted({});
+    const out = await runVerificationPolicy({ policy: policyOf({ commands: ["x"] }), cwd: "/x", tool: "t", cache: broken, runCommand, reporter, fingerprint: { capture: fakeState().capture } });
+    expect(out.ok && out.results[0]?.status).toBe("passed");
+    expect(calls).toEqual(["x"]);
+    expect(lines).toContain("warning: verification cache unreadable, running anyway: EIO");
+  });
+
   it("a persistent cache hit survives a new cache instance (real workspace hash outside git)", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "phasekit-vpol-"));
     dirs.push(dir);
