@@ -46,7 +46,7 @@ export interface ReporterOptions {
   ttlMs?: Partial<Record<ReporterLevel, number>>;
 }
 
-/** Per-call options of a report: the same `id` replaces the message already shown under it. */
+/** Per-call options of a report: the same `id` replaces the message already shown under it (ids without one are `auto:<n>`). */
 export interface ReportOptions {
   id?: string;
 }
@@ -133,9 +133,10 @@ export function createReporter(options: ReporterOptions = {}): Reporter {
 
   const report = (level: ReporterLevel, text: string, opts: ReportOptions = {}): string | undefined => {
     if (disposed) return undefined;
-    const id = opts.id ?? `m${++counter}`;
+    const id = opts.id ?? `auto:${++counter}`;
     const now = clock.now();
-    const message: ReporterMessage = { id, level, text: formatMessageText(text, maxLength), createdAt: now, expiresAt: now + ttl[level] };
+    // Frozen: hosts receive these objects in every onChange list and must not be able to edit what others see.
+    const message: ReporterMessage = Object.freeze({ id, level, text: formatMessageText(text, maxLength), createdAt: now, expiresAt: now + ttl[level] });
     remove(id);
     while (entries.size >= maxMessages) {
       const oldest = entries.keys().next().value;

@@ -98,17 +98,33 @@ async function gitPart(budget: Budget, root: string, label: string, args: string
   throw new Error(`git ${args.join(" ")} failed (${String(r.code)}): ${r.stderr.trim()}`);
 }
 
-async function addFile(budget: Budget, label: string, file: string): Promise<void> {
-  const st = await lstat(file).catch(() => undefined);
+// `listed`: the name came from a directory listing, so failing to stat it (a name that does not round-trip
+// through UTF-8, a race) must not hash as "missing" and hide later content changes: it fails the capture.
+async function addFile(budget: Budget, label: string, file: string | Buffer, listed: boolean): Promise<void> {
+  const st = await lstat(file).catch((error: unknown) => {
+    if (listed) throw new Error(`cannot read ${String(file)}: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  });
   if (st === undefined) return add(budget, `${label}:missing`, "");
-  if (st.isSymbolicLink()) return add(budget, `${label}:link`, await readlink(file));
+  if (st.isSymbolicLink()) return add(budget, `${label}:link`, await readlink(file, { encoding: "buffer" }));
   if (!st.isFile()) return add(budget, `${label}:other`, "");
   if (st.size > budget.left) throw new TooLarge(`${file} is ${st.size} bytes`);
   add(budget, `${label}:file:${st.mode & 0o111 ? "x" : "-"}`, await readFile(file));
 }
 
 async function addPackageManagerFiles(budget: Budget, dirs: readonly string[]): Promise<void> {
-  for (const dir of [...new Set(dirs)]) for (const name of PM_FILES) await addFile(budget, `pm:${dir}:${name}`, path.join(dir, name));
+  for (const dir of [...new Set(dirs)]) for (const name of PM_FILES) await addFile(budget, `pm:${dir}:${name}`, path.join(dir, name), false);
+}
+
+function splitNul(bytes: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  for (let start = 0; start < bytes.length; ) {
+    const end = bytes.indexOf(0, start);
+    const stop = end === -1 ? bytes.length : end;
+    if (stop > start) parts.push(bytes.subarray(start, stop));
+    start = stop + 1;
+  }
+  return parts.sort(Buffer.compare);
 }
 
 // Pathspecs: the whole tree, minus each excluded path inside it (literal, so no name is read as a glob).
@@ -125,15 +141,18 @@ function gitPathspecs(root: string, exclude: readonly string[]): string[] {
 async function addGitState(budget: Budget, root: string, exclude: readonly string[]): Promise<void> {
   const specs = gitPathspecs(root, exclude);
   const head = await git(root, ["rev-parse", "--verify", "-q", "HEAD"], 4096);
+  // Exit 1 with nothing on stderr is an unborn branch; anything else is a broken repository.
+  if (!head.ok && (head.code !== 1 || head.stderr.trim() !== "")) throw new Error(`git rev-parse HEAD failed (${String(head.code)}): ${head.stderr.trim()}`);
   add(budget, "head", head.ok ? head.out : "(no commits)");
   const diff = ["--binary", "--no-ext-diff", "--no-textconv", "--no-color", "--full-index"];
   await gitPart(budget, root, "status", ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none", ...specs]);
   await gitPart(budget, root, "staged", ["diff", "--cached", ...diff, ...specs]);
   await gitPart(budget, root, "unstaged", ["diff", ...diff, ...specs]);
   const untracked = await git(root, ["ls-files", "--others", "--exclude-standard", "-z", ...specs], budget.left + 1);
-  if (!untracked.ok) throw untracked.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER" ? new TooLarge("untracked list") : new Error(untracked.stderr);
-  const names = untracked.out.toString("utf8").split("\0").filter((n) => n !== "").sort();
-  for (const name of names) await addFile(budget, `untracked:${name}`, path.join(root, name));
+  if (!untracked.ok) throw untracked.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER" ? new TooLarge("untracked list") : new Error(`git ls-files failed: ${untracked.stderr.trim()}`);
+  // Names stay bytes: git prints them raw with -z, and a non-UTF-8 name must still open the right file.
+  const rootBytes = Buffer.from(`${root}${path.sep}`);
+  for (const name of splitNul(untracked.out)) await addFile(budget, `untracked:${name.toString("hex")}`, Buffer.concat([rootBytes, name]), true);
 }
 
 interface WalkLimits {
@@ -153,7 +172,7 @@ async function walk(budget: Budget, root: string, rel: string, files: WalkLimits
       continue;
     }
     if (++files.count > files.max) throw new TooLarge(`more than ${files.max} files under ${root}`);
-    await addFile(budget, `work:${child}`, path.join(root, child));
+    await addFile(budget, `work:${child}`, path.join(root, child), true);
   }
 }
 

@@ -50,7 +50,7 @@ describe("createReporter", () => {
     advance(5_000);
     r.error("second", { id: "build" });
     expect(r.messages().map((m) => [m.id, m.level, m.text])).toEqual([
-      ["m1", "info", "other"],
+      ["auto:1", "info", "other"],
       ["build", "error", "second"],
     ]);
     advance(5_000); // 10 s: the info expired, the replaced error (20 s from t=5 s) stays
@@ -112,7 +112,7 @@ describe("createReporter", () => {
     expect(pending()).toBe(0);
     expect(r.disposed).toBe(true);
     expect(r.info("late")).toBeUndefined();
-    r.dismiss("m1");
+    r.dismiss("auto:1");
     r.dispose();
     advance(60_000);
     expect(calls).toBe(before + 1);

@@ -112,6 +112,17 @@ describe("verification fingerprint in a git repository", () => {
     expect(await key(dir, {}, 64 * 1024)).toBeNull();
   });
 
+  it.skipIf(process.platform !== "linux")("follows an untracked file whose name is not UTF-8", async () => {
+    const dir = await repo();
+    const odd = Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0x66, 0xff, 0x2e, 0x74])]);
+    await writeFile(odd, "v1");
+    const k1 = await key(dir);
+    await writeFile(odd, "v2");
+    const k2 = await key(dir);
+    expect(k1).not.toBeNull();
+    expect(k2).not.toBe(k1);
+  });
+
   it("git failing inside a repository (corrupt index) is a miss, not a key without git state", async () => {
     const dir = await repo();
     await writeFile(path.join(dir, ".git", "index"), "garbage");
@@ -199,6 +210,12 @@ describe("verification fingerprint outside git", () => {
     const { rename } = await import("node:fs/promises");
     await rename(path.join(dir, "src", "a.ts"), path.join(dir, "src", "c.ts"));
     expect(await key(dir)).not.toBe(k1);
+  });
+
+  it.skipIf(process.platform !== "linux")("a file name that is not UTF-8 is a miss, not a file hashed as missing", async () => {
+    const dir = await plain();
+    await writeFile(Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0x66, 0xff])]), "x");
+    expect(await captureWorkspaceState(dir)).toMatchObject({ ok: false, reason: "unreadable" });
   });
 
   it("too many files or bytes is a miss", async () => {
