@@ -7,7 +7,16 @@ import path from "node:path";
 import { isWorkflowError, workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { cleanTempFiles } from "./atomic-write.js";
 import { fsErrorCode, nodeFs, type FsPort } from "./fs-port.js";
-import { JOURNAL_FILE, METADATA_EVENT, openJournal, readJournal, type JournalReadResult, type JournalWriter } from "./journal.js";
+import {
+  JOURNAL_FILE,
+  METADATA_EVENT,
+  openJournal,
+  readJournal,
+  type JournalAppend,
+  type JournalEntry,
+  type JournalReadResult,
+  type JournalWriter,
+} from "./journal.js";
 import { acquirePlanLock, type ReleasePlanLockOutcome } from "./plan-lock.js";
 import type { LockOwner } from "./lock-holder.js";
 import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } from "./plan-paths.js";
@@ -48,6 +57,8 @@ export interface PlanStore {
   writeMetadata(slug: string, next: WorkflowMetadataInput, expectedGeneration: number | null): Promise<Result<{ metadata: WorkflowMetadata }>>;
   /** The run's journal (torn tail ignored). */
   readJournal(slug: string): Promise<JournalReadResult>;
+  /** Appends a non-snapshot event (a step reused, a control request honoured) to the run's journal. */
+  appendJournal(slug: string, entry: JournalAppend): Promise<Result<{ entry: JournalEntry }>>;
   /** Takes the run's lock, or LOCKED naming the holder. */
   lock(slug: string, options: StoreLockOptions): Promise<Result<{ lock: StoreLock }>>;
   /** Every run folder, sorted by slug. */
@@ -128,6 +139,13 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     async readJournal(slug) {
       return settle(async () => readJournal(path.join(await dirOf(slug), JOURNAL_FILE), { fs }));
     },
+    async appendJournal(slug, entry) {
+      return settle(async () => {
+        if (entry.event === METADATA_EVENT) return { ok: false, error: reservedEvent(slug) };
+        const journal = await journalOf(await openRun(slug));
+        return { ok: true, entry: await journal.append(entry) };
+      });
+    },
     async lock(slug, opts) {
       return settle(async () => {
         const runDir = await openRun(slug);
@@ -176,5 +194,13 @@ function slugMismatch(slug: string, found: string): WorkflowError {
     field: "slug",
     value: found,
     hint: `pass metadata whose slug is ${JSON.stringify(slug)}`,
+  });
+}
+
+function reservedEvent(slug: string): WorkflowError {
+  return workflowError("store", "INVALID_OPTIONS", `run ${slug}: the journal event "${METADATA_EVENT}" is written only by writeMetadata.`, {
+    field: "event",
+    value: METADATA_EVENT,
+    hint: "name the event after what happened, e.g. step-reused",
   });
 }

@@ -68,6 +68,27 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
       expect(rebuilt.ok && rebuilt.metadata).toEqual(current.ok && current.metadata);
     });
 
+    it("interleaves appended events with snapshots and still rebuilds the latest metadata", async () => {
+      const store = await fresh();
+      const w1 = await store.writeMetadata("run-e", sampleMetadata("run-e", 0), null);
+      if (!w1.ok) throw w1.error;
+      const e = await store.appendJournal("run-e", { generation: 1, at: "2026-01-01T00:00:00.000Z", event: "step-reused", data: { stepId: "plan" } });
+      expect(e.ok && e.entry.seq).toBe(2);
+      const reserved = await store.appendJournal("run-e", { generation: 1, at: "2026-01-01T00:00:00.000Z", event: "metadata" });
+      expect(!reserved.ok && reserved.error.code).toBe("INVALID_OPTIONS");
+      const w2 = await store.writeMetadata("run-e", sampleMetadata("run-e", 1), 1);
+      if (!w2.ok) throw w2.error;
+      const j = await store.readJournal("run-e");
+      if (!j.ok) throw j.error;
+      expect(j.entries.map((x) => [x.seq, x.event])).toEqual([
+        [1, "metadata"],
+        [2, "step-reused"],
+        [3, "metadata"],
+      ]);
+      const rebuilt = rebuildFromJournal(j.entries);
+      expect(rebuilt.ok && rebuilt.metadata).toEqual(w2.metadata);
+    });
+
     it("lists runs by slug with their metadata", async () => {
       const store = await fresh();
       await store.writeMetadata("run-b", sampleMetadata("run-b"), null);

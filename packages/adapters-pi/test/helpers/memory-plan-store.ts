@@ -60,6 +60,14 @@ export function createMemoryPlanStore(): PlanStore {
         return { ok: true as const, metadata: built.metadata };
       }),
     readJournal: (slug) => guard(() => ({ ok: true as const, entries: [...runOf(slug).journal], torn: false, tornBytes: 0 })),
+    appendJournal: (slug, entry) =>
+      guard(() => {
+        if (entry.event === "metadata") return { ok: false as const, error: workflowError("store", "INVALID_OPTIONS", "reserved event", { field: "event" }) };
+        const run = runOf(slug);
+        const full = { ...entry, seq: run.journal.length + 1 };
+        run.journal.push(full);
+        return { ok: true as const, entry: full };
+      }),
     lock: (slug, options) =>
       guard(() => {
         const run = runOf(slug);
