@@ -57,7 +57,7 @@ function cycleProblems(graph: ReferenceGraph, compiled: ReadonlyMap<string, Comp
       const cycle = at === undefined ? shortestCycle(graph, key, memberSet, cache).slice(0, -1) : rotated(canonical, at);
       const next = cycle[1] ?? key;
       const index = compiled.get(key)?.refs.get(next) ?? 0;
-      const reason = `is part of the reference cycle ${cycleText(cycle, canonical.length > 0 && at !== undefined ? canonical.length : cycle.length)}`;
+      const reason = `is part of the reference cycle ${cycleText(cycle, at === undefined ? cycle.length : canonical.length)}`;
       problems.push(problemAt("DEFINITION_CYCLE", key, ["phases", index, "subworkflow"], reason, "remove one of the references so the chain ends"));
     }
   });

@@ -122,11 +122,13 @@ export function describeIssue(issue: z.core.$ZodIssue, root: unknown): string {
   const present =
     issue.path.length === 0 ||
     (typeof parent === "object" && parent !== null && last !== undefined && typeof last !== "symbol" && Object.hasOwn(parent, last));
-  // A schema may carry its own wording ("expected a non-negative integer"); it beats the generic one.
-  let reason = issue.message.startsWith("expected ") ? issue.message : expectation(issue);
+  // A schema may carry its own wording ("expected a non-negative integer", "must start with a letter…"); it
+  // beats the generic one. zod's own defaults all start with one of these words.
+  const custom = !/^(Invalid|Too (big|small)|Unrecognized)/.test(issue.message);
+  let reason = custom ? issue.message : expectation(issue);
   if (!present && issue.code === "invalid_type") return `is missing (${reason})`;
   // zod reports a fractional or unsafe number as a failed "int" type; say so plainly.
-  if (reason === issue.message) return `${reason}, got ${describeValue(valueAt(root, issue.path))}`;
+  if (custom) return `${reason}, got ${describeValue(valueAt(root, issue.path))}`;
   if (issue.code === "invalid_type" && issue.expected === "int") reason = "expected an integer";
   return `${reason}, got ${describeValue(valueAt(root, issue.path))}`;
 }

@@ -56,6 +56,10 @@ describe("compileDefinitions: every problem kind", () => {
     expect(p).toMatchObject({ code: "INVALID_DEFINITION", path: "a.phases[0].name", workflowKey: "a" });
     expect(p?.message).toBe("a.phases[0].name: expected a string, got 7");
   });
+  it("a malformed phase id, in the schema's own words", () => {
+    const [p] = only({ a: wf([phase("1st")]) });
+    expect(p?.message).toBe('a.phases[0].id: must start with a letter and contain only letters, digits, \'_\' or \'-\' (≤ 64 chars), got "1st"');
+  });
   it("unknown fields, with the known ones in the hint", () => {
     const [p] = only({ a: wf([phase("x", { tols: {} })]) });
     expect(p).toMatchObject({ path: "a.phases[0].tols", message: 'a.phases[0].tols: unknown field "tols"' });
