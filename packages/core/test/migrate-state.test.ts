@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -35,7 +36,40 @@ describe("migration list", () => {
   });
 });
 
+/**
+ * Content hashes (sha256 of the parsed JSON, so line endings do not matter) of every fixture as first written.
+ * A failure here means a frozen fixture was edited: restore it and add a new one instead (see fixtures/README.md).
+ */
+const FROZEN: Readonly<Record<string, string>> = {
+  "state-v0-no-step-count.expected.json": "ab69f2f11cd9a31f",
+  "state-v0-no-step-count.json": "f18f6b68dcdd6beb",
+  "state-v0-with-step-count.expected.json": "55c51dcb94b4f531",
+  "state-v0-with-step-count.json": "ed97427b96a5d8a8",
+  "state-v1-armed-cancel.expected.json": "caf853aff908d4d6",
+  "state-v1-armed-cancel.json": "5d5c0aff6701df93",
+  "state-v1-cancelled.expected.json": "816e603e01e10225",
+  "state-v1-cancelled.json": "e20ac77bc4ae3564",
+  "state-v1-completed.expected.json": "f33f7d28d15d67c1",
+  "state-v1-completed.json": "8e812678798b7187",
+  "state-v1-nested.expected.json": "ca4c667ed3b36415",
+  "state-v1-nested.json": "88167d87fabb97fa",
+  "state-v1-running.expected.json": "5db095a51abf7ca8",
+  "state-v1-running.json": "4757631112bb5268",
+  "state-v2-current.expected.json": "d42707581ddc2a15",
+  "state-v2-current.json": "0e181f9cbe8385cc",
+  "state-v2-failed.expected.json": "6d42b9182c1fc6a9",
+  "state-v2-failed.json": "ddea8102db72bddf",
+};
+
 describe("frozen fixtures", () => {
+  it("are unchanged since they were written, and none is missing", () => {
+    const files = readdirSync(fixtures).filter((f) => f.startsWith("state-")).sort();
+    for (const name of Object.keys(FROZEN)) expect(files).toContain(name);
+    for (const file of files.filter((f) => Object.hasOwn(FROZEN, f))) {
+      const hash = createHash("sha256").update(JSON.stringify(read(file))).digest("hex").slice(0, 16);
+      expect({ file, hash }).toEqual({ file, hash: FROZEN[file] });
+    }
+  });
   it("covers every old shape", () => {
     expect(inputs.length).toBeGreaterThanOrEqual(9);
     for (const v of ["state-v0-", "state-v1-", "state-v2-"]) expect(inputs.some((f) => f.startsWith(v))).toBe(true);
