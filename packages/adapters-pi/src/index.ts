@@ -1,1 +1,74 @@
-export {};
+/** @phasekit/adapters-pi: durable plan folders, locks, checkpoints and the runWorkflow lifecycle. */
+
+// The run lifecycle: the one call most extensions need.
+export { runWorkflow } from "./run-workflow.js";
+export type { RunWorkflowOptions, RunResult, RunStatus, ResumePromptInfo, RunCleanupInfo } from "./run-workflow.js";
+export type { RunContext, RunWorkflowHandle, StepReport } from "./run-context.js";
+export type { HookName, HookFailure } from "./run-hooks.js";
+export { analyzeResumeTarget, decideOwnership } from "./resume-analysis.js";
+export type { ResumeAnalysis, AnalyzeResumeOptions, OwnershipClaim, OwnershipDecision } from "./resume-analysis.js";
+export { resolveRunTarget, planRootsOf } from "./run-target.js";
+export type { RunLocation, TargetResolution, PlanRootsOptions } from "./run-target.js";
+export { requestPause, requestStop } from "./control-requests.js";
+export type { ControlTargetOptions } from "./control-requests.js";
+export { requestPauseIn, requestStopIn, readControlRequest, clearControlRequest, CONTROL_FILE } from "./control-signals.js";
+export type { ControlRequest, ControlSignal } from "./control-signals.js";
+export { generateRunId, isRunId, RUN_ID_LENGTH, RUN_ID_ALPHABET } from "./run-id.js";
+
+// The plan folder.
+export { createFsPlanStore, METADATA_FILE } from "./plan-store.js";
+export type { PlanStore, StoreLock, StoreLockOptions, PlanRunEntry, FsPlanStoreOptions } from "./plan-store.js";
+export { resolvePlanRoot, validateSlug, validateStepId, resolveInside, isInside, ensurePrivateDir } from "./plan-paths.js";
+export type { PlanRootOptions } from "./plan-paths.js";
+export { writeFileAtomic, cleanTempFiles } from "./atomic-write.js";
+export type { AtomicWriteOptions, AtomicWriteStep } from "./atomic-write.js";
+export { nodeFs } from "./fs-port.js";
+export type { FsPort, FsFileHandle } from "./fs-port.js";
+export { acquirePlanLock } from "./plan-lock.js";
+export type { AcquirePlanLockOptions, PlanLock, ReleasePlanLockOutcome } from "./plan-lock.js";
+export { readLockHolder, describeHolder } from "./lock-holder.js";
+export type { LockOwner, LockHolder, LockInspection } from "./lock-holder.js";
+export { readWorkflowMetadata, writeWorkflowMetadata, serializeWorkflowMetadata } from "./workflow-metadata.js";
+export type { ReadMetadataResult, WriteMetadataOptions } from "./workflow-metadata.js";
+export { workflowMetadataSchema, WORKFLOW_METADATA_VERSION } from "./workflow-metadata-schema.js";
+export type { WorkflowMetadata, WorkflowMetadataInput } from "./workflow-metadata-schema.js";
+export { readJournal, openJournal, rebuildFromJournal, JOURNAL_FILE } from "./journal.js";
+export type { JournalEntry, JournalAppend, JournalReadResult, JournalWriter } from "./journal.js";
+export { createCheckpointStore } from "./checkpoint-store.js";
+export type { CheckpointStore, CheckpointStoreOptions, StepOutcome, RerunReason, CommitIntent, CompactionReport } from "./checkpoint-store.js";
+export type { StepRecord, CommitRecord } from "./checkpoint-log.js";
+export { fingerprint, isFingerprint } from "./fingerprint.js";
+export type { Fingerprint } from "./fingerprint.js";
+export { assertPlainJson, canonicalJson } from "./plain-json.js";
+export type { JsonValue } from "./plain-json.js";
+
+// Reporting and verification.
+export { createReporter, DEFAULT_TTL_MS } from "./reporter.js";
+export type { Reporter, ReporterOptions, ReporterMessage, ReporterLevel, ReporterClock, ReporterStream, ReportOptions } from "./reporter.js";
+export { formatMessageText, MESSAGE_MAX_CODE_POINTS } from "./message-text.js";
+export { resolveVerificationConfig, detectPackageManager, defaultStageCommands } from "./verification-config.js";
+export type {
+  VerificationPolicy,
+  VerificationSettings,
+  VerificationConfig,
+  VerificationCommand,
+  VerificationTiming,
+  VerificationMode,
+  VerificationStageName,
+  VerificationCacheMode,
+  PackageManager,
+} from "./verification-config.js";
+export { computeVerificationFingerprint } from "./verification-fingerprint.js";
+export type { VerificationFingerprint, VerificationIdentity } from "./verification-fingerprint.js";
+export {
+  createVerificationCache,
+  createRunVerificationCache,
+  createPersistentVerificationCache,
+  createDisabledVerificationCache,
+} from "./verification-cache.js";
+export type { VerificationCache, VerificationCacheEntry } from "./verification-cache.js";
+export { runVerificationPolicy } from "./verification-policy.js";
+export type { VerificationOutcome, VerificationCommandResult } from "./verification-policy.js";
+export { createShellCommandRunner } from "./verification-runner.js";
+export type { CommandRunner, CommandRunResult } from "./verification-runner.js";
+export { composeVerifierPrompt, parseVerifierVerdict } from "./verifier-prompt.js";

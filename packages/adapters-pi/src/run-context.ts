@@ -1,0 +1,252 @@
+/**
+ * What a `runWorkflow` body works with: checkpointed steps, control checks, the run's metadata and (when the run
+ * carries one) its core workflow state. Every durable change goes through `writeMeta`, which refuses to write
+ * once the lock is lost and relies on workflow.json's generation check for the race that remains.
+ */
+import {
+  isWorkflowError,
+  reduce,
+  resolveActive,
+  statusLine,
+  workflowError,
+  type TransitionOutcome,
+  type WorkflowEvent,
+  type WorkflowRegistry,
+  type WorkflowState,
+} from "@phasekit/core";
+import type { CheckpointStore, RerunReason } from "./checkpoint-store.js";
+import { clearControlRequest, readControlRequest } from "./control-signals.js";
+import type { PlanStore, StoreLock } from "./plan-store.js";
+import type { Reporter } from "./reporter.js";
+import type { VerificationCache } from "./verification-cache.js";
+import type { WorkflowMetadata, WorkflowMetadataInput } from "./workflow-metadata-schema.js";
+
+/** What happened to one `ctx.step` call in this run. */
+export type StepReport =
+  | { stepId: string; outcome: "reused"; why: string }
+  | { stepId: string; outcome: "ran"; reason: RerunReason; why: string };
+
+/** The core workflow a run carries: its state, and `dispatch` to move it (persisted before it returns). */
+export interface RunWorkflowHandle {
+  readonly registry: WorkflowRegistry;
+  state(): WorkflowState;
+  /** Applies a core event; a success is written to workflow.json (and journaled) before it returns. */
+  dispatch(event: WorkflowEvent): Promise<TransitionOutcome>;
+  /** The status line of the current phase (empty when the run is over). */
+  statusLine(): string;
+}
+
+/** The context a `runWorkflow` body receives. */
+export interface RunContext {
+  readonly slug: string;
+  readonly runDir: string;
+  readonly planRoot: string;
+  readonly toolName: string;
+  /** True when this run continues an earlier one (its completed steps are reused). */
+  readonly resumed: boolean;
+  /** Aborted when the plan lock is lost; long work should pass it on. */
+  readonly signal: AbortSignal;
+  readonly reporter: Reporter;
+  readonly checkpoints: CheckpointStore;
+  readonly verificationCache: VerificationCache;
+  /** The value `resolveBaseline` returned (undefined without one). */
+  readonly baseline: unknown;
+  /** The core workflow of this run, when `options.workflow` was given. */
+  readonly workflow: RunWorkflowHandle | null;
+  /** Every `step` of this run so far, in order, with why it ran or was reused. */
+  readonly steps: readonly StepReport[];
+  /** The latest metadata this run wrote. */
+  metadata(): WorkflowMetadata;
+  /**
+   * Runs `fn` once per input: a completed checkpoint with the same input fingerprint returns its stored output
+   * instead. Checks the lock, pause/stop requests and the iteration caps first. `input` and the output must be
+   * plain JSON.
+   */
+  step<T>(id: string, input: unknown, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T>;
+  /** Throws RUN_PAUSED / RUN_STOPPED when another process asked for it, LOCK_LOST when the lock is gone. */
+  checkControl(): Promise<void>;
+  /** Records the phase the body is in (shown by `analyzeResumeTarget` and the CLI). */
+  setPhase(phase: string): Promise<void>;
+}
+
+/** Everything `createRunContext` needs from the lifecycle. */
+export interface RunContextDeps {
+  store: PlanStore;
+  lock: StoreLock;
+  slug: string;
+  runDir: string;
+  planRoot: string;
+  toolName: string;
+  resumed: boolean;
+  reporter: Reporter;
+  checkpoints: CheckpointStore;
+  verificationCache: VerificationCache;
+  metadata: WorkflowMetadata;
+  registry: WorkflowRegistry | null;
+  clock: () => Date;
+  maxSteps: number;
+  maxAttempts: number;
+}
+
+/** The context plus the lifecycle's handle on the same metadata writer. */
+export interface RunContextInternals {
+  ctx: RunContext;
+  setBaseline(value: unknown): void;
+  writeMeta(patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata>;
+  journal(event: string, data?: unknown): Promise<void>;
+}
+
+const WHY: Record<RerunReason, string> = {
+  "no-record": "no checkpoint yet",
+  started: "the last attempt started but never finished (crash or kill)",
+  failed: "the last attempt failed",
+  "input-changed": "its input changed since the checkpoint",
+  "artifact-missing": "the stored output is missing",
+  "artifact-corrupt": "the stored output no longer matches its fingerprint",
+};
+
+/** Builds the body's context over an acquired lock and the run's current metadata. */
+export function createRunContext(deps: RunContextDeps): RunContextInternals {
+  let meta = deps.metadata;
+  let baseline: unknown;
+  let stepCount = 0;
+  const steps: StepReport[] = [];
+  const iso = (): string => deps.clock().toISOString();
+
+  const assertLock = (): void => {
+    if (deps.lock.signal.aborted) throw lockLost(deps);
+  };
+  const writeMeta = async (patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata> => {
+    assertLock();
+    const { schemaVersion: _v, generation, ...rest } = meta;
+    const next = dropUndefined({ ...rest, ...patch, updatedAt: iso() }) as WorkflowMetadataInput;
+    const w = await deps.store.writeMetadata(deps.slug, next, generation);
+    if (!w.ok) throw w.error;
+    meta = w.metadata;
+    return meta;
+  };
+  const journal = async (event: string, data?: unknown): Promise<void> => {
+    assertLock();
+    const r = await deps.store.appendJournal(deps.slug, { generation: meta.generation, at: iso(), event, ...(data === undefined ? {} : { data }) });
+    if (!r.ok) throw r.error;
+  };
+  const checkControl = async (): Promise<void> => {
+    assertLock();
+    const r = await readControlRequest(deps.runDir);
+    if (!r.ok) throw r.error;
+    if (r.request === null) return;
+    await clearControlRequest(deps.runDir);
+    const code = r.request.signal === "pause" ? "RUN_PAUSED" : "RUN_STOPPED";
+    throw workflowError("run", code, `run ${deps.slug}: ${r.request.signal} requested (${r.request.reason}).`, {
+      value: r.request.signal,
+      reason: r.request.reason,
+      requestedBy: r.request.requestedBy,
+    });
+  };
+
+  const step = async <T>(id: string, input: unknown, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> => {
+    await checkControl();
+    stepCount++;
+    if (stepCount > deps.maxSteps) {
+      throw workflowError("run", "MAX_STEPS_REACHED", `run ${deps.slug} reached maxSteps (${deps.maxSteps}) at step ${id}.`, {
+        field: "maxSteps",
+        value: deps.maxSteps,
+        hint: "raise maxSteps if the run really needs more steps, or fix the loop that keeps calling ctx.step",
+      });
+    }
+    const previous = await deps.checkpoints.record(id);
+    if (previous !== undefined && previous.status !== "completed" && previous.attempt >= deps.maxAttempts) {
+      throw workflowError("run", "MAX_ATTEMPTS_REACHED", `step ${id} of run ${deps.slug} already failed ${previous.attempt} time(s) (maxAttempts ${deps.maxAttempts}).`, {
+        field: "maxAttempts",
+        value: deps.maxAttempts,
+        stepId: id,
+        hint: "fix the cause of the failure, then raise maxAttempts or start a new run",
+      });
+    }
+    let wroteStart = false;
+    const outcome = await deps.checkpoints.step(id, input, async () => {
+      await writeMeta({ currentStepId: id });
+      wroteStart = true;
+      return fn(deps.lock.signal);
+    });
+    if (outcome.reused) {
+      const why = "completed checkpoint with the same input fingerprint";
+      steps.push({ stepId: id, outcome: "reused", why });
+      await journal("step-reused", { stepId: id, why });
+      deps.reporter.report("info", `↺ ${id}: reused (${why})`, { id: `step:${id}` });
+      return outcome.output;
+    }
+    steps.push({ stepId: id, outcome: "ran", reason: outcome.reason, why: WHY[outcome.reason] });
+    if (wroteStart) await writeMeta({ currentStepId: undefined, lastCompletedStepId: id });
+    deps.reporter.report("info", `✓ ${id}`, { id: `step:${id}` });
+    return outcome.output;
+  };
+
+  const workflow = deps.registry === null ? null : createWorkflowHandle(deps.registry, () => meta, writeMeta, journal, deps.clock);
+
+  const ctx: RunContext = {
+    slug: deps.slug,
+    runDir: deps.runDir,
+    planRoot: deps.planRoot,
+    toolName: deps.toolName,
+    resumed: deps.resumed,
+    signal: deps.lock.signal,
+    reporter: deps.reporter,
+    checkpoints: deps.checkpoints,
+    verificationCache: deps.verificationCache,
+    get baseline() {
+      return baseline;
+    },
+    workflow,
+    steps,
+    metadata: () => meta,
+    step,
+    checkControl,
+    setPhase: async (phase) => {
+      if (meta.phase !== phase) await writeMeta({ phase });
+    },
+  };
+  return { ctx, setBaseline: (v) => (baseline = v), writeMeta, journal };
+}
+
+function createWorkflowHandle(
+  registry: WorkflowRegistry,
+  meta: () => WorkflowMetadata,
+  writeMeta: (patch: Partial<WorkflowMetadataInput>) => Promise<WorkflowMetadata>,
+  journal: (event: string, data?: unknown) => Promise<void>,
+  clock: () => Date,
+): RunWorkflowHandle {
+  const state = (): WorkflowState => meta().state as WorkflowState;
+  return {
+    registry,
+    state,
+    async dispatch(event) {
+      const outcome = reduce(state(), event, registry, { now: clock().getTime() });
+      if (!outcome.ok) {
+        if (outcome.state !== state()) await writeMeta({ state: outcome.state });
+        return outcome;
+      }
+      const active = resolveActive(outcome.state, registry);
+      await writeMeta({ state: outcome.state, ...(active.ok ? { phase: active.active.phase.id } : {}) });
+      await journal(`workflow:${outcome.happened.type}`, outcome.happened);
+      return outcome;
+    },
+    statusLine() {
+      const active = resolveActive(state(), registry);
+      return active.ok ? statusLine(active.active) : "";
+    },
+  };
+}
+
+function lockLost(deps: RunContextDeps): Error {
+  const reason: unknown = deps.lock.signal.reason;
+  if (isWorkflowError(reason)) return reason;
+  return workflowError("run", "LOCK_LOST", `run ${deps.slug} lost its plan lock; stopping before the next write.`, {
+    file: deps.runDir,
+    hint: "another process took the run over; resume it later",
+  });
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
