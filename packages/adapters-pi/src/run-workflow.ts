@@ -7,11 +7,11 @@ import { isWorkflowError, migrateState, resume as resumeState, cancelNow, pause 
 import type { WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
 import { createCheckpointStore } from "./checkpoint-store.js";
 import type { FsPort } from "./fs-port.js";
-import { createFsPlanStore, type StoreLock } from "./plan-store.js";
+import { createFsPlanStore, type PlanStore, type StoreLock } from "./plan-store.js";
 import { createReporter, type Reporter } from "./reporter.js";
 import { judge, type OwnershipClaim } from "./resume-analysis.js";
 import { createRunContext, type RunContext, type RunContextInternals, type StepReport } from "./run-context.js";
-import { guarded, reportHookFailure, type HookFailure } from "./run-hooks.js";
+import { guarded, hookError, reportHookFailure, type HookFailure } from "./run-hooks.js";
 import { generateRunId } from "./run-id.js";
 import { resolveRunTarget, type PlanRootsOptions, type RunLocation } from "./run-target.js";
 import { createRunVerificationCache } from "./verification-cache.js";
@@ -133,7 +133,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
     const first = await store.writeMetadata(location.slug, upsert(options, location, existing, ownerTool, state, clock), existing?.generation ?? null);
     if (!first.ok) throw first.error;
     // 5. Reporter and the run context.
-    reporter = options.createReporter ? options.createReporter({ slug: location.slug, runDir: location.runDir }) : createReporter({ headless: true });
+    reporter = await makeReporter(options, location, store, first.metadata);
     const internals = createRunContext({
       store,
       lock,
@@ -215,6 +215,20 @@ async function markFailed(internals: RunContextInternals, error: unknown): Promi
     await internals.writeMeta({ status: "failed", failureReason: reason.slice(0, 10_000) });
   } catch {
     // The original error matters more than a failed status write; resume still works from the checkpoints.
+  }
+}
+
+/** `createReporter`, or the headless default; a throwing factory fails the run (status failed) as HOOK_FAILED. */
+async function makeReporter(options: AnyOptions, location: RunLocation, store: PlanStore, metadata: WorkflowMetadata): Promise<Reporter> {
+  const factory = options.createReporter;
+  if (factory === undefined) return createReporter({ headless: true });
+  try {
+    return factory({ slug: location.slug, runDir: location.runDir });
+  } catch (cause) {
+    const error = hookError("createReporter", location.slug, cause);
+    const { schemaVersion: _v, generation, ...rest } = metadata;
+    await store.writeMetadata(location.slug, { ...rest, status: "failed", failureReason: error.message }, generation).catch(() => undefined);
+    throw error;
   }
 }
 

@@ -1,0 +1,283 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { isWorkflowError } from "@phasekit/core";
+import {
+  acquirePlanLock,
+  createReporter,
+  runWorkflow,
+  type HookFailure,
+  type RunContext,
+  type RunWorkflowOptions,
+} from "@phasekit/adapters-pi";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function repo(): string {
+  const d = mkdtempSync(path.join(tmpdir(), "pk-life-"));
+  dirs.push(d);
+  return d;
+}
+function meta(root: string, slug: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(path.join(root, "ai_plan", slug, "workflow.json"), "utf8"));
+}
+
+/** Options whose every hook records its name in `log` (and can be told to throw). */
+function recorded(root: string, log: string[], failing: ReadonlySet<string> = new Set(), failures: HookFailure[] = []): RunWorkflowOptions<string> {
+  const hook = (name: string) => () => {
+    log.push(name);
+    if (failing.has(name)) throw new Error(`${name} exploded`);
+  };
+  return {
+    repoRoot: root,
+    target: "run-1",
+    toolName: "tool-a",
+    createReporter: () => {
+      log.push("createReporter");
+      if (failing.has("createReporter")) throw new Error("createReporter exploded");
+      return createReporter({ headless: false });
+    },
+    resolveBaseline: hook("resolveBaseline"),
+    onSuccess: hook("onSuccess"),
+    onError: hook("onError"),
+    onLockHeld: hook("onLockHeld"),
+    beforeReporterDispose: hook("beforeReporterDispose"),
+    afterReporterDispose: hook("afterReporterDispose"),
+    afterLockRelease: hook("afterLockRelease"),
+    onHookFailure: (f) => failures.push(f),
+  };
+}
+const CLEANUP = ["beforeReporterDispose", "afterReporterDispose", "afterLockRelease"];
+
+describe("runWorkflow lifecycle order", () => {
+  it("success: reporter, baseline, body, onSuccess, then the cleanup chain; status completed", async () => {
+    const root = repo();
+    const log: string[] = [];
+    const r = await runWorkflow(recorded(root, log), async (ctx) => {
+      log.push("body");
+      return ctx.step("only", {}, () => "out");
+    });
+    expect(r.status).toBe("completed");
+    expect(log).toEqual(["createReporter", "resolveBaseline", "body", "onSuccess", ...CLEANUP]);
+    expect(meta(root, "run-1")).toMatchObject({ status: "completed", ownerTool: "tool-a", currentTool: "tool-a", lastCompletedStepId: "only" });
+  });
+
+  it("body error: onError, cleanup, and the ORIGINAL error rethrown; status failed with the reason", async () => {
+    const root = repo();
+    const log: string[] = [];
+    const boom = new Error("body broke");
+    const p = runWorkflow(recorded(root, log), async () => {
+      log.push("body");
+      throw boom;
+    });
+    await expect(p).rejects.toBe(boom);
+    expect(log).toEqual(["createReporter", "resolveBaseline", "body", "onError", ...CLEANUP]);
+    expect(meta(root, "run-1")).toMatchObject({ status: "failed", failureReason: "body broke" });
+  });
+
+  const positions = ["resolveBaseline", "onSuccess", "onError", ...CLEANUP];
+  for (const failing of positions) {
+    it(`a throwing ${failing} hides nothing and skips no later step (body fails)`, async () => {
+      const root = repo();
+      const log: string[] = [];
+      const failures: HookFailure[] = [];
+      const boom = new Error("body broke");
+      const p = runWorkflow(recorded(root, log, new Set([failing]), failures), async () => {
+        log.push("body");
+        throw boom;
+      });
+      if (failing === "resolveBaseline") {
+        // The baseline is part of the run: its error is the run's error, and the body never starts.
+        await expect(p).rejects.toThrow("resolveBaseline exploded");
+        expect(log).toEqual(["createReporter", "resolveBaseline", "onError", ...CLEANUP]);
+      } else {
+        await expect(p).rejects.toBe(boom);
+        expect(log).toEqual(["createReporter", "resolveBaseline", "body", "onError", ...CLEANUP]);
+      }
+      if (failing !== "resolveBaseline" && failing !== "onSuccess") expect(failures.map((f) => f.hook)).toEqual([failing]);
+      expect(meta(root, "run-1")).toMatchObject({ status: "failed" });
+    });
+
+    it(`a throwing ${failing} skips no later step (body succeeds)`, async () => {
+      const root = repo();
+      const log: string[] = [];
+      const failures: HookFailure[] = [];
+      const p = runWorkflow(recorded(root, log, new Set([failing]), failures), async () => {
+        log.push("body");
+        return "ok";
+      });
+      if (failing === "resolveBaseline") {
+        await expect(p).rejects.toThrow("resolveBaseline exploded");
+        expect(log).toEqual(["createReporter", "resolveBaseline", "onError", ...CLEANUP]);
+        return;
+      }
+      if (failing === "onSuccess") {
+        // Success stays success on disk, but the hook's failure is reported as its own error.
+        const error = await p.then(() => null, (e: unknown) => e);
+        expect(isWorkflowError(error, "HOOK_FAILED")).toBe(true);
+        expect((error as Error).message).toContain("onSuccess hook failed: onSuccess exploded");
+        expect(meta(root, "run-1")).toMatchObject({ status: "completed" });
+      } else {
+        const r = await p;
+        expect(r.status).toBe("completed");
+        expect(r.hookFailures.map((f) => f.hook)).toEqual(failing === "onError" ? [] : [failing]);
+      }
+      expect(log).toEqual(["createReporter", "resolveBaseline", "body", "onSuccess", ...CLEANUP]);
+    });
+  }
+
+  it("a throwing createReporter fails the run as HOOK_FAILED, still releases the lock", async () => {
+    const root = repo();
+    const log: string[] = [];
+    const p = runWorkflow(recorded(root, log, new Set(["createReporter"])), async () => "never");
+    await expect(p).rejects.toMatchObject({ code: "HOOK_FAILED" });
+    expect(log).toEqual(["createReporter", ...CLEANUP]);
+    expect(meta(root, "run-1")).toMatchObject({ status: "failed" });
+    const again = await runWorkflow({ repoRoot: root, target: "run-1", toolName: "tool-a" }, async () => "now");
+    expect(again.status).toBe("completed");
+  });
+
+  it("lock busy: onLockHeld with the holder, a LOCKED error, cleanup still runs; the holder keeps its lock", async () => {
+    const root = repo();
+    const runDir = path.join(root, "ai_plan", "run-1");
+    mkdirSync(runDir, { recursive: true });
+    const held = await acquirePlanLock({ runDir, owner: { tool: "other-tool" } });
+    if (!held.ok) throw held.error;
+    const log: string[] = [];
+    let bodyRan = false;
+    const error = await runWorkflow(recorded(root, log), async () => {
+      bodyRan = true;
+      return "x";
+    }).then(() => null, (e: unknown) => e);
+    expect(isWorkflowError(error, "LOCKED")).toBe(true);
+    expect((error as Error).message).toContain("other-tool");
+    expect(bodyRan).toBe(false);
+    expect(log).toEqual(["onLockHeld", ...CLEANUP]);
+    await expect(held.lock.assertHeld()).resolves.toBeUndefined();
+    await held.lock.release();
+  });
+
+  it("declined resume ends cleanly: no body, metadata untouched, lock released", async () => {
+    const root = repo();
+    await runWorkflow({ repoRoot: root, target: "run-1", toolName: "tool-a" }, async (ctx) => ctx.step("s", {}, () => 1));
+    const before = readFileSync(path.join(root, "ai_plan", "run-1", "workflow.json"), "utf8");
+    const log: string[] = [];
+    const r = await runWorkflow({ ...recorded(root, log), promptForResume: (info) => (log.push(`prompt:${info.metadata.status}`), false) }, async () => {
+      log.push("body");
+      return "x";
+    });
+    expect(r.status).toBe("declined");
+    expect(log).toEqual(["prompt:completed", ...CLEANUP]);
+    expect(readFileSync(path.join(root, "ai_plan", "run-1", "workflow.json"), "utf8")).toBe(before);
+    const held = await acquirePlanLock({ runDir: path.join(root, "ai_plan", "run-1"), owner: { tool: "probe" } });
+    expect(held.ok).toBe(true);
+    if (held.ok) await held.lock.release();
+  });
+
+  it("lost lock mid-body: the next step throws LOCK_LOST, nothing more is written, cleanup runs", async () => {
+    const root = repo();
+    const log: string[] = [];
+    let afterLoss = 0;
+    const p = runWorkflow({ ...recorded(root, log), lock: { staleMs: 2_000, updateMs: 1_000 } }, async (ctx: RunContext) => {
+      log.push("body");
+      await ctx.step("before", {}, () => 1);
+      // Another holder "takes over": the lock directory disappears under us, as after a stale takeover.
+      rmSync(path.join(ctx.runDir, ".lock"), { recursive: true, force: true });
+      await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+      return ctx.step("after", {}, () => ++afterLoss);
+    });
+    const error = await p.then(() => null, (e: unknown) => e);
+    expect(isWorkflowError(error, "LOCK_LOST")).toBe(true);
+    expect(afterLoss).toBe(0);
+    expect(log).toEqual(["createReporter", "resolveBaseline", "body", "onError", ...CLEANUP]);
+    // The status was not rewritten to failed by a process that no longer holds the lock.
+    expect(meta(root, "run-1")).toMatchObject({ status: "running", lastCompletedStepId: "before" });
+  }, 20_000);
+});
+
+describe("runWorkflow ownership, resume and caps", () => {
+  it("refuses a run owned by another tool, allows a listed takeover and a nested phase of the owner", async () => {
+    const root = repo();
+    await runWorkflow({ repoRoot: root, target: "plan-x", toolName: "planner" }, async () => "planned");
+    const refused = await runWorkflow({ repoRoot: root, target: "plan-x", toolName: "implementer" }, async () => "x").then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(isWorkflowError(refused, "OWNED_BY_OTHER")).toBe(true);
+    const handoff = await runWorkflow({ repoRoot: root, target: "plan-x", toolName: "implementer", allowOwnerTakeoverFrom: ["planner"] }, async () => "done");
+    expect(handoff.status).toBe("completed");
+    expect(meta(root, "plan-x")).toMatchObject({ ownerTool: "implementer", currentTool: "implementer" });
+    await runWorkflow({ repoRoot: root, target: "auto-1", toolName: "auto" }, async () => "x");
+    const nested = await runWorkflow({ repoRoot: root, target: "auto-1", toolName: "auto-plan", ownerTool: "auto" }, async () => "y");
+    expect(nested.status).toBe("completed");
+    expect(meta(root, "auto-1")).toMatchObject({ ownerTool: "auto", currentTool: "auto-plan" });
+  });
+
+  it("a corrupt workflow.json is a hard error and is kept byte for byte", async () => {
+    const root = repo();
+    const dir = path.join(root, "ai_plan", "broken");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "workflow.json"), '{"schemaVersion": 1, "slug": ');
+    const error = await runWorkflow({ repoRoot: root, target: "broken", toolName: "t" }, async () => "x").then(() => null, (e: unknown) => e);
+    expect(isWorkflowError(error, "CORRUPT_FILE")).toBe(true);
+    expect(readFileSync(path.join(dir, "workflow.json"), "utf8")).toBe('{"schemaVersion": 1, "slug": ');
+  });
+
+  it("maxSteps ends a runaway body as failed with a clear reason", async () => {
+    const root = repo();
+    const error = await runWorkflow({ repoRoot: root, target: "loop", toolName: "t", maxSteps: 5 }, async (ctx) => {
+      for (let i = 0; ; i++) await ctx.step(`s${i}`, {}, () => i);
+    }).then(() => null, (e: unknown) => e);
+    expect(isWorkflowError(error, "MAX_STEPS_REACHED")).toBe(true);
+    expect(meta(root, "loop")).toMatchObject({ status: "failed" });
+    expect(String(meta(root, "loop").failureReason)).toContain("maxSteps (5)");
+  });
+
+  it("maxAttempts stops retrying a step that keeps failing across resumes", async () => {
+    const root = repo();
+    let calls = 0;
+    const body = async (ctx: RunContext) => ctx.step("flaky", {}, () => {
+      calls++;
+      throw new Error("still broken");
+    });
+    for (let i = 0; i < 2; i++) {
+      await expect(runWorkflow({ repoRoot: root, target: "flaky", toolName: "t", maxAttempts: 2 }, body)).rejects.toThrow("still broken");
+    }
+    const error = await runWorkflow({ repoRoot: root, target: "flaky", toolName: "t", maxAttempts: 2 }, body).then(() => null, (e: unknown) => e);
+    expect(isWorkflowError(error, "MAX_ATTEMPTS_REACHED")).toBe(true);
+    expect(calls).toBe(2);
+  });
+
+  it("pause and stop requests written beside workflow.json end the run at the next step", async () => {
+    const root = repo();
+    const { requestPause, requestStop } = await import("@phasekit/adapters-pi");
+    let ran: string[] = [];
+    const body = async (ctx: RunContext) => {
+      await ctx.step("a", {}, () => (ran.push("a"), 1));
+      if (!ctx.resumed) await requestPause({ repoRoot: root, target: "ctl", reason: "lunch" });
+      await ctx.step("b", {}, () => (ran.push("b"), 2));
+      return "done";
+    };
+    const paused = await runWorkflow({ repoRoot: root, target: "ctl", toolName: "t" }, body);
+    expect(paused).toMatchObject({ status: "paused", reason: "lunch" });
+    expect(ran).toEqual(["a"]);
+    expect(meta(root, "ctl")).toMatchObject({ status: "paused" });
+    ran = [];
+    const resumed = await runWorkflow({ repoRoot: root, target: "ctl", toolName: "t" }, body);
+    expect(resumed.status).toBe("completed");
+    expect(ran).toEqual(["b"]);
+
+    const stopBody = async (ctx: RunContext) => {
+      await ctx.step("a", {}, () => 1);
+      await requestStop({ repoRoot: root, target: "stp", reason: "wrong branch" });
+      await ctx.step("b", {}, () => 2);
+      return "never";
+    };
+    const stopped = await runWorkflow({ repoRoot: root, target: "stp", toolName: "t" }, stopBody);
+    expect(stopped).toMatchObject({ status: "cancelled", reason: "wrong branch" });
+    expect(meta(root, "stp")).toMatchObject({ status: "cancelled", failureReason: "wrong branch" });
+  });
+});
