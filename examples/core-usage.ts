@@ -3,15 +3,8 @@
  * outcome returns (a refusal returns the state to keep too), and render from `resolveActive`.
  * `walkRelease` is the demo's script; docs/core.md quotes it and the tests run it.
  */
-import { checkTool } from "../packages/core/src/tool-policy.js";
-import { endOfRunMessage } from "../packages/core/src/messages.js";
-import { reduce } from "../packages/core/src/reduce.js";
-import { resolveActive } from "../packages/core/src/resolve-active.js";
-import { start } from "../packages/core/src/start.js";
-import { statusLine } from "../packages/core/src/status-line.js";
-import type { WorkflowRegistry } from "../packages/core/src/definition-schema.js";
-import type { WorkflowState } from "../packages/core/src/state-schema.js";
-import type { Happening, TransitionOutcome, WorkflowEvent } from "../packages/core/src/transition-types.js";
+import { checkTool, endOfRunMessage, reduce, resolveActive, start, statusLine } from "@phasekit/core";
+import type { Happening, TransitionOutcome, WorkflowEvent, WorkflowRegistry, WorkflowState } from "@phasekit/core";
 import { releaseRegistry } from "./release-workflow.js";
 
 /** The status line of a state, or why there is none (a finished run has no current phase). */

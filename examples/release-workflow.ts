@@ -6,8 +6,7 @@
  *   review   Code Review        [🔍 Static Analysis, → security]       loopable, at most 2 loops per visit
  *   security Security Audit     [🛡️ Threat Model, 🔒 Dependency Audit]  loopable, at most 1 loop per visit
  */
-import { compileDefinitions } from "../packages/core/src/compile-definitions.js";
-import type { WorkflowDefinitionInput, WorkflowRegistry } from "../packages/core/src/definition-schema.js";
+import { compileDefinitions, type WorkflowDefinitionInput, type WorkflowRegistry } from "@phasekit/core";
 
 /** The raw definitions, as a user would write them in a workflow settings file. */
 export const releaseDefinitions = {

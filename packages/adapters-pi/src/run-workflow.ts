@@ -3,7 +3,7 @@
  * refuses a second concurrent runner and resumes exactly where it stopped. The numbered steps below match
  * docs/run-workflow.md.
  */
-import { isWorkflowError, migrateState, resume as resumeState, cancelNow, pause as pauseState, start, workflowError } from "@phasekit/core";
+import { cancelNow, isWorkflowError, migrateState, pause as pauseState, resolveActive, resume as resumeState, start, workflowError } from "@phasekit/core";
 import type { WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
 import { createCheckpointStore } from "./checkpoint-store.js";
 import type { FsPort } from "./fs-port.js";
@@ -283,7 +283,7 @@ function upsert(
     status: "running",
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
-    ...keep("phase", undefined),
+    ...keep("phase", state === undefined ? undefined : phaseOf(state, options.workflow?.registry)),
     ...keep("currentStepId", undefined),
     ...keep("lastCompletedStepId", undefined),
     ...keep("parentSlug", options.parentSlug),
@@ -292,6 +292,13 @@ function upsert(
     ...keep("baseRef", options.baseRef),
     ...(state === undefined ? {} : { state }),
   };
+}
+
+/** The id of the phase a core state sits on (undefined once it has finished). */
+function phaseOf(state: WorkflowState, registry: WorkflowRegistry | undefined): string | undefined {
+  if (registry === undefined) return undefined;
+  const active = resolveActive(state, registry);
+  return active.ok ? active.active.phase.id : undefined;
 }
 
 function checkOptions(options: AnyOptions): { maxSteps: number; maxAttempts: number; lock: { staleMs?: number; updateMs?: number; retries?: number } } {

@@ -187,7 +187,7 @@ describe("runWorkflow lifecycle order", () => {
       // Another holder "takes over": the lock directory disappears under us, as after a stale takeover.
       rmSync(path.join(ctx.runDir, ".lock"), { recursive: true, force: true });
       await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
-      return ctx.step("after", {}, () => ++afterLoss);
+      return ctx.step("after", {}, () => String(++afterLoss));
     });
     const error = await p.then(() => null, (e: unknown) => e);
     expect(isWorkflowError(error, "LOCK_LOST")).toBe(true);
