@@ -18,7 +18,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** Throws an UNSERIALIZABLE WorkflowError unless `value` is plain JSON; the error names the JSON path and type. */
 export function assertPlainJson(value: unknown, path = "$"): asserts value is JsonValue {
-  visit(value, path, new Set<object>(), 0);
+  visit(value, { root: path, keys: [], ancestors: new Set<object>() });
 }
 
 /** Canonical JSON: validated, keys sorted by UTF-16 code unit (as fast-json-stable-stringify does), optional indent. */
@@ -34,66 +34,85 @@ export function childPath(path: string, key: string | number): string {
   return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
-function visit(value: unknown, path: string, ancestors: Set<object>, depth: number): void {
+// The path is kept as a key stack and only turned into text for an error: building it per property was
+// most of the validator's cost.
+interface Walk {
+  root: string;
+  keys: Array<string | number>;
+  ancestors: Set<object>;
+}
+
+function pathOf(w: Walk): string {
+  return w.keys.reduce<string>((p, k) => childPath(p, k), w.root);
+}
+
+function visit(value: unknown, w: Walk): void {
   switch (typeof value) {
     case "string":
     case "boolean":
       return;
     case "number":
-      if (!Number.isFinite(value)) refuse(path, String(value), "JSON has no NaN or Infinity; store it as a string or null");
+      if (!Number.isFinite(value)) refuse(w, String(value), "JSON has no NaN or Infinity; store it as a string or null");
       return;
     case "object":
       if (value === null) return;
-      visitObject(value, path, ancestors, depth);
+      visitObject(value, w);
       return;
     default:
-      refuse(path, typeof value, "remove it or convert it to a string, number, boolean, null, array or plain object");
+      refuse(w, typeof value, "remove it or convert it to a string, number, boolean, null, array or plain object");
   }
 }
 
-function visitObject(value: object, path: string, ancestors: Set<object>, depth: number): void {
-  if (depth >= MAX_JSON_DEPTH) refuse(path, `value nested deeper than ${MAX_JSON_DEPTH} levels`, "flatten the value");
-  if (ancestors.has(value)) refuse(path, "cycle (a value that contains itself)", "break the cycle before storing the value");
+function visitObject(value: object, w: Walk): void {
+  if (w.keys.length >= MAX_JSON_DEPTH) refuse(w, `value nested deeper than ${MAX_JSON_DEPTH} levels`, "flatten the value");
+  if (w.ancestors.has(value)) refuse(w, "cycle (a value that contains itself)", "break the cycle before storing the value");
   const proto: unknown = Object.getPrototypeOf(value);
   const isArray = Array.isArray(value);
   if (isArray ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) {
-    refuse(path, typeName(value), "convert it to a plain object or array first (e.g. Object.fromEntries, toISOString)");
+    refuse(w, typeName(value), "convert it to a plain object or array first (e.g. Object.fromEntries, toISOString)");
   }
   if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
-    refuse(path, "object with a toJSON method", "store the result of toJSON() instead");
+    refuse(w, "object with a toJSON method", "store the result of toJSON() instead");
   }
-  ancestors.add(value);
-  if (isArray) visitArray(value as unknown[], path, ancestors, depth);
-  else visitProperties(value, path, ancestors, depth);
-  ancestors.delete(value);
+  w.ancestors.add(value);
+  if (isArray) visitArray(value as unknown[], w);
+  else visitProperties(value, w);
+  w.ancestors.delete(value);
 }
 
-function visitArray(value: unknown[], path: string, ancestors: Set<object>, depth: number): void {
-  if (Object.getOwnPropertySymbols(value).length > 0) refuse(path, "array with symbol keys", "remove the symbol keys");
+function visitArray(value: unknown[], w: Walk): void {
   for (let i = 0; i < value.length; i++) {
     const desc = Object.getOwnPropertyDescriptor(value, i);
-    const p = childPath(path, i);
-    if (desc === undefined) refuse(p, "undefined (an array hole)", "fill the hole with null or remove it");
-    if (!("value" in desc)) refuse(p, "getter", "store the computed value, not an accessor");
-    visit(desc.value, p, ancestors, depth + 1);
+    w.keys.push(i);
+    if (desc === undefined) refuse(w, "undefined (an array hole)", "fill the hole with null or remove it");
+    if (!("value" in desc)) refuse(w, "getter", "store the computed value, not an accessor");
+    visit(desc.value, w);
+    w.keys.pop();
   }
-  // Every index is present now, so any further own name is a property JSON would drop.
-  const names = Object.getOwnPropertyNames(value);
-  if (names.length !== value.length + 1) {
-    const extra = names.find((n) => n !== "length" && !(String(Number(n)) === n && Number(n) < value.length)) ?? "?";
-    refuse(childPath(path, extra), "named property on an array", "JSON arrays hold only indexed items");
+  // Every index is present now, so any further own key (besides length) is one JSON would drop.
+  if (Reflect.ownKeys(value).length !== value.length + 1) {
+    if (Object.getOwnPropertySymbols(value).length > 0) refuse(w, "array with symbol keys", "remove the symbol keys");
+    const extra = Object.getOwnPropertyNames(value).find((n) => n !== "length" && !(String(Number(n)) === n && Number(n) < value.length));
+    w.keys.push(extra ?? "?");
+    refuse(w, "named property on an array", "JSON arrays hold only indexed items");
   }
 }
 
-function visitProperties(value: object, path: string, ancestors: Set<object>, depth: number): void {
-  if (Object.getOwnPropertySymbols(value).length > 0) refuse(path, "object with symbol keys", "remove the symbol keys");
-  for (const key of Object.getOwnPropertyNames(value)) {
+function visitProperties(value: object, w: Walk): void {
+  const keys = Object.keys(value);
+  // Object.keys lists enumerable string keys only: any other own key is one JSON would drop silently.
+  if (Reflect.ownKeys(value).length !== keys.length) {
+    if (Object.getOwnPropertySymbols(value).length > 0) refuse(w, "object with symbol keys", "remove the symbol keys");
+    const hidden = Object.getOwnPropertyNames(value).find((k) => !Object.prototype.propertyIsEnumerable.call(value, k));
+    w.keys.push(hidden ?? "?");
+    refuse(w, "non-enumerable property", "JSON would drop it silently; make it enumerable or remove it");
+  }
+  for (const key of keys) {
     const desc = Object.getOwnPropertyDescriptor(value, key);
-    const p = childPath(path, key);
-    if (desc === undefined) continue;
-    if (!("value" in desc)) refuse(p, "getter", "store the computed value, not an accessor");
-    if (!desc.enumerable) refuse(p, "non-enumerable property", "JSON would drop it silently; make it enumerable or remove it");
-    visit(desc.value, p, ancestors, depth + 1);
+    w.keys.push(key);
+    if (desc === undefined || !("value" in desc)) refuse(w, "getter", "store the computed value, not an accessor");
+    visit(desc.value, w);
+    w.keys.pop();
   }
 }
 
@@ -105,7 +124,8 @@ function typeName(value: object): string {
   return `class instance (${name})`;
 }
 
-function refuse(path: string, type: string, hint: string): never {
+function refuse(w: Walk, type: string, hint: string): never {
+  const path = pathOf(w);
   throw workflowError("json", "UNSERIALIZABLE", `value at ${path} is not plain JSON: found ${type}.`, {
     path,
     field: path,
