@@ -14,6 +14,7 @@ export type { ControlTargetOptions } from "./control-requests.js";
 export { requestPauseIn, requestStopIn, readControlRequest, clearControlRequest, CONTROL_FILE } from "./control-signals.js";
 export type { ControlRequest, ControlSignal } from "./control-signals.js";
 export { generateRunId, isRunId, RUN_ID_LENGTH, RUN_ID_ALPHABET } from "./run-id.js";
+export { runStateToJSON, parseRunState, readRunStateFrom, writeRunStateTo } from "./run-state-io.js";
 
 // The plan folder.
 export { createFsPlanStore, METADATA_FILE } from "./plan-store.js";
