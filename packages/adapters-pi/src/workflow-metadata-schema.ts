@@ -3,12 +3,15 @@
  * `schemaVersion` on disk is refused, never guessed at.
  */
 import { z } from "zod";
+// The run lifecycle is core's: one list of statuses for the state and for workflow.json.
+import { WorkflowStatusSchema as workflowStatusSchema, type WorkflowStatus } from "@phasekit/core";
+
+/** A run's status (core's `WorkflowStatus`). */
+export type { WorkflowStatus };
 
 /** The only version this code writes, and the newest it reads. */
 export const WORKFLOW_METADATA_VERSION = 1;
 
-/** Lifecycle of a run, as in core's state. */
-export const workflowStatusSchema = z.enum(["running", "paused", "completed", "cancelled", "failed"]);
 
 const name = z.string().min(1).max(512);
 const isoTime = z.iso.datetime({ offset: true });
@@ -38,7 +41,5 @@ export const workflowMetadataSchema = z.strictObject({
 
 /** A run's metadata as stored in workflow.json. */
 export type WorkflowMetadata = z.infer<typeof workflowMetadataSchema>;
-/** A run's status. */
-export type WorkflowStatus = z.infer<typeof workflowStatusSchema>;
 /** What a caller passes to a write: the store sets `schemaVersion` and `generation`. */
 export type WorkflowMetadataInput = Omit<WorkflowMetadata, "schemaVersion" | "generation">;
