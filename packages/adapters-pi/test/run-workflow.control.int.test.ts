@@ -1,0 +1,106 @@
+import { describe, it, expect } from "vitest";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { CONTROL_FILE } from "../src/control-signals.js";
+import { METADATA_FILE } from "../src/plan-store.js";
+import { JOURNAL_FILE } from "../src/journal.js";
+import { analyzeResumeTarget } from "../src/resume-analysis.js";
+import { createCheckpointStore } from "../src/checkpoint-store.js";
+import { readWorkflowMetadata } from "../src/workflow-metadata.js";
+import { spawnLockChild, type LockChild } from "./helpers/lock-children.js";
+
+interface Report {
+  event: string;
+  stepId?: string;
+  status?: string;
+  reason?: string | null;
+  result?: string | null;
+  steps?: Array<{ stepId: string; outcome: string }>;
+  signal?: string;
+  pid?: number;
+  code?: string;
+  message?: string;
+}
+
+const parse = (line: string): Report => JSON.parse(line) as Report;
+const ran = (child: LockChild): string[] => child.lines.map(parse).filter((r) => r.event === "ran").map((r) => r.stepId ?? "");
+
+function setup(name: string): { repoRoot: string; slug: string; runDir: string } {
+  const repoRoot = mkdtempSync(path.join(tmpdir(), `phasekit-run-control-${name}-`));
+  return { repoRoot, slug: name, runDir: path.join(repoRoot, "ai_plan", name) };
+}
+
+/** Runs the requester child (a third process) and returns what it wrote. */
+async function request(repoRoot: string, slug: string, signal: "pause" | "stop", reason: string): Promise<Report> {
+  const child = spawnLockChild("run-request.mjs", [repoRoot, slug, signal, reason]);
+  child.end();
+  const exit = await child.exited;
+  expect(exit, exit.stderr).toMatchObject({ code: 0, signal: null });
+  return parse(child.lines[0] ?? "{}");
+}
+
+async function finish(child: LockChild): Promise<Report> {
+  const end = parse(await child.next(/"event":"(end|rejected)"/, true));
+  child.end();
+  const exit = await child.exited;
+  expect(exit, exit.stderr).toMatchObject({ code: 0, signal: null });
+  return end;
+}
+
+async function metadataOf(runDir: string) {
+  const r = await readWorkflowMetadata(path.join(runDir, METADATA_FILE));
+  if (!r.ok || r.metadata === null) throw new Error(`no readable workflow.json in ${runDir}`);
+  return r.metadata;
+}
+
+describe("runWorkflow: pause and stop requested by another process", () => {
+  it("a pause seen between steps ends the run paused before the next step; a resume reuses the done steps", async () => {
+    const { repoRoot, slug, runDir } = setup("pause");
+    const runner = spawnLockChild("run-controlled.mjs", [repoRoot, slug, "between"]);
+    await runner.next(/"event":"between","stepId":"s0"/, true);
+    runner.send("next");
+    await runner.next(/"event":"between","stepId":"s1"/, true);
+    const asked = await request(repoRoot, slug, "pause", "user asked for a break");
+    expect(asked).toMatchObject({ signal: "pause", reason: "user asked for a break" });
+    expect(asked.pid).not.toBe(runner.proc.pid);
+    expect(existsSync(path.join(runDir, CONTROL_FILE))).toBe(true);
+    runner.send("next");
+    const end = await finish(runner);
+    expect(end).toMatchObject({ event: "end", status: "paused", reason: "user asked for a break" });
+    expect(ran(runner)).toEqual(["s0", "s1"]);
+
+    // Durably paused and resumable; the request was consumed.
+    expect(await metadataOf(runDir)).toMatchObject({ status: "paused", lastCompletedStepId: "s1" });
+    expect(existsSync(path.join(runDir, CONTROL_FILE))).toBe(false);
+    expect(readFileSync(path.join(runDir, JOURNAL_FILE), "utf8")).toContain('"event":"paused"');
+    const analysis = await analyzeResumeTarget({ repoRoot, target: slug, invokedTool: "controlled" });
+    expect(analysis).toMatchObject({ kind: "resumable", status: "paused", lastCompletedStepId: "s1" });
+
+    const resumed = spawnLockChild("run-controlled.mjs", [repoRoot, slug, "free"]);
+    const done = await finish(resumed);
+    expect(done).toMatchObject({ event: "end", status: "completed", result: "seed+0+1+2+3+4+5" });
+    expect(done.steps?.map((s) => `${s.stepId}:${s.outcome}`)).toEqual(["s0:reused", "s1:reused", "s2:ran", "s3:ran", "s4:ran", "s5:ran"]);
+    expect(ran(resumed)).toEqual(["s2", "s3", "s4", "s5"]);
+    expect(await metadataOf(runDir)).toMatchObject({ status: "completed" });
+  }, 60_000);
+
+  it("a stop sent while a step runs lets that step finish, runs no further step, and ends cancelled with the reason", async () => {
+    const { repoRoot, slug, runDir } = setup("stop");
+    const runner = spawnLockChild("run-controlled.mjs", [repoRoot, slug, "in:2"]);
+    await runner.next(/"event":"in","stepId":"s2"/, true);
+    expect(await request(repoRoot, slug, "stop", "no longer needed")).toMatchObject({ signal: "stop" });
+    // A later pause never downgrades a pending stop.
+    expect(await request(repoRoot, slug, "pause", "too late")).toMatchObject({ signal: "stop", reason: "no longer needed" });
+    runner.send("next");
+    const end = await finish(runner);
+    expect(end).toMatchObject({ event: "end", status: "cancelled", reason: "no longer needed" });
+    expect(ran(runner)).toEqual(["s0", "s1", "s2"]);
+
+    expect(await metadataOf(runDir)).toMatchObject({ status: "cancelled", failureReason: "no longer needed", lastCompletedStepId: "s2" });
+    expect(existsSync(path.join(runDir, CONTROL_FILE))).toBe(false);
+    expect(readFileSync(path.join(runDir, JOURNAL_FILE), "utf8")).toContain('"event":"stopped"');
+    const records = await createCheckpointStore({ runDir, now: () => new Date() }).records();
+    expect(records.map((r) => `${r.stepId}:${r.status}`).sort()).toEqual(["s0:completed", "s1:completed", "s2:completed"]);
+  }, 60_000);
+});
