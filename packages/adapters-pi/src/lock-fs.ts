@@ -106,12 +106,19 @@ export function createLockFs(options: LockFsOptions) {
       if (err) return cb(fsErrorCode(err) === "ENOENT" ? null : err);
       fs.stat(lockDir, (err2, st) => {
         if (err2) return cb(fsErrorCode(err2) === "ENOENT" ? null : err2);
-        if (Date.now() - st.mtimeMs <= staleMs) return cb(errno("ELOCKED", `lock ${lockDir} was refreshed meanwhile`));
         const holders = names.filter(isHolderFileName);
         if (holders.length !== names.length) {
           return cb(errno("EJUNK", `lock ${lockDir} holds files phasekit did not write: ${names.join(", ")}`));
         }
-        moveAside(holders, () => fs.rmdir(lockDir, () => cb(null)));
+        const first = holders[0];
+        if (first === undefined) return fs.rmdir(lockDir, () => cb(null));
+        fs.readFile(path.join(lockDir, first), "utf8", (err3, text) => {
+          if (err3) return cb(fsErrorCode(err3) === "ENOENT" ? null : err3);
+          // Honour the holder's own stale time when it is longer than ours.
+          const limit = Math.max(staleMs, parseHolder(text)?.staleMs ?? 0);
+          if (Date.now() - st.mtimeMs <= limit) return cb(errno("ELOCKED", `lock ${lockDir} is not stale for its holder`));
+          moveAside(holders, () => fs.rmdir(lockDir, () => cb(null)));
+        });
       });
     });
   }

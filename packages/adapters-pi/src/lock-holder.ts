@@ -31,6 +31,8 @@ export const lockHolderSchema = z.strictObject({
   pid: z.int().min(0),
   host: z.string(),
   since: z.string().min(1),
+  /** The holder's stale time: a taker configured shorter waits this long instead, so mixed settings stay safe. */
+  staleMs: z.int().min(0).optional(),
 });
 
 /** A lock holder as recorded in its holder file. */
@@ -96,7 +98,7 @@ export async function readLockHolder(runDir: string, options: { staleMs?: number
     if (name === undefined) return { held: true, lockDir, holder: null, ageMs, stale: ageMs > staleMs };
     try {
       const holder = parseHolder(await fsp.readFile(path.join(lockDir, name), "utf8"));
-      return { held: true, lockDir, holder, ageMs, stale: ageMs > staleMs };
+      return { held: true, lockDir, holder, ageMs, stale: ageMs > Math.max(staleMs, holder?.staleMs ?? 0) };
     } catch (error) {
       // Released or taken over between the listing and the read: look again.
       if (fsErrorCode(error) !== "ENOENT") throw readFailed(lockDir, error);

@@ -13,15 +13,8 @@ import lockfile from "proper-lockfile";
 import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { fsErrorCode } from "./fs-port.js";
 import { createLockFs, type LockFsState } from "./lock-fs.js";
-import {
-  DEFAULT_LOCK_STALE_MS,
-  describeHolder,
-  holderFileName,
-  lockDirOf,
-  readLockHolder,
-  type LockHolder,
-  type LockOwner,
-} from "./lock-holder.js";
+import { busyError, ioError, junkError, notOwnedError, type LockErrorContext } from "./lock-errors.js";
+import { DEFAULT_LOCK_STALE_MS, holderFileName, lockDirOf, type LockHolder, type LockOwner } from "./lock-holder.js";
 
 const SCOPE = "lock";
 // proper-lockfile clamps stale to ≥ 2 s and its refresh to [1 s, stale / 2]; refuse values it would change.
@@ -63,7 +56,7 @@ export interface PlanLock {
   release(): Promise<ReleasePlanLockOutcome>;
 }
 
-interface Settings {
+interface Settings extends LockErrorContext {
   runDir: string;
   lockDir: string;
   owner: Required<LockOwner>;
@@ -101,6 +94,7 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
     pid: s.owner.pid,
     host: s.owner.host,
     since: s.now().toISOString(),
+    staleMs: s.staleMs,
   };
   const state: LockFsState = { acquired: false, lastRefreshMs: 0, notOwned: false, tookOverFrom: null };
   const controller = new AbortController();
@@ -135,6 +129,7 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
     if (code === "EJUNK") return { kind: "error", error: junkError(s, error) };
     return { kind: "error", error: ioError(s, error) };
   }
+  await sweepLeftovers(s);
   let released = false;
   const lock: PlanLock = {
     runDir: s.runDir,
@@ -177,6 +172,21 @@ async function holderFileExists(lockDir: string, token: string): Promise<boolean
   }
 }
 
+// A process killed mid-acquisition or mid-takeover leaves `.lock-new-*` / `.lock-stale-*` beside the lock.
+// The holder sweeps those older than the stale time (younger ones may belong to a contender still running).
+async function sweepLeftovers(s: Settings): Promise<void> {
+  try {
+    for (const name of await fsp.readdir(s.runDir)) {
+      if (!name.startsWith(".lock-new-") && !name.startsWith(".lock-stale-")) continue;
+      const p = path.join(s.runDir, name);
+      const st = await fsp.lstat(p).catch(() => null);
+      if (st !== null && Date.now() - st.mtimeMs > s.staleMs) await fsp.rm(p, { recursive: true, force: true });
+    }
+  } catch {
+    // Best effort: leftovers cost a few bytes, never correctness.
+  }
+}
+
 /** Full-jitter exponential back-off: a random wait in [base·1.6^n / 2, base·1.6^n], capped at 250 ms. */
 function backoffMs(attempt: number): number {
   const cap = Math.min(250, 8 * 1.6 ** attempt);
@@ -201,45 +211,4 @@ function checkOptions(o: AcquirePlanLockOptions): Settings {
   const owner = { tool: o.owner.tool, pid: o.owner.pid ?? process.pid, host: o.owner.host ?? os.hostname() };
   const runDir = path.resolve(o.runDir);
   return { runDir, lockDir: lockDirOf(runDir), owner, staleMs, updateMs, retries, signal: o.signal, now: o.now ?? (() => new Date()) };
-}
-
-async function busyError(s: Settings, why: string): Promise<WorkflowError> {
-  const seen = await readLockHolder(s.runDir, { staleMs: s.staleMs }).catch(() => null);
-  const holder = seen?.held ? seen.holder : null;
-  const who = seen?.held ? describeHolder(holder) : "another process (it was released just now; retry)";
-  return workflowError(SCOPE, "LOCKED", `run folder ${s.runDir} is locked by ${who}; ${why}.`, {
-    file: s.lockDir,
-    value: holder,
-    hint: `wait for that run to finish, or retry: a holder that stopped refreshing is taken over after ${s.staleMs} ms`,
-  });
-}
-
-function notOwnedError(s: Settings, holder: LockHolder): WorkflowError {
-  return workflowError(SCOPE, "LOCK_NOT_OWNED", `not releasing ${s.lockDir}: it was taken over from this holder (${describeHolder(holder)}); the new holder's lock was left in place.`, {
-    file: s.lockDir,
-    value: holder.token,
-    hint: "treat the run as lost by this process: re-acquire the lock and re-read workflow.json",
-  });
-}
-
-function junkError(s: Settings, error: unknown): WorkflowError {
-  return workflowError(SCOPE, "LOCKED", `the stale lock ${s.lockDir} holds files phasekit did not write, so it is not taken over.`, {
-    file: s.lockDir,
-    hint: `check that no process uses ${s.runDir}, then remove ${s.lockDir} by hand`,
-  }, error);
-}
-
-function ioError(s: Settings, error: unknown): WorkflowError {
-  const code = fsErrorCode(error);
-  if (code === "ENOENT") {
-    return workflowError(SCOPE, "NOT_FOUND", `cannot lock ${s.runDir}: the run folder does not exist.`, {
-      file: s.runDir,
-      hint: "create the run folder before taking its lock",
-    }, error);
-  }
-  return workflowError(SCOPE, "WRITE_FAILED", `cannot lock ${s.runDir}: ${String(error)}`, {
-    file: s.lockDir,
-    errno: code,
-    hint: "check the run folder's permissions",
-  }, error);
 }

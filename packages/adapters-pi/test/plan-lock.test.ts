@@ -81,6 +81,36 @@ describe("acquirePlanLock", () => {
     if (!r.ok) expect(r.error).toMatchObject({ code: "LOCKED", details: { file: lockDir } });
   });
 
+  it("honours a holder's longer stale time, and takes the lock once that has passed too", async () => {
+    const runDir = fresh();
+    const lockDir = path.join(runDir, ".lock");
+    mkdirSync(lockDir);
+    const token = "a".repeat(32);
+    const holder = { schemaVersion: 1, token, tool: "slow", pid: 7, host: "h", since: "2026-01-01T00:00:00.000Z", staleMs: 60_000 };
+    writeFileSync(path.join(lockDir, `holder-${token}.json`), JSON.stringify(holder));
+    const age = (ms: number) => utimesSync(lockDir, new Date(Date.now() - ms), new Date(Date.now() - ms));
+    age(5_000);
+    expect(await readLockHolder(runDir, { staleMs: 2_000 })).toMatchObject({ held: true, stale: false });
+    const early = await acquirePlanLock({ runDir, owner: { tool: "quick" }, staleMs: 2_000 });
+    expect(!early.ok && early.error.code).toBe("LOCKED");
+    age(70_000);
+    const late = await acquirePlanLock({ runDir, owner: { tool: "quick" }, staleMs: 2_000 });
+    if (!late.ok) throw late.error;
+    expect(late.lock.tookOverFrom).toMatchObject({ tool: "slow", staleMs: 60_000 });
+    await late.lock.release();
+  });
+
+  it("sweeps old leftovers of interrupted acquisitions, but not young ones", async () => {
+    const runDir = fresh();
+    for (const name of [".lock-new-old", ".lock-stale-old-holder-x.json", ".lock-new-young"]) mkdirSync(path.join(runDir, name));
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(path.join(runDir, ".lock-new-old"), past, past);
+    utimesSync(path.join(runDir, ".lock-stale-old-holder-x.json"), past, past);
+    const lock = await held(runDir);
+    expect(readdirSync(runDir).sort()).toEqual([".lock", ".lock-new-young"]);
+    await lock.release();
+  });
+
   it("names a missing run folder and refuses bad options at once", async () => {
     const r = await acquirePlanLock({ runDir: path.join(fresh(), "nope"), owner: { tool: "t" } });
     expect(!r.ok && r.error.code).toBe("NOT_FOUND");
