@@ -160,8 +160,19 @@ export function recordLine(record: CheckpointLogRecord): string {
   return `${canonicalJson(record)}\n`;
 }
 
-/** Appends one record with one write and an fsync; WRITE_FAILED names the file. */
+/** Appends one record with one write and an fsync; WRITE_FAILED names the file, INVALID_STATE a bad record. */
 export async function appendRecord(fs: FsPort, file: string, record: CheckpointLogRecord): Promise<void> {
+  // A record the loader would refuse must never reach the file: it would make the whole log unreadable.
+  const checked = checkpointLogRecordSchema.safeParse(record);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const field = ["$", ...(issue?.path ?? []).map(String)].join(".");
+    throw workflowError(SCOPE, "INVALID_STATE", `refusing to append to ${file}: field ${field} is invalid (${issue?.message ?? "invalid record"}).`, {
+      file,
+      field,
+      hint: "fix the value passed to the checkpoint store",
+    });
+  }
   const bytes = Buffer.from(recordLine(record), "utf8");
   let step = "open";
   try {

@@ -134,7 +134,8 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
       pending.add(encoded.fingerprint);
       stored = await artifacts.putEncoded(encoded);
     } catch (error) {
-      await append({ ...started, status: "failed", finishedAt: stamp(now), error: describe(error) });
+      // If even the failure record cannot be written, the started record still makes the next run rerun.
+      await append({ ...started, status: "failed", finishedAt: stamp(now), error: describe(error) }).catch(() => undefined);
       throw error;
     }
     const completed: StepRecord = { ...started, status: "completed", outputFingerprint: stored.fingerprint, artifact: stored.ref, finishedAt: stamp(now) };

@@ -162,6 +162,10 @@ describe("checkpoint store: the log", () => {
     await store.markCommitted("m1-commit", { sha: "0123abcd" });
     expect(await open(runDir).commits()).toMatchObject([{ id: "m1-commit", status: "committed", sha: "0123abcd", message: "feat: m1" }]);
     await expect(store.markCommitted("nope")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    // Values the loader would refuse never reach the file.
+    await expect(store.markCommitted("m1-commit", { sha: "not a sha" })).rejects.toMatchObject({ code: "INVALID_STATE", details: { field: "$.sha" } });
+    await expect(store.recordCommitIntent({ id: "c2", message: 42 as unknown as string, files: [] })).rejects.toMatchObject({ code: "INVALID_STATE" });
+    expect(await open(runDir).commits()).toMatchObject([{ id: "m1-commit", status: "committed", sha: "0123abcd" }]);
   });
 
   it("an append that fails is a typed WRITE_FAILED and leaves the earlier records readable", async () => {
