@@ -168,6 +168,9 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
       await writeMeta({ currentStepId: id });
       wroteStart = true;
       return fn(deps.lock.signal);
+    }).catch((error: unknown) => {
+      // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.
+      throw deps.lock.signal.aborted ? lockLost(deps) : error;
     });
     if (outcome.reused) {
       const why = "completed checkpoint with the same input fingerprint";

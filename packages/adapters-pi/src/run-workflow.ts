@@ -6,7 +6,7 @@
 import { cancelNow, isWorkflowError, migrateState, pause as pauseState, resolveActive, resume as resumeState, start, workflowError } from "@phasekit/core";
 import type { WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
 import { createCheckpointStore } from "./checkpoint-store.js";
-import type { FsPort } from "./fs-port.js";
+import { nodeFs, type FsPort } from "./fs-port.js";
 import { createFsPlanStore, type PlanStore, type StoreLock } from "./plan-store.js";
 import { createReporter, type Reporter } from "./reporter.js";
 import { judge, type OwnershipClaim } from "./resume-analysis.js";
@@ -143,7 +143,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       toolName: options.toolName,
       resumed: existing !== null,
       reporter,
-      checkpoints: createCheckpointStore({ runDir: location.runDir, now: clock, ...(options.fs ? { fs: options.fs } : {}) }),
+      checkpoints: createCheckpointStore({ runDir: location.runDir, now: clock, fs: writesWhileHeld(options.fs ?? nodeFs, lock) }),
       verificationCache: createRunVerificationCache(),
       metadata: first.metadata,
       registry: options.workflow?.registry ?? null,
@@ -312,3 +312,16 @@ function checkOptions(options: AnyOptions): { maxSteps: number; maxAttempts: num
   return { maxSteps, maxAttempts, lock: options.lock ?? {} };
 }
 
+/**
+ * The checkpoint log has no generation check: a holder that overslept a step (SIGSTOP, laptop lid) and wakes
+ * after another process took the run over would append its late `completed` record over the new holder's.
+ * Every checkpoint write first asks the lock whether it is still held (refresh age and holder file).
+ */
+function writesWhileHeld(fs: FsPort, lock: StoreLock): FsPort {
+  return {
+    ...fs,
+    open: async (file, flags, mode) => (flags === "r" ? fs.open(file, flags, mode) : (await lock.assertHeld(), fs.open(file, flags, mode))),
+    rename: async (from, to) => (await lock.assertHeld(), fs.rename(from, to)),
+    appendFile: async (file, data, opts) => (await lock.assertHeld(), fs.appendFile(file, data, opts)),
+  };
+}
