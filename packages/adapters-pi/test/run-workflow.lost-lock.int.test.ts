@@ -1,0 +1,74 @@
+import { describe, it, expect } from "vitest";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createCheckpointStore } from "../src/checkpoint-store.js";
+import { METADATA_FILE } from "../src/plan-store.js";
+import { spawnLockChild, type LockChild } from "./helpers/lock-children.js";
+
+interface Report {
+  event: string;
+  code?: string;
+  hook?: string;
+  status?: string;
+  result?: string | null;
+  message?: string;
+}
+
+const parse = (line: string): Report => JSON.parse(line) as Report;
+
+async function finish(child: LockChild): Promise<Report> {
+  const end = parse(await child.next(/"event":"(end|rejected)"/, true));
+  child.end();
+  const exit = await child.exited;
+  expect(exit, exit.stderr).toMatchObject({ code: 0, signal: null });
+  return end;
+}
+
+/**
+ * The first runner is SIGSTOPped (between steps, or inside a step) past the 2 s stale time; a second process
+ * takes the run over and completes it; the first is continued and told to go on.
+ */
+async function lostLock(mode: "between" | "in"): Promise<void> {
+  const repoRoot = mkdtempSync(path.join(tmpdir(), `phasekit-run-lost-${mode}-`));
+  const slug = "lost";
+  const runDir = path.join(repoRoot, "ai_plan", slug);
+  const sleeper = spawnLockChild("run-sleeper.mjs", [repoRoot, slug, mode]);
+  try {
+    await sleeper.next(mode === "in" ? /"event":"in"/ : /"event":"between"/, true);
+    sleeper.proc.kill("SIGSTOP");
+    await sleep(2_600);
+    const taker = spawnLockChild("run-sleeper.mjs", [repoRoot, slug, "free"]);
+    const took = await finish(taker);
+    expect(took).toMatchObject({ event: "end", status: "completed", result: `seed+0+1@${taker.proc.pid}+2+3` });
+    const completed = readFileSync(path.join(runDir, METADATA_FILE), "utf8");
+    expect(JSON.parse(completed)).toMatchObject({ status: "completed", lastCompletedStepId: "s3" });
+
+    sleeper.proc.kill("SIGCONT");
+    // Its lock refresh runs first after the wake-up, as it would in a real run that overslept.
+    expect(parse(await sleeper.next(/"event":"aborted"/, true))).toMatchObject({ code: "LOCK_LOST" });
+    sleeper.send("go");
+    const end = await finish(sleeper);
+    expect(end.event, JSON.stringify(end)).toBe("rejected");
+    expect(["LOCK_LOST", "STALE_GENERATION"]).toContain(end.code);
+    // It does not release the new holder's lock (refused, reported as a hook failure, not a crash).
+    expect(sleeper.lines.map(parse)).toContainEqual({ event: "hook-failure", hook: "lockRelease", code: "LOCK_NOT_OWNED" });
+    expect(sleeper.lines.map(parse).some((r) => r.event === "end")).toBe(false);
+
+    // workflow.json is byte for byte the taker's completed state, not overwritten with failed.
+    expect(readFileSync(path.join(runDir, METADATA_FILE), "utf8")).toBe(completed);
+    // And the checkpoint the taker completed is still the one a later resume reuses.
+    const s1 = await createCheckpointStore({ runDir, now: () => new Date() }).step("s1", { i: 1, prev: "seed+0" }, () => "re-ran");
+    expect(s1).toMatchObject({ reused: true, output: `seed+0+1@${taker.proc.pid}` });
+  } finally {
+    sleeper.proc.kill("SIGCONT");
+    sleeper.proc.kill("SIGKILL");
+    sleeper.end();
+  }
+}
+
+describe("runWorkflow: a runner paused past the stale time loses the run", () => {
+  it("stopped between steps: its next ctx.step throws LOCK_LOST and the taker's completed state stays", () => lostLock("between"), 60_000);
+  it("stopped inside a step: it finishes the step but writes nothing over the taker's run", () => lostLock("in"), 60_000);
+});
