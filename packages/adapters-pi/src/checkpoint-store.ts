@@ -99,15 +99,25 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
     return r.log;
   }
 
-  async function append(record: CheckpointLogRecord): Promise<void> {
-    const log = await load();
-    await appendRecord(fs, file, record);
-    apply(log, record);
-    log.lines++;
-    const live = log.steps.size + log.commits.size;
-    const superseded = log.lines - live;
-    if (autoCompactAfter > 0 && superseded >= autoCompactAfter && superseded > live) await compact();
+  // Appends and compactions of this store run one at a time: an append racing a compaction's rename would
+  // land in the replaced file and be lost.
+  let queue: Promise<unknown> = Promise.resolve();
+  function exclusive<R>(fn: () => Promise<R>): Promise<R> {
+    const run = queue.then(fn);
+    queue = run.catch(() => undefined);
+    return run;
   }
+
+  const append = (record: CheckpointLogRecord): Promise<void> =>
+    exclusive(async () => {
+      const log = await load();
+      await appendRecord(fs, file, record);
+      apply(log, record);
+      log.lines++;
+      const live = log.steps.size + log.commits.size;
+      const superseded = log.lines - live;
+      if (autoCompactAfter > 0 && superseded >= autoCompactAfter && superseded > live) await compactNow();
+    });
 
   async function step<T>(id: string, input: unknown, fn: () => T | Promise<T>): Promise<StepOutcome<T>> {
     const stepId = checkId(id);
@@ -176,7 +186,7 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
     return record;
   }
 
-  async function compact(): Promise<CompactionReport> {
+  async function compactNow(): Promise<CompactionReport> {
     const log = await load();
     const keep: CheckpointLogRecord[] = [...log.steps.values(), ...log.commits.values()];
     const recordsBefore = log.lines;
@@ -202,7 +212,7 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
     recordCommitIntent,
     markCommitted,
     commits: async () => [...(await load()).commits.values()],
-    compact,
+    compact: () => exclusive(compactNow),
   };
 }
 

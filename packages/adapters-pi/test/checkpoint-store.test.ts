@@ -6,6 +6,7 @@ import { isWorkflowError } from "@phasekit/core";
 import { createCheckpointStore, type CheckpointStore } from "../src/checkpoint-store.js";
 import { fingerprint } from "../src/fingerprint.js";
 import { failingFs } from "./helpers/failing-fs.js";
+import { nodeFs, type FsPort } from "../src/fs-port.js";
 
 let tick = 0;
 const now = () => new Date(Date.UTC(2026, 0, 1) + ++tick * 1000);
@@ -151,6 +152,18 @@ describe("checkpoint store: the log", () => {
     expect(logLines(runDir).length).toBeLessThanOrEqual(22);
     expect(await open(runDir).record("loop")).toMatchObject({ status: "completed", attempt: 100 });
     expect(artifactFiles(runDir).length).toBeLessThanOrEqual(22);
+  });
+
+  it("loses no record appended while a compaction runs", async () => {
+    const runDir = fresh();
+    // A slow rename widens the window in which an append could land in the file a compaction is replacing.
+    const slowRename: FsPort = { ...nodeFs, rename: async (a, b) => (await new Promise((r) => setTimeout(r, 15)), nodeFs.rename(a, b)) };
+    const store = open(runDir, { autoCompactAfter: 0, fs: slowRename });
+    await store.step("first", 0, () => 0);
+    const intents = Array.from({ length: 10 }, (_, i) => store.recordCommitIntent({ id: `c${i}`, message: `m${i}`, files: [] }));
+    await Promise.all([store.compact(), ...intents]);
+    expect((await open(runDir).commits()).map((c) => c.id).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `c${i}`).sort());
+    expect(await open(runDir).record("first")).toMatchObject({ status: "completed" });
   });
 
   it("records commit intents and marks them committed; an unknown id is NOT_FOUND", async () => {
