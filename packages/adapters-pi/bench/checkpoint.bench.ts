@@ -54,7 +54,7 @@ export const suite: BenchSuite = {
       "append@10000": () => appendRecord(nodeFs, large.file, record(++n)),
       "step@10": () => small.store.step(`new:${++n}`, { n }, () => ({ ok: true })),
       "step@10000": () => large.store.step(`new:${++n}`, { n }, () => ({ ok: true })),
-    });
+    }, { time: 1_500 });
     const value = hundredKb();
     const bytes = JSON.stringify(value).length;
     const hashes = await medians({
