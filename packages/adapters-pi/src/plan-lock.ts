@@ -141,7 +141,7 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
       if (!controller.signal.aborted && !released) {
         const idle = Date.now() - state.lastRefreshMs;
         if (idle > s.staleMs) lose(`it was not refreshed for ${idle} ms (was the process paused?)`);
-        else if (!(await holderFileExists(s.lockDir, holder.token))) lose("its holder file is gone (taken over)");
+        else if (!(await holderFileExists(s, holder.token))) lose("its holder file is gone (taken over)");
       }
       if (controller.signal.aborted) throw controller.signal.reason as WorkflowError;
       if (released) throw workflowError(SCOPE, "LOCK_LOST", `the lock on ${s.runDir} was already released.`, { file: s.lockDir });
@@ -162,13 +162,13 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
   return { kind: "held", lock };
 }
 
-async function holderFileExists(lockDir: string, token: string): Promise<boolean> {
+async function holderFileExists(s: Settings, token: string): Promise<boolean> {
   try {
-    await fsp.lstat(path.join(lockDir, holderFileName(token)));
+    await fsp.lstat(path.join(s.lockDir, holderFileName(token)));
     return true;
   } catch (error) {
     if (fsErrorCode(error) === "ENOENT") return false;
-    throw error;
+    throw ioError(s, error);
   }
 }
 
