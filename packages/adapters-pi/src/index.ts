@@ -2,7 +2,7 @@
 
 // The run lifecycle: the one call most extensions need.
 export { runWorkflow } from "./run-workflow.js";
-export type { RunWorkflowOptions, RunResult, RunStatus, ResumePromptInfo, RunCleanupInfo } from "./run-workflow.js";
+export type { RunWorkflowOptions, RunResult, RunStatus, ResumePromptInfo, RunCleanupInfo } from "./run-options.js";
 export type { RunContext, RunWorkflowHandle, StepReport } from "./run-context.js";
 export type { HookName, HookFailure } from "./run-hooks.js";
 export { analyzeResumeTarget, decideOwnership } from "./resume-analysis.js";

@@ -10,6 +10,7 @@
  *   is removed. The now-empty directory is removed with rmdir, which refuses a directory a new holder filled.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { DIR_MODE, FILE_MODE } from "./plan-paths.js";
 import { fsErrorCode } from "./fs-port.js";
@@ -71,9 +72,14 @@ export function createLockFs(options: LockFsOptions) {
 
   // While held, a missing holder file means the lock was taken over: report ENOENT so proper-lockfile's
   // refresh timer declares the lock compromised at once instead of refreshing someone else's directory.
+  // Before acquiring: a lock whose holder process is known dead (same host, no such pid) is reported as
+  // ancient, so proper-lockfile takes it over at once instead of waiting out the stale time after a crash.
   function stat(p: string, cb: Callback<fs.Stats>): void {
-    if (!state.acquired) return void fs.stat(p, cb);
-    fs.stat(ownFile, (err) => (err ? cb(err) : fs.stat(p, cb)));
+    if (state.acquired) return void fs.stat(ownFile, (err) => (err ? cb(err) : fs.stat(p, cb)));
+    fs.stat(p, (err, st) => {
+      if (err || st === undefined) return cb(err);
+      holderIsDead(lockDir, (dead) => cb(null, dead ? Object.assign(Object.create(Object.getPrototypeOf(st) as object) as fs.Stats, st, { mtime: new Date(0), mtimeMs: 0 }) : st));
+    });
   }
 
   function utimes(p: string, atime: Date, mtime: Date, cb: Callback): void {
@@ -115,8 +121,10 @@ export function createLockFs(options: LockFsOptions) {
         fs.readFile(path.join(lockDir, first), "utf8", (err3, text) => {
           if (err3) return cb(fsErrorCode(err3) === "ENOENT" ? null : err3);
           // Honour the holder's own stale time when it is longer than ours.
-          const limit = Math.max(staleMs, parseHolder(text)?.staleMs ?? 0);
-          if (Date.now() - st.mtimeMs <= limit) return cb(errno("ELOCKED", `lock ${lockDir} is not stale for its holder`));
+          const parsed = parseHolder(text);
+          const limit = Math.max(staleMs, parsed?.staleMs ?? 0);
+          const dead = parsed !== null && holders.length === 1 && isDeadLocalProcess(parsed);
+          if (!dead && Date.now() - st.mtimeMs <= limit) return cb(errno("ELOCKED", `lock ${lockDir} is not stale for its holder`));
           moveAside(holders, () => fs.rmdir(lockDir, () => cb(null)));
         });
       });
@@ -149,4 +157,30 @@ export function createLockFs(options: LockFsOptions) {
   }
 
   return { mkdir, stat, utimes, rmdir, rmdirSync, realpath: fs.realpath };
+}
+
+/**
+ * True when the holder ran on this host and its pid no longer exists (ESRCH). A pid reused by another process
+ * reads as alive, and a holder on another host is never judged: both fall back to the stale time.
+ */
+export function isDeadLocalProcess(holder: Pick<LockHolder, "pid" | "host">): boolean {
+  if (holder.host !== os.hostname() || holder.pid === process.pid || holder.pid <= 0) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (error) {
+    return fsErrorCode(error) === "ESRCH";
+  }
+}
+
+function holderIsDead(lockDir: string, cb: (dead: boolean) => void): void {
+  fs.readdir(lockDir, (err, names) => {
+    const holders = err ? [] : names.filter(isHolderFileName);
+    const only = holders[0];
+    if (only === undefined || holders.length !== 1 || names.length !== 1) return cb(false);
+    fs.readFile(path.join(lockDir, only), "utf8", (err2, text) => {
+      const parsed = err2 ? null : parseHolder(text);
+      cb(parsed !== null && isDeadLocalProcess(parsed));
+    });
+  });
 }

@@ -3,84 +3,20 @@
  * refuses a second concurrent runner and resumes exactly where it stopped. The numbered steps below match
  * docs/run-workflow.md.
  */
-import { cancelNow, isWorkflowError, migrateState, pause as pauseState, resolveActive, resume as resumeState, start, workflowError } from "@phasekit/core";
-import type { WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
+import { cancelNow, isWorkflowError, pause as pauseState } from "@phasekit/core";
+import type { AnyOptions, RunCleanupInfo, RunResult, RunStatus, RunWorkflowOptions } from "./run-options.js";
+import { checkOptions, locate, upsert, workflowStateFor, writesWhileHeld } from "./run-setup.js";
 import { createCheckpointStore } from "./checkpoint-store.js";
-import { nodeFs, type FsPort } from "./fs-port.js";
+import { nodeFs } from "./fs-port.js";
 import { createFsPlanStore, type PlanStore, type StoreLock } from "./plan-store.js";
 import { createReporter, type Reporter } from "./reporter.js";
-import { judge, type OwnershipClaim } from "./resume-analysis.js";
-import { createRunContext, type RunContext, type RunContextInternals, type StepReport } from "./run-context.js";
+import { judge } from "./resume-analysis.js";
+import { createRunContext, type RunContext, type RunContextInternals } from "./run-context.js";
 import { guarded, hookError, reportHookFailure, type HookFailure } from "./run-hooks.js";
-import { generateRunId } from "./run-id.js";
-import { resolveRunTarget, type PlanRootsOptions, type RunLocation } from "./run-target.js";
+import type { RunLocation } from "./run-target.js";
 import { createRunVerificationCache } from "./verification-cache.js";
-import type { WorkflowMetadata, WorkflowMetadataInput } from "./workflow-metadata-schema.js";
+import type { WorkflowMetadata } from "./workflow-metadata-schema.js";
 
-/** What `promptForResume` is shown. */
-export interface ResumePromptInfo {
-  slug: string;
-  runDir: string;
-  metadata: WorkflowMetadata;
-  takeover: boolean;
-}
-
-/** Facts the cleanup hooks receive: what the run got to. */
-export interface RunCleanupInfo {
-  slug: string;
-  runDir: string;
-  status: RunStatus;
-}
-
-/** How a run ended, as `runWorkflow` reports it. */
-export type RunStatus = "completed" | "paused" | "cancelled" | "failed" | "declined" | "locked" | "refused";
-
-/** Options of `runWorkflow`. Only `repoRoot` and `toolName` are required. */
-export interface RunWorkflowOptions<T> extends PlanRootsOptions, Omit<OwnershipClaim, "invokedTool"> {
-  /** Slug, relative or absolute path of the plan folder; a new 8-character run id when absent. */
-  target?: string;
-  /** The tool running now (recorded as `currentTool`; the owner unless `ownerTool` says otherwise). */
-  toolName: string;
-  parentSlug?: string;
-  worktree?: string;
-  branch?: string;
-  baseRef?: string;
-  /** Lock timing: a holder that stops refreshing for `staleMs` may be taken over; `retries` while busy. */
-  lock?: { staleMs?: number; updateMs?: number; retries?: number };
-  /** Most `ctx.step` calls one invocation may make (default 10,000). */
-  maxSteps?: number;
-  /** Most attempts of one step across resumes before the run fails instead of retrying (default 3). */
-  maxAttempts?: number;
-  /** A core workflow the run carries: started on a new run, restored and persisted in workflow.json. */
-  workflow?: { registry: WorkflowRegistry; workflowKey: string; taskDescription: string };
-  /** Wall clock (default `new Date()`). */
-  clock?: () => Date;
-  fs?: FsPort;
-  /** Asked before an existing run is resumed; false ends cleanly. Default: resume. */
-  promptForResume?: (info: ResumePromptInfo) => boolean | Promise<boolean>;
-  /** Told who holds the lock before the LOCKED error is thrown. */
-  onLockHeld?: (error: WorkflowError) => unknown;
-  createReporter?: (info: { slug: string; runDir: string }) => Reporter;
-  resolveBaseline?: (ctx: RunContext) => unknown;
-  onSuccess?: (result: T, ctx: RunContext) => unknown;
-  onError?: (error: unknown, ctx: RunContext | null) => unknown;
-  beforeReporterDispose?: (info: RunCleanupInfo) => unknown;
-  afterReporterDispose?: (info: RunCleanupInfo) => unknown;
-  afterLockRelease?: (info: RunCleanupInfo) => unknown;
-  /** Where hook failures go that cannot be thrown (cleanup hooks); default one stderr line each. */
-  onHookFailure?: (failure: HookFailure) => void;
-}
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- helpers below read options, never the result type
-type AnyOptions = RunWorkflowOptions<any>;
-
-/** The outcome of a run that did not throw. */
-export type RunResult<T> =
-  | { status: "completed"; result: T; slug: string; runDir: string; metadata: WorkflowMetadata; steps: readonly StepReport[]; hookFailures: HookFailure[] }
-  | { status: "paused" | "cancelled"; reason: string; slug: string; runDir: string; metadata: WorkflowMetadata; steps: readonly StepReport[]; hookFailures: HookFailure[] }
-  | { status: "declined"; slug: string; runDir: string; metadata: WorkflowMetadata; hookFailures: HookFailure[] };
-
-const DEFAULT_MAX_STEPS = 10_000;
-const DEFAULT_MAX_ATTEMPTS = 3;
 
 /**
  * Runs `body` as a durable, resumable run of a plan folder. Resolves with how it ended (completed, paused,
@@ -237,91 +173,3 @@ async function releaseOrThrow(lock: StoreLock): Promise<void> {
   if (!r.ok) throw r.error;
 }
 
-async function locate(options: AnyOptions): Promise<RunLocation> {
-  const roots = { ...options, target: options.target ?? "" };
-  if (options.target !== undefined) {
-    const r = await resolveRunTarget(roots);
-    if (r.kind === "invalid" || r.kind === "ambiguous") throw r.error;
-    return r.location;
-  }
-  // A run without a target gets a fresh 8-character id, checked against every plan root.
-  const id = await generateRunId(async (candidate) => (await resolveRunTarget({ ...options, target: candidate })).kind !== "new");
-  const r = await resolveRunTarget({ ...options, target: id });
-  return r.kind === "new" || r.kind === "found" ? r.location : Promise.reject(r.error);
-}
-
-function workflowStateFor(options: AnyOptions, existing: WorkflowMetadata | null, slug: string, clock: () => Date): WorkflowState | undefined {
-  const wf = options.workflow;
-  if (wf === undefined) return undefined;
-  const now = { now: clock().getTime() };
-  if (existing?.state !== undefined) {
-    const migrated = migrateState(existing.state);
-    if (!migrated.ok) throw migrated.error;
-    const resumed = migrated.state.status === "paused" ? resumeState(migrated.state, now) : null;
-    return resumed?.ok ? resumed.state : migrated.state;
-  }
-  const started = start(wf.registry, { workflowKey: wf.workflowKey, taskId: slug, taskDescription: wf.taskDescription }, now);
-  if (!started.ok) throw started.error;
-  return started.state;
-}
-
-function upsert(
-  options: AnyOptions,
-  location: RunLocation,
-  existing: WorkflowMetadata | null,
-  ownerTool: string,
-  state: WorkflowState | undefined,
-  clock: () => Date,
-): WorkflowMetadataInput {
-  const now = clock().toISOString();
-  const keep = <K extends keyof WorkflowMetadata>(key: K, given: WorkflowMetadata[K] | undefined): Partial<WorkflowMetadataInput> =>
-    (given ?? existing?.[key]) === undefined ? {} : ({ [key]: given ?? existing?.[key] } as Partial<WorkflowMetadataInput>);
-  return {
-    slug: location.slug,
-    ownerTool,
-    currentTool: options.toolName,
-    status: "running",
-    createdAt: existing?.createdAt ?? now,
-    updatedAt: now,
-    ...keep("phase", state === undefined ? undefined : phaseOf(state, options.workflow?.registry)),
-    ...keep("currentStepId", undefined),
-    ...keep("lastCompletedStepId", undefined),
-    ...keep("parentSlug", options.parentSlug),
-    ...keep("worktree", options.worktree),
-    ...keep("branch", options.branch),
-    ...keep("baseRef", options.baseRef),
-    ...(state === undefined ? {} : { state }),
-  };
-}
-
-/** The id of the phase a core state sits on (undefined once it has finished). */
-function phaseOf(state: WorkflowState, registry: WorkflowRegistry | undefined): string | undefined {
-  if (registry === undefined) return undefined;
-  const active = resolveActive(state, registry);
-  return active.ok ? active.active.phase.id : undefined;
-}
-
-function checkOptions(options: AnyOptions): { maxSteps: number; maxAttempts: number; lock: { staleMs?: number; updateMs?: number; retries?: number } } {
-  const bad = (field: string, value: unknown, hint: string): WorkflowError =>
-    workflowError("run", "INVALID_OPTIONS", `runWorkflow option ${field} is invalid: ${JSON.stringify(value) ?? "undefined"}.`, { field, value, hint });
-  if (typeof options.toolName !== "string" || options.toolName.trim() === "") throw bad("toolName", options.toolName, "pass the name of the tool running the workflow");
-  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
-  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw bad("maxSteps", options.maxSteps, "pass a positive integer");
-  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw bad("maxAttempts", options.maxAttempts, "pass an integer ≥ 1");
-  return { maxSteps, maxAttempts, lock: options.lock ?? {} };
-}
-
-/**
- * The checkpoint log has no generation check: a holder that overslept a step (SIGSTOP, laptop lid) and wakes
- * after another process took the run over would append its late `completed` record over the new holder's.
- * Every checkpoint write first asks the lock whether it is still held (refresh age and holder file).
- */
-function writesWhileHeld(fs: FsPort, lock: StoreLock): FsPort {
-  return {
-    ...fs,
-    open: async (file, flags, mode) => (flags === "r" ? fs.open(file, flags, mode) : (await lock.assertHeld(), fs.open(file, flags, mode))),
-    rename: async (from, to) => (await lock.assertHeld(), fs.rename(from, to)),
-    appendFile: async (file, data, opts) => (await lock.assertHeld(), fs.appendFile(file, data, opts)),
-  };
-}
