@@ -66,8 +66,8 @@ async function firstAttempt(repo: string): Promise<void> {
 }
 
 async function resumeHere(repo: string): Promise<void> {
-  console.log("2. Resume in this process (same slug; the lock of the dead child is taken over once stale)");
-  const result = await runWorkflow({ ...runOptions(repo), lock: { retries: 20, staleMs: 2_000 } }, (ctx) => releaseRunBody(ctx, repo));
+  console.log("2. Resume in this process (same slug; the dead child's lock is taken over at once: its pid is gone)");
+  const result = await runWorkflow(runOptions(repo), (ctx) => releaseRunBody(ctx, repo));
   if (result.status !== "completed") throw new Error(`run ended ${result.status}`);
   for (const step of result.steps) {
     const label = step.outcome === "reused" ? `↺ reused:   ${step.why}` : `▶ ran:      ${step.why}`;

@@ -175,7 +175,8 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     if (outcome.reused) {
       const why = "completed checkpoint with the same input fingerprint";
       steps.push({ stepId: id, outcome: "reused", why });
-      await journal("step-reused", { stepId: id, why });
+      // Killed between the checkpoint and workflow.json: the step is still recorded as in flight; finish that.
+      if (meta.currentStepId === id) await writeMeta({ currentStepId: undefined, lastCompletedStepId: id });
       deps.reporter.report("info", `↺ ${id}: reused (${why})`, { id: `step:${id}` });
       return outcome.output;
     }

@@ -216,6 +216,27 @@ describe("runWorkflow ownership, resume and caps", () => {
     expect(meta(root, "auto-1")).toMatchObject({ ownerTool: "auto", currentTool: "auto-plan" });
   });
 
+  it("a step killed after its checkpoint but before workflow.json is recorded as completed on resume", async () => {
+    const root = repo();
+    await runWorkflow({ repoRoot: root, target: "gap", toolName: "t" }, async (ctx) => ctx.step("s", {}, () => "v"));
+    // Recreate the state a kill leaves behind: the checkpoint says completed, workflow.json still says in flight.
+    const { createFsPlanStore } = await import("@phasekit/adapters-pi");
+    const store = createFsPlanStore({ repoRoot: root });
+    const read = await store.readMetadata("gap");
+    if (!read.ok || read.metadata === null) throw new Error("no metadata");
+    const { schemaVersion: _v, generation, lastCompletedStepId: _l, ...rest } = read.metadata;
+    const w = await store.writeMetadata("gap", { ...rest, status: "running", currentStepId: "s" }, generation);
+    expect(w.ok).toBe(true);
+    await store.close();
+    let ran = 0;
+    const r = await runWorkflow({ repoRoot: root, target: "gap", toolName: "t" }, async (ctx) => ctx.step("s", {}, () => (ran++, "v")));
+    expect(r.status === "completed" && r.steps).toEqual([{ stepId: "s", outcome: "reused", why: "completed checkpoint with the same input fingerprint" }]);
+    expect(ran).toBe(0);
+    const m = meta(root, "gap");
+    expect(m.lastCompletedStepId).toBe("s");
+    expect(m.currentStepId).toBeUndefined();
+  });
+
   it("a corrupt workflow.json is a hard error and is kept byte for byte", async () => {
     const root = repo();
     const dir = path.join(root, "ai_plan", "broken");
