@@ -18,7 +18,9 @@ export { runStateToJSON, parseRunState, readRunStateFrom, writeRunStateTo } from
 
 // The plan folder.
 export { createFsPlanStore, METADATA_FILE } from "./plan-store.js";
-export type { PlanStore, StoreLock, StoreLockOptions, PlanRunEntry, FsPlanStoreOptions } from "./plan-store.js";
+export type { PlanStore, StoreLock, StoreLockOptions, StoreGcOptions, PlanRunEntry, FsPlanStoreOptions } from "./plan-store.js";
+export { gc } from "./retention.js";
+export type { GcOptions, GcReport, GcEntry, GcRemovedReason, GcKeptReason } from "./retention.js";
 export { resolvePlanRoot, validateSlug, validateStepId, resolveInside, isInside, ensurePrivateDir } from "./plan-paths.js";
 export type { PlanRootOptions } from "./plan-paths.js";
 export { writeFileAtomic, cleanTempFiles } from "./atomic-write.js";

@@ -18,6 +18,8 @@ import {
   type JournalWriter,
 } from "./journal.js";
 import { acquirePlanLock, type ReleasePlanLockOutcome } from "./plan-lock.js";
+import { createCheckpointStore, type CheckpointStore } from "./checkpoint-store.js";
+import { gc, type GcOptions, type GcReport } from "./retention.js";
 import type { LockOwner } from "./lock-holder.js";
 import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } from "./plan-paths.js";
 import { readWorkflowMetadata, writeWorkflowMetadata, type ReadMetadataResult } from "./workflow-metadata.js";
@@ -63,9 +65,16 @@ export interface PlanStore {
   lock(slug: string, options: StoreLockOptions): Promise<Result<{ lock: StoreLock }>>;
   /** Every run folder, sorted by slug. */
   list(): Promise<PlanRunEntry[]>;
+  /** The run's checkpoints (completed-step reuse, commit intents); call it while holding the run's lock. */
+  checkpoints(slug: string, options: { now: () => Date }): Promise<CheckpointStore>;
+  /** Removes finished runs past `keep` / `olderThan`; never a running, paused, locked or unreadable one. */
+  gc(options: StoreGcOptions): Promise<GcReport>;
   /** Releases open files (journals); the store may be reused afterwards. */
   close(): Promise<void>;
 }
+
+/** Options of `PlanStore.gc`: the retention limits (at least one) and the clock. */
+export type StoreGcOptions = Pick<GcOptions, "keep" | "olderThan" | "now" | "dryRun">;
 
 /** Options of `createFsPlanStore`. */
 export interface FsPlanStoreOptions {
@@ -171,6 +180,11 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
       }
       return out;
     },
+    async checkpoints(slug, opts) {
+      const runDir = await openRun(slug);
+      return createCheckpointStore({ runDir, now: opts.now, fs });
+    },
+    gc: (opts) => gc({ ...opts, planRoot, fs }),
     async close() {
       const all = [...journals.values()];
       journals.clear();

@@ -89,6 +89,47 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
       expect(rebuilt.ok && rebuilt.metadata).toEqual(w2.metadata);
     });
 
+    it("reuses a completed step for the same input and reruns it for another input, counting attempts", async () => {
+      const store = await fresh();
+      await store.writeMetadata("run-c", sampleMetadata("run-c"), null);
+      const now = () => new Date("2026-01-01T00:00:00.000Z");
+      const cps = await store.checkpoints("run-c", { now });
+      let calls = 0;
+      const first = await cps.step("plan", { issue: 1 }, () => ({ n: ++calls }));
+      expect(first).toMatchObject({ reused: false, reason: "no-record", output: { n: 1 } });
+      const again = await (await store.checkpoints("run-c", { now })).step("plan", { issue: 1 }, () => ({ n: ++calls }));
+      expect(again).toMatchObject({ reused: true, output: { n: 1 } });
+      const changed = await cps.step("plan", { issue: 2 }, () => ({ n: ++calls }));
+      expect(changed).toMatchObject({ reused: false, reason: "input-changed", output: { n: 2 } });
+      await expect(cps.step("boom", {}, () => Promise.reject(new Error("x")))).rejects.toThrow("x");
+      expect(await cps.record("boom")).toMatchObject({ status: "failed", attempt: 1 });
+      const retried = await cps.step("boom", {}, () => "ok");
+      expect(retried).toMatchObject({ reused: false, reason: "failed", record: { attempt: 2 } });
+      expect(calls).toBe(2);
+    });
+
+    it("gc removes finished runs past the limits and keeps running and locked ones", async () => {
+      const store = await fresh();
+      const at = (day: number) => `2026-01-0${day}T00:00:00.000Z`;
+      const put = async (slug: string, status: "completed" | "running" | "failed", day: number) => {
+        const w = await store.writeMetadata(slug, { ...sampleMetadata(slug), status, createdAt: at(day), updatedAt: at(day) }, null);
+        if (!w.ok) throw w.error;
+      };
+      await put("old-done", "completed", 1);
+      await put("old-failed", "failed", 2);
+      await put("old-running", "running", 1);
+      await put("new-done", "completed", 5);
+      await put("locked-done", "completed", 1);
+      const held = await store.lock("locked-done", { owner: { tool: "t" } });
+      if (!held.ok) throw held.error;
+      const report = await store.gc({ keep: 1, now: () => new Date(at(6)) });
+      expect(report.removed.map((r) => r.slug).sort()).toEqual(["old-done", "old-failed"]);
+      const kept = Object.fromEntries(report.kept.map((k) => [k.slug, k.reason]));
+      expect(kept).toMatchObject({ "old-running": "active", "new-done": "within-limits", "locked-done": "locked" });
+      expect((await store.list()).map((r) => r.slug)).toEqual(["locked-done", "new-done", "old-running"]);
+      await held.lock.release();
+    });
+
     it("lists runs by slug with their metadata", async () => {
       const store = await fresh();
       await store.writeMetadata("run-b", sampleMetadata("run-b"), null);

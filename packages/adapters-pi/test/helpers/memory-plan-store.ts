@@ -6,6 +6,9 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 import type { JournalEntry } from "../../src/journal.js";
 import { validateSlug } from "../../src/plan-paths.js";
 import type { PlanRunEntry, PlanStore, StoreLock } from "../../src/plan-store.js";
+import type { CheckpointStore } from "../../src/checkpoint-store.js";
+import type { GcReport } from "../../src/retention.js";
+import { createMemoryCheckpoints } from "./memory-checkpoints.js";
 import { buildDocument, validateMetadata } from "../../src/workflow-metadata.js";
 import type { WorkflowMetadata } from "../../src/workflow-metadata-schema.js";
 
@@ -13,6 +16,7 @@ interface Run {
   text: string | null;
   journal: JournalEntry[];
   holder: { tool: string; controller: AbortController } | null;
+  checkpoints?: CheckpointStore;
 }
 
 /** Creates an empty in-memory store. */
@@ -96,6 +100,39 @@ export function createMemoryPlanStore(): PlanStore {
         out.push(r.ok ? { slug, ok: true, metadata: r.metadata } : { slug, ok: false, error: r.error });
       }
       return out;
+    },
+    async checkpoints(slug) {
+      const run = runOf(slug);
+      return (run.checkpoints ??= createMemoryCheckpoints(slug));
+    },
+    async gc(options) {
+      if (options.keep === undefined && options.olderThan === undefined) {
+        throw workflowError("gc", "INVALID_OPTIONS", "gc needs keep or olderThan", { field: "keep" });
+      }
+      const report: GcReport = { removed: [], kept: [] };
+      const finished: Array<{ slug: string; m: WorkflowMetadata }> = [];
+      for (const [slug, run] of runs) {
+        const r = current(slug, run);
+        const entry = { slug, runDir: `memory:${slug}` };
+        if (!r.ok) report.kept.push({ ...entry, reason: "corrupt-metadata" });
+        else if (r.metadata === null) report.kept.push({ ...entry, reason: "no-metadata" });
+        else if (!["completed", "cancelled", "failed"].includes(r.metadata.status)) report.kept.push({ ...entry, reason: "active" });
+        else finished.push({ slug, m: r.metadata });
+      }
+      finished.sort((a, b) => Date.parse(b.m.updatedAt) - Date.parse(a.m.updatedAt) || a.slug.localeCompare(b.slug));
+      const now = options.now().getTime();
+      finished.forEach(({ slug, m }, i) => {
+        const entry = { slug, runDir: `memory:${slug}`, status: m.status, updatedAt: m.updatedAt };
+        const reason =
+          options.olderThan !== undefined && now - Date.parse(m.updatedAt) > options.olderThan ? "older-than" : options.keep !== undefined && i >= options.keep ? "beyond-keep" : undefined;
+        if (reason === undefined) report.kept.push({ ...entry, reason: "within-limits" });
+        else if (runs.get(slug)?.holder) report.kept.push({ ...entry, reason: "locked" });
+        else {
+          if (!options.dryRun) runs.delete(slug);
+          report.removed.push({ ...entry, reason });
+        }
+      });
+      return report;
     },
     async close() {},
   };
