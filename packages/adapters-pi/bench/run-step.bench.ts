@@ -13,7 +13,7 @@ const noop = (): number => 1;
 export const suite: BenchSuite = {
   title: "runWorkflow ctx.step overhead",
   description:
-    "One runWorkflow whose body runs the loop. Hit: ctx.step on one of 200 pre-completed ids with the same input (control check, fingerprint, artifact read and verify, journal append). Miss: a fresh step id per call (control check, started record, workflow.json CAS write, artifact, completed record, second workflow.json write; each durable with fsync). Baseline: calling the same no-op function directly.",
+    "One runWorkflow whose body runs the loop. Hit: ctx.step on one of 200 pre-completed ids with the same input (control check, fingerprint, artifact read and verify; no write). Miss: a fresh step id per call (control check, started record, workflow.json CAS write, artifact, completed record, second workflow.json write; each durable with fsync). Baseline: calling the same no-op function directly.",
   async run() {
     const repoRoot = mkdtempSync(path.join(tmpdir(), "phasekit-bench-step-"));
     const quiet = createReporter({ headless: true, stream: { write: () => true } });
