@@ -78,9 +78,10 @@ export function foldLog(file: string, bytes: Uint8Array): Result<{ log: FoldedLo
     const end = nl < 0 ? buf.length : nl;
     lineNo++;
     const record = parseRecord(buf.toString("utf8", offset, end));
-    const isLast = nl < 0 || nl === buf.length - 1;
     if (!record.ok) {
-      if (isLast) {
+      // Only an unterminated last line can be a torn append; a complete line that does not parse was written
+      // whole (by a newer version, or damaged later) and must not be cut away.
+      if (nl < 0) {
         log.tornBytes = buf.length - offset;
         break;
       }

@@ -126,6 +126,18 @@ describe("checkpoint store: the log", () => {
     expect(readFileSync(file, "utf8")).toBe(damaged);
   });
 
+  it("a complete last line it cannot read (a newer record version) is CORRUPT_FILE, never cut as torn", async () => {
+    const runDir = fresh();
+    await open(runDir).step("one", 1, () => 1);
+    const file = path.join(runDir, "checkpoints.ndjson");
+    appendFileSync(file, '{"v":2,"kind":"step","stepId":"two","status":"completed"}\n');
+    const before = readFileSync(file, "utf8");
+    const err = await open(runDir).step("three", 3, () => 3).catch((e: unknown) => e);
+    expect(isWorkflowError(err, "CORRUPT_FILE")).toBe(true);
+    expect(err).toMatchObject({ details: { line: 3 } });
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
   it("compaction keeps only the latest record per key and drops unreferenced artifacts", async () => {
     const runDir = fresh();
     const store = open(runDir, { autoCompactAfter: 0 });
