@@ -131,7 +131,9 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
       kind: "step",
       stepId,
       status: "started",
-      attempt: (previous?.attempt ?? 0) + 1,
+      // Consecutive tries of this input since the step last completed: what maxAttempts limits. A new input or
+      // a completion starts again at 1, so earlier successes never count against a retry budget.
+      attempt: previous !== undefined && previous.status !== "completed" && previous.inputFingerprint === inputFingerprint ? previous.attempt + 1 : 1,
       inputFingerprint,
       startedAt: stamp(now),
     };

@@ -1,7 +1,8 @@
 /**
  * Pause and stop requests from another process. They are durable files beside workflow.json (written atomically,
  * without the plan lock, since the runner holds it), and the running body sees them at its next step boundary.
- * A stop outranks a pause: a later pause request never downgrades a pending stop.
+ * Each signal has its own file, so a pause request can never overwrite a stop (no read-then-write race), and
+ * the runner reads the stop first: a stop outranks a pause.
  */
 import path from "node:path";
 import os from "node:os";
@@ -10,8 +11,13 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 import { writeFileAtomic } from "./atomic-write.js";
 import { fsErrorCode, nodeFs, type FsPort } from "./fs-port.js";
 
-/** File name of the control request inside a run folder. */
-export const CONTROL_FILE = "control.json";
+/** File name of each signal's request inside a run folder. */
+export const CONTROL_FILES = { stop: "stop-request.json", pause: "pause-request.json" } as const;
+
+/** The request file of `signal` in `runDir`. */
+export function controlFile(runDir: string, signal: "pause" | "stop"): string {
+  return path.join(runDir, CONTROL_FILES[signal]);
+}
 
 const ControlRequestSchema = z.strictObject({
   schemaVersion: z.literal(1),
@@ -33,23 +39,54 @@ export interface ControlOptions {
   now?: () => string;
 }
 
-/** Writes a durable pause request for the run in `runDir` (kept if a stop is already pending). */
+/** Writes a durable pause request for the run in `runDir` (a pending stop still wins). */
 export function requestPauseIn(runDir: string, reason = "pause requested", options: ControlOptions = {}): Promise<ControlRequest> {
   return writeRequest(runDir, "pause", reason, options);
 }
 
-/** Writes a durable stop request for the run in `runDir`; it replaces a pending pause. */
+/** Writes a durable stop request for the run in `runDir`; it outranks a pending pause. */
 export function requestStopIn(runDir: string, reason = "stop requested", options: ControlOptions = {}): Promise<ControlRequest> {
   return writeRequest(runDir, "stop", reason, options);
 }
 
-/** The pending request of the run in `runDir`, null when none; a malformed file is a CORRUPT_FILE error (kept). */
+/** The pending request of the run in `runDir` (a stop before a pause), null when none; a malformed file is CORRUPT_FILE (kept). */
 export async function readControlRequest(
   runDir: string,
   options: { fs?: FsPort } = {},
 ): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
+  for (const signal of ["stop", "pause"] as const) {
+    const r = await readRequestFile(controlFile(runDir, signal), signal, options.fs ?? nodeFs);
+    if (!r.ok || r.request !== null) return r;
+  }
+  return { ok: true, request: null };
+}
+
+/** The pending pause request alone (ignoring a stop), null when none. */
+export function readPauseRequest(runDir: string, options: { fs?: FsPort } = {}): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
+  return readRequestFile(controlFile(runDir, "pause"), "pause", options.fs ?? nodeFs);
+}
+
+/**
+ * Removes a request once the runner has recorded its effect, and only if the file still holds that very request:
+ * a newer request written meanwhile stays for the next run to see.
+ */
+export async function clearControlRequest(runDir: string, request: ControlRequest, options: { fs?: FsPort } = {}): Promise<void> {
   const fs = options.fs ?? nodeFs;
-  const file = path.join(runDir, CONTROL_FILE);
+  const file = controlFile(runDir, request.signal);
+  const current = await readRequestFile(file, request.signal, fs);
+  if (!current.ok || current.request === null || JSON.stringify(current.request) !== JSON.stringify(request)) return;
+  try {
+    await fs.unlink(file);
+  } catch (error) {
+    if (fsErrorCode(error) !== "ENOENT") throw error;
+  }
+}
+
+async function readRequestFile(
+  file: string,
+  signal: ControlSignal,
+  fs: FsPort,
+): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
   let text: string;
   try {
     text = (await fs.readFile(file)).toString("utf8");
@@ -68,25 +105,12 @@ export async function readControlRequest(
     const issue = parsed.error.issues[0];
     return { ok: false, error: corrupt(file, `${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`) };
   }
+  if (parsed.data.signal !== signal) return { ok: false, error: corrupt(file, `it holds a ${parsed.data.signal} request`) };
   return { ok: true, request: parsed.data };
-}
-
-/** Removes the pending request once the runner has honoured it. Missing is fine. */
-export async function clearControlRequest(runDir: string, options: { fs?: FsPort } = {}): Promise<void> {
-  const fs = options.fs ?? nodeFs;
-  try {
-    await fs.unlink(path.join(runDir, CONTROL_FILE));
-  } catch (error) {
-    if (fsErrorCode(error) !== "ENOENT") throw error;
-  }
 }
 
 async function writeRequest(runDir: string, signal: ControlSignal, reason: string, options: ControlOptions): Promise<ControlRequest> {
   const fs = options.fs ?? nodeFs;
-  if (signal === "pause") {
-    const current = await readControlRequest(runDir, { fs });
-    if (current.ok && current.request?.signal === "stop") return current.request;
-  }
   const request: ControlRequest = {
     schemaVersion: 1,
     signal,
@@ -94,7 +118,7 @@ async function writeRequest(runDir: string, signal: ControlSignal, reason: strin
     requestedAt: options.now?.() ?? new Date().toISOString(),
     requestedBy: { pid: process.pid, host: os.hostname() },
   };
-  await writeFileAtomic(path.join(runDir, CONTROL_FILE), `${JSON.stringify(request, null, 2)}\n`, { fs });
+  await writeFileAtomic(controlFile(runDir, signal), `${JSON.stringify(request, null, 2)}\n`, { fs });
   return request;
 }
 

@@ -3,7 +3,8 @@
 // The run lifecycle: the one call most extensions need.
 export { runWorkflow } from "./run-workflow.js";
 export type { RunWorkflowOptions, RunResult, RunStatus, ResumePromptInfo, RunCleanupInfo } from "./run-options.js";
-export type { RunContext, RunWorkflowHandle, StepReport } from "./run-context.js";
+export type { RunContext, StepReport } from "./run-context.js";
+export type { RunWorkflowHandle } from "./run-workflow-handle.js";
 export type { HookName, HookFailure } from "./run-hooks.js";
 export { analyzeResumeTarget, decideOwnership } from "./resume-analysis.js";
 export type { ResumeAnalysis, AnalyzeResumeOptions, OwnershipClaim, OwnershipDecision } from "./resume-analysis.js";
@@ -11,7 +12,7 @@ export { resolveRunTarget, planRootsOf } from "./run-target.js";
 export type { RunLocation, TargetResolution, PlanRootsOptions } from "./run-target.js";
 export { requestPause, requestStop } from "./control-requests.js";
 export type { ControlTargetOptions } from "./control-requests.js";
-export { requestPauseIn, requestStopIn, readControlRequest, clearControlRequest, CONTROL_FILE } from "./control-signals.js";
+export { requestPauseIn, requestStopIn, readControlRequest, clearControlRequest, controlFile, CONTROL_FILES } from "./control-signals.js";
 export type { ControlRequest, ControlSignal } from "./control-signals.js";
 export { generateRunId, isRunId, RUN_ID_LENGTH, RUN_ID_ALPHABET } from "./run-id.js";
 export { runStateToJSON, parseRunState, readRunStateFrom, writeRunStateTo } from "./run-state-io.js";

@@ -3,19 +3,11 @@
  * carries one) its core workflow state. Every durable change goes through `writeMeta`, which refuses to write
  * once the lock is lost and relies on workflow.json's generation check for the race that remains.
  */
-import {
-  isWorkflowError,
-  reduce,
-  resolveActive,
-  statusLine,
-  workflowError,
-  type TransitionOutcome,
-  type WorkflowEvent,
-  type WorkflowRegistry,
-  type WorkflowState,
-} from "@phasekit/core";
+import { fingerprint } from "./fingerprint.js";
+import { isWorkflowError, migrateState, workflowError, type WorkflowRegistry } from "@phasekit/core";
+import { createWorkflowHandle, type RunWorkflowHandle } from "./run-workflow-handle.js";
 import type { CheckpointStore, RerunReason } from "./checkpoint-store.js";
-import { clearControlRequest, readControlRequest } from "./control-signals.js";
+import { clearControlRequest, readControlRequest, readPauseRequest, type ControlRequest } from "./control-signals.js";
 import type { PlanStore, StoreLock } from "./plan-store.js";
 import type { Reporter } from "./reporter.js";
 import type { VerificationCache } from "./verification-cache.js";
@@ -25,16 +17,6 @@ import type { WorkflowMetadata, WorkflowMetadataInput } from "./workflow-metadat
 export type StepReport =
   | { stepId: string; outcome: "reused"; why: string }
   | { stepId: string; outcome: "ran"; reason: RerunReason; why: string };
-
-/** The core workflow a run carries: its state, and `dispatch` to move it (persisted before it returns). */
-export interface RunWorkflowHandle {
-  readonly registry: WorkflowRegistry;
-  state(): WorkflowState;
-  /** Applies a core event; a success is written to workflow.json (and journaled) before it returns. */
-  dispatch(event: WorkflowEvent): Promise<TransitionOutcome>;
-  /** The status line of the current phase (empty when the run is over). */
-  statusLine(): string;
-}
 
 /** The context a `runWorkflow` body receives. */
 export interface RunContext {
@@ -94,6 +76,12 @@ export interface RunContextInternals {
   setBaseline(value: unknown): void;
   writeMeta(patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata>;
   journal(event: string, data?: unknown): Promise<void>;
+  /** Removes a honoured pause/stop request (after its effect is on disk), unless a newer one replaced it. */
+  clearControl(request: ControlRequest): Promise<void>;
+  /** Removes a pending pause request, if any (a stop has ended the run). */
+  clearPendingPause(): Promise<void>;
+  /** The run's clock, as epoch ms. */
+  now(): number;
 }
 
 const WHY: Record<RerunReason, string> = {
@@ -116,8 +104,11 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
   const assertLock = (): void => {
     if (deps.lock.signal.aborted) throw lockLost(deps);
   };
+  // Every workflow.json write asks the lock first (holder file and refresh age), not just the abort flag:
+  // the flag is set by a timer, which a process woken from SIGSTOP may not have run yet.
   const writeMeta = async (patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata> => {
     assertLock();
+    await deps.lock.assertHeld();
     const { schemaVersion: _v, generation, ...rest } = meta;
     const next = dropUndefined({ ...rest, ...patch, updatedAt: iso() }) as WorkflowMetadataInput;
     const w = await deps.store.writeMetadata(deps.slug, next, generation);
@@ -135,12 +126,13 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     const r = await readControlRequest(deps.runDir);
     if (!r.ok) throw r.error;
     if (r.request === null) return;
-    await clearControlRequest(deps.runDir);
+    // The request file stays until the lifecycle has written paused/cancelled: a crash in between keeps it.
     const code = r.request.signal === "pause" ? "RUN_PAUSED" : "RUN_STOPPED";
     throw workflowError("run", code, `run ${deps.slug}: ${r.request.signal} requested (${r.request.reason}).`, {
       value: r.request.signal,
       reason: r.request.reason,
       requestedBy: r.request.requestedBy,
+      request: r.request,
     });
   };
 
@@ -155,7 +147,7 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
       });
     }
     const previous = await deps.checkpoints.record(id);
-    if (previous !== undefined && previous.status !== "completed" && previous.attempt >= deps.maxAttempts) {
+    if (previous !== undefined && previous.status !== "completed" && previous.attempt >= deps.maxAttempts && previous.inputFingerprint === fingerprint(input)) {
       throw workflowError("run", "MAX_ATTEMPTS_REACHED", `step ${id} of run ${deps.slug} already failed ${previous.attempt} time(s) (maxAttempts ${deps.maxAttempts}).`, {
         field: "maxAttempts",
         value: deps.maxAttempts,
@@ -186,7 +178,7 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     return outcome.output;
   };
 
-  const workflow = deps.registry === null ? null : createWorkflowHandle(deps.registry, () => meta, writeMeta, journal, deps.clock);
+  const workflow = deps.registry === null ? null : handleFor(deps.registry, meta, { writeMeta, journal, now: () => deps.clock().getTime() });
 
   const ctx: RunContext = {
     slug: deps.slug,
@@ -210,36 +202,32 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
       if (meta.phase !== phase) await writeMeta({ phase });
     },
   };
-  return { ctx, setBaseline: (v) => (baseline = v), writeMeta, journal };
+  return {
+    ctx,
+    setBaseline: (v) => (baseline = v),
+    writeMeta,
+    journal,
+    clearControl: (request) => clearControlRequest(deps.runDir, request),
+    clearPendingPause: async () => {
+      const pending = await readPauseRequest(deps.runDir);
+      if (pending.ok && pending.request !== null) await clearControlRequest(deps.runDir, pending.request);
+    },
+    now: () => deps.clock().getTime(),
+  };
 }
 
-function createWorkflowHandle(
+function handleFor(
   registry: WorkflowRegistry,
-  meta: () => WorkflowMetadata,
-  writeMeta: (patch: Partial<WorkflowMetadataInput>) => Promise<WorkflowMetadata>,
-  journal: (event: string, data?: unknown) => Promise<void>,
-  clock: () => Date,
+  meta: WorkflowMetadata,
+  io: { writeMeta: RunContextInternals["writeMeta"]; journal: RunContextInternals["journal"]; now: () => number },
 ): RunWorkflowHandle {
-  const state = (): WorkflowState => meta().state as WorkflowState;
-  return {
-    registry,
-    state,
-    async dispatch(event) {
-      const outcome = reduce(state(), event, registry, { now: clock().getTime() });
-      if (!outcome.ok) {
-        if (outcome.state !== state()) await writeMeta({ state: outcome.state });
-        return outcome;
-      }
-      const active = resolveActive(outcome.state, registry);
-      await writeMeta({ state: outcome.state, ...(active.ok ? { phase: active.active.phase.id } : {}) });
-      await journal(`workflow:${outcome.happened.type}`, outcome.happened);
-      return outcome;
-    },
-    statusLine() {
-      const active = resolveActive(state(), registry);
-      return active.ok ? statusLine(active.active) : "";
-    },
-  };
+  const migrated = migrateState(meta.state);
+  if (!migrated.ok) throw migrated.error;
+  return createWorkflowHandle(registry, migrated.state, {
+    persist: async (state, phase) => void (await io.writeMeta({ state, ...(phase === undefined ? {} : { phase }) })),
+    journal: io.journal,
+    now: io.now,
+  });
 }
 
 function lockLost(deps: RunContextDeps): Error {

@@ -67,6 +67,6 @@ export type AnyOptions = RunWorkflowOptions<any>;
 /** The outcome of a run that did not throw. */
 export type RunResult<T> =
   | { status: "completed"; result: T; slug: string; runDir: string; metadata: WorkflowMetadata; steps: readonly StepReport[]; hookFailures: HookFailure[] }
-  | { status: "paused" | "cancelled"; reason: string; slug: string; runDir: string; metadata: WorkflowMetadata; steps: readonly StepReport[]; hookFailures: HookFailure[] }
+  | { status: "paused" | "cancelled" | "failed"; reason: string; slug: string; runDir: string; metadata: WorkflowMetadata; steps: readonly StepReport[]; hookFailures: HookFailure[] }
   | { status: "declined"; slug: string; runDir: string; metadata: WorkflowMetadata; hookFailures: HookFailure[] };
 

@@ -1,5 +1,5 @@
 /** Steps 1 and 4 of `runWorkflow`: where the run lives, its options, and the metadata it starts with. */
-import { migrateState, resolveActive, resume as resumeState, start, workflowError } from "@phasekit/core";
+import { migrateState, resolveActive, resume as resumeState, start, toPersisted, workflowError } from "@phasekit/core";
 import type { WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
 import type { FsPort } from "./fs-port.js";
 import type { StoreLock } from "./plan-store.js";
@@ -67,7 +67,7 @@ export function upsert(
     ...keep("worktree", options.worktree),
     ...keep("branch", options.branch),
     ...keep("baseRef", options.baseRef),
-    ...(state === undefined ? {} : { state }),
+    ...(state === undefined ? {} : { state: toPersisted(state) }),
   };
 }
 

@@ -3,7 +3,8 @@
  * refuses a second concurrent runner and resumes exactly where it stopped. The numbered steps below match
  * docs/run-workflow.md.
  */
-import { cancelNow, isWorkflowError, pause as pauseState } from "@phasekit/core";
+import { cancelNow, isWorkflowError, pause as pauseState, toPersisted } from "@phasekit/core";
+import type { ControlRequest } from "./control-signals.js";
 import type { AnyOptions, RunCleanupInfo, RunResult, RunStatus, RunWorkflowOptions } from "./run-options.js";
 import { checkOptions, locate, upsert, workflowStateFor, writesWhileHeld } from "./run-setup.js";
 import { createCheckpointStore } from "./checkpoint-store.js";
@@ -69,7 +70,13 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
     const first = await store.writeMetadata(location.slug, upsert(options, location, existing, ownerTool, state, clock), existing?.generation ?? null);
     if (!first.ok) throw first.error;
     // 5. Reporter and the run context.
-    reporter = await makeReporter(options, location, store, first.metadata);
+    try {
+      reporter = await makeReporter(options, location, store, first.metadata);
+    } catch (error) {
+      status = "failed";
+      note(await guarded("onError", location.slug, options.onError && (() => options.onError?.(error, null))));
+      throw error;
+    }
     const internals = createRunContext({
       store,
       lock,
@@ -105,15 +112,18 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       note(await guarded("onError", location.slug, options.onError && (() => options.onError?.(error, ctx))));
       throw error;
     }
-    // 7a. Success: onSuccess, then completed. A throwing onSuccess is its own HOOK_FAILED error.
+    // 7a. Success: onSuccess, then the final status (the core workflow's, when the run carries one). A throwing
+    // onSuccess is its own HOOK_FAILED error.
     const hook = await guarded("onSuccess", location.slug, options.onSuccess && (() => options.onSuccess?.(result, ctx)));
-    await internals.writeMeta({ status: "completed", currentStepId: undefined, failureReason: undefined });
-    status = "completed";
+    const end = finalStatus(ctx);
+    await internals.writeMeta({ status: end.status, currentStepId: undefined, failureReason: end.status === "completed" ? undefined : end.reason });
+    status = end.status;
     if (hook !== null) {
       hookFailures.push(hook);
       throw hook.error;
     }
-    return { status: "completed", result, slug: location.slug, runDir: location.runDir, metadata: ctx.metadata(), steps: ctx.steps, hookFailures };
+    const where = { slug: location.slug, runDir: location.runDir, metadata: ctx.metadata(), steps: ctx.steps, hookFailures };
+    return end.status === "completed" ? { status: "completed", result, ...where } : { status: end.status, reason: end.reason, ...where };
   } finally {
     // 8. Cleanup, always and in order; one failure never skips the next step.
     note(await guarded("beforeReporterDispose", location.slug, options.beforeReporterDispose && (() => options.beforeReporterDispose?.(info()))));
@@ -125,22 +135,38 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
   }
 }
 
-/** Pause and stop requests end the run without failing it; anything else is left to the failure path. */
+/**
+ * Pause and stop requests end the run without failing it; anything else is left to the failure path. The request
+ * file is removed only after the new status is on disk, so a crash in between leaves the request in place.
+ */
 async function endEarly(internals: RunContextInternals, error: unknown): Promise<{ status: "paused" | "cancelled"; reason: string } | null> {
   if (!isWorkflowError(error) || (error.code !== "RUN_PAUSED" && error.code !== "RUN_STOPPED")) return null;
   const reason = typeof error.details.reason === "string" ? error.details.reason : error.message;
-  const now = { now: Date.parse(internals.ctx.metadata().updatedAt) };
+  const request = error.details.request as ControlRequest | undefined;
+  const now = { now: internals.now() };
   const core = internals.ctx.workflow?.state();
-  if (error.code === "RUN_PAUSED") {
-    const moved = core ? pauseState(core, now) : null;
-    await internals.writeMeta({ status: "paused", ...(moved?.ok ? { state: moved.state } : {}) });
-    await internals.journal("paused", { reason });
-    return { status: "paused", reason };
-  }
-  const moved = core ? cancelNow(core, now) : null;
-  await internals.writeMeta({ status: "cancelled", failureReason: reason, currentStepId: undefined, ...(moved?.ok ? { state: moved.state } : {}) });
-  await internals.journal("stopped", { reason });
-  return { status: "cancelled", reason };
+  const paused = error.code === "RUN_PAUSED";
+  const moved = core === undefined ? null : paused ? pauseState(core, now) : cancelNow(core, now);
+  const state = moved?.ok ? { state: toPersisted(moved.state) } : {};
+  await internals.writeMeta(paused ? { status: "paused", ...state } : { status: "cancelled", failureReason: reason, currentStepId: undefined, ...state });
+  await internals.journal(paused ? "paused" : "stopped", { reason });
+  if (request !== undefined) await internals.clearControl(request);
+  // A pause still pending when a stop ends the run is moot: the run is over.
+  if (!paused) await internals.clearPendingPause();
+  return { status: paused ? "paused" : "cancelled", reason };
+}
+
+/**
+ * How a run whose body returned ends. Without a core workflow: completed. With one, workflow.json agrees with
+ * core: its status when it has finished, and `paused` (resumable) when the body returned while the workflow
+ * still has phases to go.
+ */
+function finalStatus(ctx: RunContext): { status: "completed" } | { status: "paused" | "cancelled" | "failed"; reason: string } {
+  const core = ctx.workflow?.state();
+  if (core === undefined || core.status === "completed") return { status: "completed" };
+  if (core.status === "cancelled") return { status: "cancelled", reason: "the workflow was cancelled" };
+  if (core.status === "failed") return { status: "failed", reason: core.failureReason ?? "the workflow failed" };
+  return { status: "paused", reason: `the body returned while workflow ${core.workflowKey} was still ${core.status}` };
 }
 
 /** Records the failure, unless the lock is gone: then nothing may be written, and the new holder owns the file. */

@@ -53,6 +53,18 @@ describe("checkpoint store: step", () => {
     expect(fn.calls).toBe(4);
   });
 
+  it("counts attempts per input since the last completion (what maxAttempts limits)", async () => {
+    const store = open(fresh());
+    await store.step("s", { v: 1 }, () => 1);
+    await store.step("s", { v: 2 }, () => 2);
+    await expect(store.step("s", { v: 3 }, () => Promise.reject(new Error("no")))).rejects.toThrow("no");
+    expect(await store.record("s")).toMatchObject({ status: "failed", attempt: 1 });
+    await expect(store.step("s", { v: 3 }, () => Promise.reject(new Error("no")))).rejects.toThrow("no");
+    expect(await store.record("s")).toMatchObject({ status: "failed", attempt: 2 });
+    await expect(store.step("s", { v: 4 }, () => Promise.reject(new Error("no")))).rejects.toThrow("no");
+    expect(await store.record("s")).toMatchObject({ status: "failed", attempt: 1 });
+  });
+
   it("reruns a failed step and a started one (its process died), counting attempts", async () => {
     const runDir = fresh();
     const store = open(runDir);
@@ -162,7 +174,8 @@ describe("checkpoint store: the log", () => {
     const store = open(runDir, { autoCompactAfter: 20 });
     for (let i = 0; i < 100; i++) await store.step("loop", { i }, () => i);
     expect(logLines(runDir).length).toBeLessThanOrEqual(22);
-    expect(await open(runDir).record("loop")).toMatchObject({ status: "completed", attempt: 100 });
+    expect(await open(runDir).record("loop")).toMatchObject({ status: "completed", inputFingerprint: fingerprint({ i: 99 }) });
+    expect(await open(runDir).step("loop", { i: 99 }, () => -1)).toMatchObject({ reused: true, output: 99 });
     expect(artifactFiles(runDir).length).toBeLessThanOrEqual(22);
   });
 

@@ -51,8 +51,9 @@ describe("phasekit CLI", () => {
     expect(JSON.parse(cli(["inspect", id, "--tool", "intruder"]).stdout)).toMatchObject({ kind: "owned-by-other" });
     expect(JSON.parse(cli(["pause", id, "coffee"]).stdout)).toMatchObject({ signal: "pause", reason: "coffee" });
     expect(JSON.parse(cli(["stop", id]).stdout)).toMatchObject({ signal: "stop" });
-    const control = JSON.parse(readFileSync(path.join(repo, "ai_plan", id, "control.json"), "utf8")) as { signal: string };
-    expect(control.signal).toBe("stop");
+    const stop = JSON.parse(readFileSync(path.join(repo, "ai_plan", id, "stop-request.json"), "utf8")) as { signal: string };
+    const pause = JSON.parse(readFileSync(path.join(repo, "ai_plan", id, "pause-request.json"), "utf8")) as { reason: string };
+    expect([stop.signal, pause.reason]).toEqual(["stop", "coffee"]);
     expect(cli(["state", "show", "nope1234"]).status).toBe(1);
     expect(cli(["frobnicate"]).status).toBe(2);
   });

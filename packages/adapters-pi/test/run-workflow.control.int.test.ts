@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { CONTROL_FILE } from "../src/control-signals.js";
+import { controlFile } from "../src/control-signals.js";
 import { METADATA_FILE } from "../src/plan-store.js";
 import { JOURNAL_FILE } from "../src/journal.js";
 import { analyzeResumeTarget } from "../src/resume-analysis.js";
@@ -64,7 +64,7 @@ describe("runWorkflow: pause and stop requested by another process", () => {
     const asked = await request(repoRoot, slug, "pause", "user asked for a break");
     expect(asked).toMatchObject({ signal: "pause", reason: "user asked for a break" });
     expect(asked.pid).not.toBe(runner.proc.pid);
-    expect(existsSync(path.join(runDir, CONTROL_FILE))).toBe(true);
+    expect(existsSync(controlFile(runDir, "pause"))).toBe(true);
     runner.send("next");
     const end = await finish(runner);
     expect(end).toMatchObject({ event: "end", status: "paused", reason: "user asked for a break" });
@@ -72,7 +72,7 @@ describe("runWorkflow: pause and stop requested by another process", () => {
 
     // Durably paused and resumable; the request was consumed.
     expect(await metadataOf(runDir)).toMatchObject({ status: "paused", lastCompletedStepId: "s1" });
-    expect(existsSync(path.join(runDir, CONTROL_FILE))).toBe(false);
+    expect(existsSync(controlFile(runDir, "pause"))).toBe(false);
     expect(readFileSync(path.join(runDir, JOURNAL_FILE), "utf8")).toContain('"event":"paused"');
     const analysis = await analyzeResumeTarget({ repoRoot, target: slug, invokedTool: "controlled" });
     expect(analysis).toMatchObject({ kind: "resumable", status: "paused", lastCompletedStepId: "s1" });
@@ -90,15 +90,16 @@ describe("runWorkflow: pause and stop requested by another process", () => {
     const runner = spawnLockChild("run-controlled.mjs", [repoRoot, slug, "in:2"]);
     await runner.next(/"event":"in","stepId":"s2"/, true);
     expect(await request(repoRoot, slug, "stop", "no longer needed")).toMatchObject({ signal: "stop" });
-    // A later pause never downgrades a pending stop.
-    expect(await request(repoRoot, slug, "pause", "too late")).toMatchObject({ signal: "stop", reason: "no longer needed" });
+    // A later pause never downgrades a pending stop: it has its own file, and the runner reads the stop first.
+    expect(await request(repoRoot, slug, "pause", "too late")).toMatchObject({ signal: "pause", reason: "too late" });
     runner.send("next");
     const end = await finish(runner);
     expect(end).toMatchObject({ event: "end", status: "cancelled", reason: "no longer needed" });
     expect(ran(runner)).toEqual(["s0", "s1", "s2"]);
 
     expect(await metadataOf(runDir)).toMatchObject({ status: "cancelled", failureReason: "no longer needed", lastCompletedStepId: "s2" });
-    expect(existsSync(path.join(runDir, CONTROL_FILE))).toBe(false);
+    expect(existsSync(controlFile(runDir, "stop"))).toBe(false);
+    expect(existsSync(controlFile(runDir, "pause"))).toBe(false);
     expect(readFileSync(path.join(runDir, JOURNAL_FILE), "utf8")).toContain('"event":"stopped"');
     const records = await createCheckpointStore({ runDir, now: () => new Date() }).records();
     expect(records.map((r) => `${r.stepId}:${r.status}`).sort()).toEqual(["s0:completed", "s1:completed", "s2:completed"]);

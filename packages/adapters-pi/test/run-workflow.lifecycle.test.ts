@@ -78,8 +78,9 @@ describe("runWorkflow lifecycle order", () => {
     expect(meta(root, "run-1")).toMatchObject({ status: "failed", failureReason: "body broke" });
   });
 
-  const positions = ["resolveBaseline", "onSuccess", "onError", ...CLEANUP];
-  for (const failing of positions) {
+  // Each hook that runs on a path is made to throw on that path: onError only runs when the body fails,
+  // onSuccess only when it succeeds.
+  for (const failing of ["resolveBaseline", "onError", ...CLEANUP]) {
     it(`a throwing ${failing} hides nothing and skips no later step (body fails)`, async () => {
       const root = repo();
       const log: string[] = [];
@@ -97,10 +98,12 @@ describe("runWorkflow lifecycle order", () => {
         await expect(p).rejects.toBe(boom);
         expect(log).toEqual(["createReporter", "resolveBaseline", "body", "onError", ...CLEANUP]);
       }
-      if (failing !== "resolveBaseline" && failing !== "onSuccess") expect(failures.map((f) => f.hook)).toEqual([failing]);
+      if (failing !== "resolveBaseline") expect(failures.map((f) => f.hook)).toEqual([failing]);
       expect(meta(root, "run-1")).toMatchObject({ status: "failed" });
     });
+  }
 
+  for (const failing of ["resolveBaseline", "onSuccess", ...CLEANUP]) {
     it(`a throwing ${failing} skips no later step (body succeeds)`, async () => {
       const root = repo();
       const log: string[] = [];
@@ -123,18 +126,18 @@ describe("runWorkflow lifecycle order", () => {
       } else {
         const r = await p;
         expect(r.status).toBe("completed");
-        expect(r.hookFailures.map((f) => f.hook)).toEqual(failing === "onError" ? [] : [failing]);
+        expect(r.hookFailures.map((f) => f.hook)).toEqual([failing]);
       }
       expect(log).toEqual(["createReporter", "resolveBaseline", "body", "onSuccess", ...CLEANUP]);
     });
   }
 
-  it("a throwing createReporter fails the run as HOOK_FAILED, still releases the lock", async () => {
+  it("a throwing createReporter fails the run as HOOK_FAILED (onError told, ctx null), still releases the lock", async () => {
     const root = repo();
     const log: string[] = [];
     const p = runWorkflow(recorded(root, log, new Set(["createReporter"])), async () => "never");
     await expect(p).rejects.toMatchObject({ code: "HOOK_FAILED" });
-    expect(log).toEqual(["createReporter", ...CLEANUP]);
+    expect(log).toEqual(["createReporter", "onError", ...CLEANUP]);
     expect(meta(root, "run-1")).toMatchObject({ status: "failed" });
     const again = await runWorkflow({ repoRoot: root, target: "run-1", toolName: "tool-a" }, async () => "now");
     expect(again.status).toBe("completed");
@@ -158,6 +161,45 @@ describe("runWorkflow lifecycle order", () => {
     expect(log).toEqual(["onLockHeld", ...CLEANUP]);
     await expect(held.lock.assertHeld()).resolves.toBeUndefined();
     await held.lock.release();
+  });
+
+  it("a throwing onLockHeld still ends in the LOCKED error, and a throwing reporter dispose skips no later step", async () => {
+    const root = repo();
+    const runDir = path.join(root, "ai_plan", "run-1");
+    mkdirSync(runDir, { recursive: true });
+    const held = await acquirePlanLock({ runDir, owner: { tool: "other-tool" } });
+    if (!held.ok) throw held.error;
+    const log: string[] = [];
+    const failures: HookFailure[] = [];
+    const busy = await runWorkflow(recorded(root, log, new Set(["onLockHeld"]), failures), async () => "x").then(() => null, (e: unknown) => e);
+    expect(isWorkflowError(busy, "LOCKED")).toBe(true);
+    expect(failures.map((f) => f.hook)).toEqual(["onLockHeld"]);
+    expect(log).toEqual(["onLockHeld", ...CLEANUP]);
+    await held.lock.release();
+
+    const log2: string[] = [];
+    const failures2: HookFailure[] = [];
+    const r = await runWorkflow(
+      {
+        ...recorded(root, log2, new Set(), failures2),
+        createReporter: () => ({ ...createReporter({ headless: false }), dispose: () => void (log2.push("dispose"), (() => { throw new Error("dispose broke"); })()) }),
+      },
+      async () => "ok",
+    );
+    expect(r.status).toBe("completed");
+    expect(failures2.map((f) => f.hook)).toEqual(["reporterDispose"]);
+    expect(log2).toEqual(["resolveBaseline", "onSuccess", "beforeReporterDispose", "dispose", "afterReporterDispose", "afterLockRelease"]);
+  });
+
+  it("a throwing promptForResume rejects with its error and still releases the lock", async () => {
+    const root = repo();
+    await runWorkflow({ repoRoot: root, target: "run-1", toolName: "tool-a" }, async () => "first");
+    const log: string[] = [];
+    const p = runWorkflow({ ...recorded(root, log), promptForResume: () => { throw new Error("no terminal"); } }, async () => "x");
+    await expect(p).rejects.toThrow("no terminal");
+    expect(log).toEqual(CLEANUP);
+    const again = await runWorkflow({ repoRoot: root, target: "run-1", toolName: "tool-a" }, async () => "again");
+    expect(again.status).toBe("completed");
   });
 
   it("declined resume ends cleanly: no body, metadata untouched, lock released", async () => {

@@ -1,0 +1,117 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { isWorkflowError } from "@phasekit/core";
+import { analyzeResumeTarget, createReporter, isRunId, runWorkflow, type RunContext } from "@phasekit/adapters-pi";
+import { releaseRegistry } from "../../../examples/release-workflow.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function repo(): string {
+  const d = mkdtempSync(path.join(tmpdir(), "pk-core-"));
+  dirs.push(d);
+  return d;
+}
+function onDisk(root: string, slug: string): { status: string; phase?: string; state: { status: string; cancelPending: boolean; currentPath: unknown[] } } {
+  return JSON.parse(readFileSync(path.join(root, "ai_plan", slug, "workflow.json"), "utf8"));
+}
+const withRelease = (root: string, target?: string) => ({
+  repoRoot: root,
+  ...(target ? { target } : {}),
+  toolName: "release-bot",
+  workflow: { registry: releaseRegistry(), workflowKey: "release", taskDescription: "Ship" },
+  createReporter: () => createReporter({ onChange: () => undefined }),
+});
+
+describe("runWorkflow with a core workflow", () => {
+  it("persists each dispatched move, never an armed cancel; a confirmed cancel ends the run cancelled", async () => {
+    const root = repo();
+    const seen: Array<{ pending: boolean; onDiskPending: boolean }> = [];
+    const r = await runWorkflow(withRelease(root, "cx"), async (ctx: RunContext) => {
+      const wf = ctx.workflow;
+      if (wf === null) throw new Error("no workflow");
+      expect((await wf.dispatch({ type: "advance" })).ok).toBe(true);
+      expect(onDisk(root, "cx")).toMatchObject({ phase: "static-analysis" });
+      const armed = await wf.dispatch({ type: "cancel" });
+      expect(armed.ok && armed.happened.type).toBe("cancel-armed");
+      seen.push({ pending: wf.state().cancelPending, onDiskPending: onDisk(root, "cx").state.cancelPending });
+      const confirmed = await wf.dispatch({ type: "cancel" });
+      expect(confirmed.ok && confirmed.happened.type).toBe("cancelled");
+      return "done";
+    });
+    expect(seen).toEqual([{ pending: true, onDiskPending: false }]);
+    // workflow.json agrees with core: the run ended cancelled, not "completed".
+    expect(r).toMatchObject({ status: "cancelled", reason: "the workflow was cancelled" });
+    expect(onDisk(root, "cx")).toMatchObject({ status: "cancelled", state: { status: "cancelled", cancelPending: false } });
+  });
+
+  it("an armed cancel does not survive into the next run: a single cancel there only arms again", async () => {
+    const root = repo();
+    await runWorkflow(withRelease(root, "arm"), async (ctx) => {
+      await ctx.workflow?.dispatch({ type: "cancel" }); // armed, then the process "ends" without confirming
+      return "stopped early";
+    });
+    expect(onDisk(root, "arm")).toMatchObject({ status: "paused", state: { status: "running", cancelPending: false } });
+    await runWorkflow(withRelease(root, "arm"), async (ctx) => {
+      const once = await ctx.workflow?.dispatch({ type: "cancel" });
+      expect(once?.ok && once.happened.type).toBe("cancel-armed");
+      return "x";
+    });
+  });
+
+  it("a refused move changes nothing on disk and reports its code", async () => {
+    const root = repo();
+    await runWorkflow(withRelease(root, "ref"), async (ctx) => {
+      const before = readFileSync(path.join(root, "ai_plan", "ref", "workflow.json"), "utf8");
+      const refused = await ctx.workflow?.dispatch({ type: "loop" }); // release is not loopable
+      expect(refused?.ok === false && refused.error.code).toBe("NOT_LOOPABLE");
+      expect(readFileSync(path.join(root, "ai_plan", "ref", "workflow.json"), "utf8")).toBe(before);
+      return "x";
+    });
+  });
+
+  it("a body that returns before the workflow finished leaves the run paused and resumable", async () => {
+    const root = repo();
+    const r = await runWorkflow(withRelease(root, "half"), async (ctx) => {
+      await ctx.workflow?.dispatch({ type: "advance" });
+      return "half";
+    });
+    expect(r).toMatchObject({ status: "paused" });
+    expect(onDisk(root, "half")).toMatchObject({ status: "paused", phase: "static-analysis", state: { status: "running" } });
+    expect(await analyzeResumeTarget({ repoRoot: root, target: "half", invokedTool: "release-bot" })).toMatchObject({ kind: "resumable", phase: "static-analysis" });
+  });
+});
+
+describe("runWorkflow ids and attempts", () => {
+  it("a run without a target gets an 8-character id and is resumed by that id", async () => {
+    const root = repo();
+    let calls = 0;
+    const body = async (ctx: RunContext) => ctx.step("only", {}, () => ++calls);
+    const first = await runWorkflow({ repoRoot: root, toolName: "t" }, body);
+    expect(isRunId(first.slug)).toBe(true);
+    const again = await runWorkflow({ repoRoot: root, target: first.slug, toolName: "t" }, body);
+    expect(again.status === "completed" && again.steps[0]?.outcome).toBe("reused");
+    expect(calls).toBe(1);
+  });
+
+  it("maxAttempts counts tries of the current input only, not earlier successes with other inputs", async () => {
+    const root = repo();
+    const run = (input: number, fail: boolean) =>
+      runWorkflow({ repoRoot: root, target: "att", toolName: "t", maxAttempts: 2 }, async (ctx) =>
+        ctx.step("s", { input }, () => {
+          if (fail) throw new Error(`fail ${input}`);
+          return input;
+        }),
+      );
+    await run(1, false);
+    await run(2, false);
+    await expect(run(3, true)).rejects.toThrow("fail 3");
+    await expect(run(3, true)).rejects.toThrow("fail 3"); // second try of input 3: still allowed
+    const capped = await run(3, true).then(() => null, (e: unknown) => e);
+    expect(isWorkflowError(capped, "MAX_ATTEMPTS_REACHED")).toBe(true);
+    expect((await run(4, false)).status).toBe("completed"); // a new input starts a new budget
+  });
+});
