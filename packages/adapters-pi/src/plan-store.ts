@@ -18,6 +18,7 @@ import {
   type JournalWriter,
 } from "./journal.js";
 import { acquirePlanLock, type ReleasePlanLockOutcome } from "./plan-lock.js";
+import { ARTIFACTS_DIR } from "./artifact-store.js";
 import { createCheckpointStore, type CheckpointStore } from "./checkpoint-store.js";
 import { gc, type GcOptions, type GcReport } from "./retention.js";
 import type { LockOwner } from "./lock-holder.js";
@@ -55,8 +56,15 @@ export interface PlanStore {
   runDir(slug: string): Promise<string>;
   /** The run's metadata; `null` when the run has none; CORRUPT_FILE / UNSUPPORTED_VERSION when unreadable. */
   readMetadata(slug: string): Promise<ReadMetadataResult>;
-  /** Compare-and-set write (`null` = create) that also journals the snapshot; returns the stored metadata. */
-  writeMetadata(slug: string, next: WorkflowMetadataInput, expectedGeneration: number | null): Promise<Result<{ metadata: WorkflowMetadata }>>;
+  /**
+   * Compare-and-set write (`null` = create) that also journals the snapshot; returns the stored metadata. A
+   * journal that cannot take the snapshot does not undo the committed write: it comes back as `journalError`.
+   */
+  writeMetadata(
+    slug: string,
+    next: WorkflowMetadataInput,
+    expectedGeneration: number | null,
+  ): Promise<Result<{ metadata: WorkflowMetadata; journalError?: WorkflowError }>>;
   /** The run's journal (torn tail ignored). */
   readJournal(slug: string): Promise<JournalReadResult>;
   /** Appends a non-snapshot event (a step reused, a control request honoured) to the run's journal. */
@@ -104,6 +112,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
       await ensurePrivateDir(planRoot, { fs });
       await ensurePrivateDir(dir, { fs });
       await cleanTempFiles(dir, { fs });
+      await cleanTempFiles(path.join(dir, ARTIFACTS_DIR), { fs });
       opened.add(dir);
     }
     return dir;
@@ -135,12 +144,11 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
           const journal = await journalOf(dir);
           await journal.append({ generation: w.metadata.generation, at: w.metadata.updatedAt, event: METADATA_EVENT, data: w.metadata });
         } catch (error) {
-          const e = workflowError("store", "WRITE_FAILED", `${file} was written (generation ${w.metadata.generation}) but the journal append failed: ${String(error)}`, {
-            file: path.join(dir, JOURNAL_FILE),
-            committed: true,
-            hint: "the run can continue; the journal misses this snapshot",
-          }, error);
-          return { ok: false, error: e };
+          // workflow.json is committed: report the journal's own error (CORRUPT_FILE, WRITE_FAILED…) beside it.
+          const journalError = isWorkflowError(error)
+            ? error
+            : workflowError("store", "WRITE_FAILED", `appending to ${path.join(dir, JOURNAL_FILE)} failed: ${String(error)}`, { file: path.join(dir, JOURNAL_FILE) }, error);
+          return { ok: true, metadata: w.metadata, journalError };
         }
         return w;
       });

@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { workflowError } from "@phasekit/core";
+import { isFinished, workflowError } from "@phasekit/core";
 import { fsErrorCode, nodeFs, type FsPort } from "./fs-port.js";
 import { DEFAULT_LOCK_STALE_MS, readLockHolder } from "./lock-holder.js";
 import { acquirePlanLock } from "./plan-lock.js";
@@ -15,7 +15,6 @@ import { readWorkflowMetadata } from "./workflow-metadata.js";
 import type { WorkflowMetadata } from "./workflow-metadata-schema.js";
 
 const SCOPE = "gc";
-const FINISHED = new Set(["completed", "cancelled", "failed"]);
 
 /** Options of `gc`; at least one of `keep` and `olderThan` is required. */
 export interface GcOptions {
@@ -70,7 +69,7 @@ export async function gc(options: GcOptions): Promise<GcReport> {
     const read = await readWorkflowMetadata(path.join(runDir, "workflow.json"), { fs });
     if (!read.ok) kept("corrupt-metadata", { error: read.error.message });
     else if (read.metadata === null) kept("no-metadata");
-    else if (!FINISHED.has(read.metadata.status)) kept("active", describe(read.metadata));
+    else if (!isFinished(read.metadata)) kept("active", describe(read.metadata));
     else finished.push({ slug, runDir, metadata: read.metadata });
   }
   finished.sort((a, b) => Date.parse(b.metadata.updatedAt) - Date.parse(a.metadata.updatedAt) || a.slug.localeCompare(b.slug));
@@ -114,7 +113,7 @@ async function removeUnderLock(fs: FsPort, o: Settings, runDir: string, generati
   const lock = acquired.lock;
   try {
     const again = await readWorkflowMetadata(path.join(runDir, "workflow.json"), { fs });
-    if (!again.ok || again.metadata === null || again.metadata.generation !== generation || !FINISHED.has(again.metadata.status)) {
+    if (!again.ok || again.metadata === null || again.metadata.generation !== generation || !isFinished(again.metadata)) {
       return { reason: "changed-meanwhile" };
     }
     const aside = path.join(path.dirname(runDir), `.gc-${path.basename(runDir)}-${randomBytes(6).toString("hex")}`);

@@ -114,12 +114,15 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     const w = await deps.store.writeMetadata(deps.slug, next, generation);
     if (!w.ok) throw w.error;
     meta = w.metadata;
+    if (w.journalError) deps.reporter.warning(`journal: ${w.journalError.message}`, { id: "journal" });
     return meta;
   };
   const journal = async (event: string, data?: unknown): Promise<void> => {
     assertLock();
     const r = await deps.store.appendJournal(deps.slug, { generation: meta.generation, at: iso(), event, ...(data === undefined ? {} : { data }) });
-    if (!r.ok) throw r.error;
+    // The journal is the history, workflow.json the truth: a journal that cannot take a line is reported, and the
+    // run goes on (a damaged journal is kept as it is for a human to look at).
+    if (!r.ok) deps.reporter.warning(`journal: ${r.error.message}`, { id: "journal" });
   };
   const checkControl = async (): Promise<void> => {
     assertLock();

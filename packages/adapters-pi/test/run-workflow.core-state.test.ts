@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -113,5 +113,35 @@ describe("runWorkflow ids and attempts", () => {
     const capped = await run(3, true).then(() => null, (e: unknown) => e);
     expect(isWorkflowError(capped, "MAX_ATTEMPTS_REACHED")).toBe(true);
     expect((await run(4, false)).status).toBe("completed"); // a new input starts a new budget
+  });
+});
+
+describe("runWorkflow and a damaged plan folder", () => {
+  it("a journal damaged in the middle is kept byte for byte, reported, and does not stop the run", async () => {
+    const root = repo();
+    await runWorkflow({ repoRoot: root, target: "jr", toolName: "t" }, async (ctx) => ctx.step("a", {}, () => 1));
+    const file = path.join(root, "ai_plan", "jr", "journal.ndjson");
+    const lines = readFileSync(file, "utf8").split("\n");
+    lines[1] = '{"seq": "garbage"';
+    writeFileSync(file, lines.join("\n"));
+    const damaged = readFileSync(file, "utf8");
+    const warnings: string[] = [];
+    const r = await runWorkflow(
+      { repoRoot: root, target: "jr", toolName: "t", createReporter: () => createReporter({ onChange: (m) => m.forEach((x) => x.level === "warning" && warnings.push(x.text)) }) },
+      async (ctx) => ctx.step("b", {}, () => 2),
+    );
+    expect(r.status).toBe("completed");
+    expect(onDisk(root, "jr")).toMatchObject({ status: "completed" });
+    expect(readFileSync(file, "utf8")).toBe(damaged);
+    expect(warnings, JSON.stringify(warnings)).toContainEqual(expect.stringMatching(/^journal: .*journal\.ndjson/));
+  });
+
+  it("a temp file left in artifacts/ by a crashed writer is removed when the run is opened", async () => {
+    const root = repo();
+    await runWorkflow({ repoRoot: root, target: "tmp", toolName: "t" }, async (ctx) => ctx.step("a", {}, () => ({ big: "x" })));
+    const leftover = path.join(root, "ai_plan", "tmp", "artifacts", `.deadbeef.json.99999999.0123456789ab.tmp`);
+    writeFileSync(leftover, "half");
+    await runWorkflow({ repoRoot: root, target: "tmp", toolName: "t" }, async (ctx) => ctx.step("a", {}, () => ({ big: "x" })));
+    expect(existsSync(leftover)).toBe(false);
   });
 });

@@ -2,13 +2,13 @@
  * Cancelling: `cancel` is two-step (the first call arms, a second confirms) so a model cannot end a run by one
  * stray call; `cancelNow` is for a user's explicit command. Both work on running and paused runs.
  */
-import type { WorkflowState } from "./state-schema.js";
-import { clockError, isLiveStatus, refuse, statusError } from "./transition-helpers.js";
+import { isLive, type WorkflowState } from "./state-schema.js";
+import { clockError, refuse, statusError } from "./transition-helpers.js";
 import type { TransitionContext, TransitionOutcome } from "./transition-types.js";
 
 /** Arms a pending cancel, or confirms one that is armed (status `cancelled`). */
 export function cancel(state: WorkflowState, ctx: TransitionContext): TransitionOutcome {
-  if (!isLiveStatus(state)) return refuse(state, statusError("cancel", state, "NOT_RUNNING", "running or paused"), true);
+  if (!isLive(state)) return refuse(state, statusError("cancel", state, "NOT_RUNNING", "running or paused"), true);
   const clock = clockError("cancel", ctx);
   if (clock) return refuse(state, clock, true);
   if (!state.cancelPending) {
@@ -19,7 +19,7 @@ export function cancel(state: WorkflowState, ctx: TransitionContext): Transition
 
 /** Cancels at once, without the confirmation step. */
 export function cancelNow(state: WorkflowState, ctx: TransitionContext): TransitionOutcome {
-  if (!isLiveStatus(state)) return refuse(state, statusError("cancel", state, "NOT_RUNNING", "running or paused"));
+  if (!isLive(state)) return refuse(state, statusError("cancel", state, "NOT_RUNNING", "running or paused"));
   const clock = clockError("cancel", ctx);
   if (clock) return refuse(state, clock);
   return cancelled(state, ctx, "now");

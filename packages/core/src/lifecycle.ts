@@ -1,7 +1,7 @@
 /** Lifecycle moves that do not walk the path: pause, resume, fail, and marking the end as notified. */
-import type { WorkflowState } from "./state-schema.js";
+import { isLive, type WorkflowState } from "./state-schema.js";
 import { workflowError } from "./errors.js";
-import { clockError, isLiveStatus, refuse, statusError } from "./transition-helpers.js";
+import { clockError, refuse, statusError } from "./transition-helpers.js";
 import type { TransitionContext, TransitionOutcome } from "./transition-types.js";
 
 /** Pauses a running run; it keeps its place and can be resumed. */
@@ -22,7 +22,7 @@ export function resume(state: WorkflowState, ctx: TransitionContext): Transition
 
 /** Ends a running or paused run as failed, keeping the reason for messages and inspection. */
 export function fail(state: WorkflowState, reason: string, ctx: TransitionContext): TransitionOutcome {
-  if (!isLiveStatus(state)) return refuse(state, statusError("fail", state, "NOT_RUNNING", "running or paused"));
+  if (!isLive(state)) return refuse(state, statusError("fail", state, "NOT_RUNNING", "running or paused"));
   const clock = clockError("fail", ctx);
   if (clock) return refuse(state, clock);
   const next: WorkflowState = {
@@ -40,7 +40,7 @@ export function fail(state: WorkflowState, reason: string, ctx: TransitionContex
 
 /** Records that the end-of-run message was sent, so a repeated `agent_end` does not send it twice. */
 export function markCompletionNotified(state: WorkflowState, ctx: TransitionContext): TransitionOutcome {
-  if (isLiveStatus(state)) return refuse(state, statusError("notify", state, "NOT_FINISHED", "completed, cancelled or failed"));
+  if (isLive(state)) return refuse(state, statusError("notify", state, "NOT_FINISHED", "completed, cancelled or failed"));
   if (state.completionNotified) {
     return refuse(
       state,

@@ -11,8 +11,8 @@
 import type { PhaseDefinition, PhaseEntry, WorkflowDefinition, WorkflowRegistry } from "./definition-schema.js";
 import { WorkflowError, workflowError, type Result } from "./errors.js";
 import { cycleError, definitionAt, drill, entryAt, MAX_DEPTH, phaseRef } from "./navigation.js";
-import type { PathSegment, WorkflowState } from "./state-schema.js";
-import { isLiveStatus, statusError } from "./transition-helpers.js";
+import { isLive, type PathSegment, type WorkflowState } from "./state-schema.js";
+import { statusError } from "./transition-helpers.js";
 import type { PhaseRef } from "./transition-types.js";
 
 const SCOPE = "resolve";
@@ -64,7 +64,7 @@ interface Level {
 
 /** Resolves the state's path; a typed error when the run has finished or the path does not fit the definitions. */
 export function resolveActive(state: WorkflowState, registry: WorkflowRegistry): Result<{ active: ActiveWorkflow }> {
-  if (!isLiveStatus(state)) return { ok: false, error: statusError(SCOPE, state, "NOT_RUNNING", "running or paused") };
+  if (!isLive(state)) return { ok: false, error: statusError(SCOPE, state, "NOT_RUNNING", "running or paused") };
   const walked = walkPath(state, registry);
   if (!walked.ok) return walked;
   const levels = walked.levels;

@@ -56,12 +56,12 @@ export function toPersisted(state: WorkflowState): WorkflowState {
   return state.cancelPending ? { ...state, cancelPending: false } : state;
 }
 
-/** True while the agent should be working on phases (running; paused runs resume later). */
-export function isLive(state: WorkflowState): boolean {
+/** True while the run can still move (running, or paused to resume later). */
+export function isLive(state: Pick<WorkflowState, "status">): boolean {
   return state.status === "running" || state.status === "paused";
 }
 
-/** True once the run has ended, whatever the reason. */
-export function isFinished(state: WorkflowState): boolean {
+/** True once the run has ended, whatever the reason (works on anything with a `status`, e.g. workflow.json). */
+export function isFinished(state: Pick<WorkflowState, "status">): boolean {
   return state.status === "completed" || state.status === "cancelled" || state.status === "failed";
 }

@@ -36,7 +36,3 @@ export function clockError(scope: string, ctx: TransitionContext): WorkflowError
   });
 }
 
-/** True while the run can still move (running or paused). */
-export function isLiveStatus(state: WorkflowState): boolean {
-  return state.status === "running" || state.status === "paused";
-}
