@@ -11,6 +11,9 @@ import { clearControlRequest, readControlRequest, readPauseRequest, type Control
 import type { PlanStore, StoreLock } from "./plan-store.js";
 import type { Reporter } from "./reporter.js";
 import type { VerificationCache } from "./verification-cache.js";
+import type { VerificationPolicy } from "./verification-config.js";
+import { runVerificationPolicy, type VerificationOutcome } from "./verification-policy.js";
+import type { CommandRunner } from "./verification-runner.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "./workflow-metadata-schema.js";
 
 /** What happened to one `ctx.step` call in this run. */
@@ -49,6 +52,11 @@ export interface RunContext {
   checkControl(): Promise<void>;
   /** Records the phase the body is in (shown by `analyzeResumeTarget` and the CLI). */
   setPhase(phase: string): Promise<void>;
+  /**
+   * Runs a verification policy for this run: its cache, tool, current phase, reporter and lock signal, in the
+   * repository, with the plan folder left out of the cache key (the run's own writes must not defeat the cache).
+   */
+  verify(policy: VerificationPolicy, options?: { cwd?: string; runCommand?: CommandRunner }): Promise<VerificationOutcome>;
 }
 
 /** Everything `createRunContext` needs from the lifecycle. */
@@ -58,6 +66,7 @@ export interface RunContextDeps {
   slug: string;
   runDir: string;
   planRoot: string;
+  repoRoot: string;
   toolName: string;
   resumed: boolean;
   reporter: Reporter;
@@ -204,6 +213,18 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     setPhase: async (phase) => {
       if (meta.phase !== phase) await writeMeta({ phase });
     },
+    verify: (policy, options = {}) =>
+      runVerificationPolicy({
+        policy,
+        cwd: options.cwd ?? deps.repoRoot,
+        tool: deps.toolName,
+        phase: meta.phase,
+        cache: deps.verificationCache,
+        reporter: deps.reporter,
+        signal: deps.lock.signal,
+        fingerprint: { exclude: [deps.planRoot] },
+        ...(options.runCommand ? { runCommand: options.runCommand } : {}),
+      }),
   };
   return {
     ctx,

@@ -83,6 +83,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       slug: location.slug,
       runDir: location.runDir,
       planRoot: location.planRoot,
+      repoRoot: options.repoRoot,
       toolName: options.toolName,
       resumed: existing !== null,
       reporter,

@@ -2,8 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
 import { isWorkflowError } from "@phasekit/core";
-import { analyzeResumeTarget, createReporter, isRunId, runWorkflow, type RunContext } from "@phasekit/adapters-pi";
+import { analyzeResumeTarget, createReporter, isRunId, resolveVerificationConfig, runWorkflow, type RunContext } from "@phasekit/adapters-pi";
 import { releaseRegistry } from "../../../examples/release-workflow.js";
 
 const dirs: string[] = [];
@@ -143,5 +144,29 @@ describe("runWorkflow and a damaged plan folder", () => {
     writeFileSync(leftover, "half");
     await runWorkflow({ repoRoot: root, target: "tmp", toolName: "t" }, async (ctx) => ctx.step("a", {}, () => ({ big: "x" })));
     expect(existsSync(leftover)).toBe(false);
+  });
+});
+
+describe("ctx.verify", () => {
+  it("reuses a pass from the run's cache although the run keeps writing its plan folder inside the repository", async () => {
+    const root = repo();
+    const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=a@b", "-c", "user.name=n", "-c", "commit.gpgsign=false", ...args], { cwd: root });
+    writeFileSync(path.join(root, "app.js"), "export const x = 1;\n");
+    git("init", "-q");
+    git("add", ".");
+    git("commit", "-q", "-m", "init");
+    const policy = resolveVerificationConfig("t", {}, { stages: ["custom"], commands: ["check"], cache: "run" });
+    let ran = 0;
+    const runCommand = async () => (ran++, { ok: true as const, output: "fine", durationMs: 1 });
+    const r = await runWorkflow({ repoRoot: root, target: "ver", toolName: "t" }, async (ctx) => {
+      const first = await ctx.verify(policy, { runCommand });
+      await ctx.step("edit-nothing", {}, () => "ok"); // writes workflow.json, checkpoints, artifacts under ai_plan/
+      const second = await ctx.verify(policy, { runCommand });
+      writeFileSync(path.join(root, "app.js"), "export const x = 2;\n"); // a real change must miss the cache
+      const third = await ctx.verify(policy, { runCommand });
+      return [first, second, third].map((o) => (o.ok ? o.results.map((c) => c.status).join(",") : "failed"));
+    });
+    expect(r.status === "completed" && r.result).toEqual(["passed", "cached", "passed"]);
+    expect(ran).toBe(2);
   });
 });
