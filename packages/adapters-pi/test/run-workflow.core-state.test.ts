@@ -1,21 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTempRepos } from "./helpers/temp-repos.js";
 import { execFileSync } from "node:child_process";
 import { isWorkflowError } from "@phasekit/core";
 import { analyzeResumeTarget, createReporter, isRunId, resolveVerificationConfig, runWorkflow, type RunContext } from "@phasekit/adapters-pi";
 import { releaseRegistry } from "../../../examples/release-workflow.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-function repo(): string {
-  const d = mkdtempSync(path.join(tmpdir(), "pk-core-"));
-  dirs.push(d);
-  return d;
-}
+const repo = useTempRepos("pk-core-");
 function onDisk(root: string, slug: string): { status: string; phase?: string; state: { status: string; cancelPending: boolean; currentPath: unknown[] } } {
   return JSON.parse(readFileSync(path.join(root, "ai_plan", slug, "workflow.json"), "utf8"));
 }

@@ -1,7 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isWorkflowError } from "@phasekit/core";
 import {
   acquirePlanLock,
@@ -11,19 +10,10 @@ import {
   type RunContext,
   type RunWorkflowOptions,
 } from "@phasekit/adapters-pi";
+import { holdLock, metadataOn, useTempRepos } from "./helpers/temp-repos.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-function repo(): string {
-  const d = mkdtempSync(path.join(tmpdir(), "pk-life-"));
-  dirs.push(d);
-  return d;
-}
-function meta(root: string, slug: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(path.join(root, "ai_plan", slug, "workflow.json"), "utf8"));
-}
+const repo = useTempRepos("pk-life-");
+const meta = metadataOn;
 
 /** Options whose every hook records its name in `log` (and can be told to throw). */
 function recorded(root: string, log: string[], failing: ReadonlySet<string> = new Set(), failures: HookFailure[] = []): RunWorkflowOptions<string> {
@@ -145,10 +135,7 @@ describe("runWorkflow lifecycle order", () => {
 
   it("lock busy: onLockHeld with the holder, a LOCKED error, cleanup still runs; the holder keeps its lock", async () => {
     const root = repo();
-    const runDir = path.join(root, "ai_plan", "run-1");
-    mkdirSync(runDir, { recursive: true });
-    const held = await acquirePlanLock({ runDir, owner: { tool: "other-tool" } });
-    if (!held.ok) throw held.error;
+    const held = { lock: await holdLock(root, "run-1") };
     const log: string[] = [];
     let bodyRan = false;
     const error = await runWorkflow(recorded(root, log), async () => {
@@ -165,10 +152,7 @@ describe("runWorkflow lifecycle order", () => {
 
   it("a throwing onLockHeld still ends in the LOCKED error, and a throwing reporter dispose skips no later step", async () => {
     const root = repo();
-    const runDir = path.join(root, "ai_plan", "run-1");
-    mkdirSync(runDir, { recursive: true });
-    const held = await acquirePlanLock({ runDir, owner: { tool: "other-tool" } });
-    if (!held.ok) throw held.error;
+    const held = { lock: await holdLock(root, "run-1") };
     const log: string[] = [];
     const failures: HookFailure[] = [];
     const busy = await runWorkflow(recorded(root, log, new Set(["onLockHeld"]), failures), async () => "x").then(() => null, (e: unknown) => e);

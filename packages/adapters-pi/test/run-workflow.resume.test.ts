@@ -1,22 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { metadataOn, useTempRepos } from "./helpers/temp-repos.js";
 import { isWorkflowError } from "@phasekit/core";
 import { runWorkflow, type RunContext } from "@phasekit/adapters-pi";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-function repo(): string {
-  const d = mkdtempSync(path.join(tmpdir(), "pk-resume-"));
-  dirs.push(d);
-  return d;
-}
-function meta(root: string, slug: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(path.join(root, "ai_plan", slug, "workflow.json"), "utf8"));
-}
+const repo = useTempRepos("pk-resume-");
+const meta = metadataOn;
 
 describe("runWorkflow ownership, resume and caps", () => {
   it("refuses a run owned by another tool, allows a listed takeover and a nested phase of the owner", async () => {

@@ -32,7 +32,7 @@ export function clockError(scope: string, ctx: TransitionContext): WorkflowError
   return workflowError(scope, "INVALID_OPTIONS", `ctx.now must be epoch milliseconds (a non-negative integer), got ${String(now)}.`, {
     field: "ctx.now",
     value: now,
-    hint: "Pass Date.now() from the adapter.",
+    hint: "Pass the current time (epoch ms) from the adapter.",
   });
 }
 
