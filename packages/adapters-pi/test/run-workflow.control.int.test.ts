@@ -8,7 +8,7 @@ import { JOURNAL_FILE } from "../src/journal.js";
 import { analyzeResumeTarget } from "../src/resume-analysis.js";
 import { createCheckpointStore } from "../src/checkpoint-store.js";
 import { readWorkflowMetadata } from "../src/workflow-metadata.js";
-import { spawnLockChild, type LockChild } from "./helpers/lock-children.js";
+import { finishRun, spawnLockChild, type LockChild } from "./helpers/lock-children.js";
 
 interface Report {
   event: string;
@@ -40,13 +40,7 @@ async function request(repoRoot: string, slug: string, signal: "pause" | "stop",
   return parse(child.lines[0] ?? "{}");
 }
 
-async function finish(child: LockChild): Promise<Report> {
-  const end = parse(await child.next(/"event":"(end|rejected)"/, true));
-  child.end();
-  const exit = await child.exited;
-  expect(exit, exit.stderr).toMatchObject({ code: 0, signal: null });
-  return end;
-}
+const finish = (child: LockChild): Promise<Report> => finishRun<Report>(child);
 
 async function metadataOf(runDir: string) {
   const r = await readWorkflowMetadata(path.join(runDir, METADATA_FILE));

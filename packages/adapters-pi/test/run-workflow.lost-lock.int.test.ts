@@ -5,7 +5,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createCheckpointStore } from "../src/checkpoint-store.js";
 import { METADATA_FILE } from "../src/plan-store.js";
-import { spawnLockChild, type LockChild } from "./helpers/lock-children.js";
+import { finishRun, spawnLockChild, type LockChild } from "./helpers/lock-children.js";
 
 interface Report {
   event: string;
@@ -18,13 +18,7 @@ interface Report {
 
 const parse = (line: string): Report => JSON.parse(line) as Report;
 
-async function finish(child: LockChild): Promise<Report> {
-  const end = parse(await child.next(/"event":"(end|rejected)"/, true));
-  child.end();
-  const exit = await child.exited;
-  expect(exit, exit.stderr).toMatchObject({ code: 0, signal: null });
-  return end;
-}
+const finish = (child: LockChild): Promise<Report> => finishRun<Report>(child);
 
 /**
  * The first runner is SIGSTOPped (between steps, or inside a step) past the 2 s stale time; a second process
