@@ -4,7 +4,7 @@
  * once the lock is lost and relies on workflow.json's generation check for the race that remains.
  */
 import { fingerprint } from "./fingerprint.js";
-import { isWorkflowError, migrateState, workflowError, type WorkflowRegistry } from "@phasekit/core";
+import { isWorkflowError, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import { createWorkflowHandle, type RunWorkflowHandle } from "./run-workflow-handle.js";
 import type { CheckpointStore, RerunReason } from "./checkpoint-store.js";
 import { clearControlRequest, readControlRequest, readPauseRequest, type ControlRequest } from "./control-signals.js";
@@ -73,7 +73,8 @@ export interface RunContextDeps {
   checkpoints: CheckpointStore;
   verificationCache: VerificationCache;
   metadata: WorkflowMetadata;
-  registry: WorkflowRegistry | null;
+  /** The core workflow the run carries, with the state already started or migrated by the lifecycle. */
+  workflow: { registry: WorkflowRegistry; state: WorkflowState } | null;
   clock: () => Date;
   maxSteps: number;
   maxAttempts: number;
@@ -190,7 +191,14 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     return outcome.output;
   };
 
-  const workflow = deps.registry === null ? null : handleFor(deps.registry, meta, { writeMeta, journal, now: () => deps.clock().getTime() });
+  const workflow =
+    deps.workflow === null
+      ? null
+      : createWorkflowHandle(deps.workflow.registry, deps.workflow.state, {
+          persist: async (state, phase) => void (await writeMeta({ state, ...(phase === undefined ? {} : { phase }) })),
+          journal,
+          now: () => deps.clock().getTime(),
+        });
 
   const ctx: RunContext = {
     slug: deps.slug,
@@ -238,20 +246,6 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     },
     now: () => deps.clock().getTime(),
   };
-}
-
-function handleFor(
-  registry: WorkflowRegistry,
-  meta: WorkflowMetadata,
-  io: { writeMeta: RunContextInternals["writeMeta"]; journal: RunContextInternals["journal"]; now: () => number },
-): RunWorkflowHandle {
-  const migrated = migrateState(meta.state);
-  if (!migrated.ok) throw migrated.error;
-  return createWorkflowHandle(registry, migrated.state, {
-    persist: async (state, phase) => void (await io.writeMeta({ state, ...(phase === undefined ? {} : { phase }) })),
-    journal: io.journal,
-    now: io.now,
-  });
 }
 
 function lockLost(deps: RunContextDeps): Error {

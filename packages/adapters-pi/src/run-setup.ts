@@ -1,6 +1,7 @@
 /** Steps 1 and 4 of `runWorkflow`: where the run lives, its options, and the metadata it starts with. */
-import { migrateState, resolveActive, resume as resumeState, start, toPersisted, workflowError } from "@phasekit/core";
-import type { WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
+import { migrateState, resume as resumeState, start, toPersisted, workflowError } from "@phasekit/core";
+import type { WorkflowError, WorkflowState } from "@phasekit/core";
+import { phaseOf } from "./run-workflow-handle.js";
 import type { FsPort } from "./fs-port.js";
 import type { StoreLock } from "./plan-store.js";
 import { generateRunId } from "./run-id.js";
@@ -34,7 +35,8 @@ export function workflowStateFor(options: AnyOptions, existing: WorkflowMetadata
     const migrated = migrateState(existing.state);
     if (!migrated.ok) throw migrated.error;
     const resumed = migrated.state.status === "paused" ? resumeState(migrated.state, now) : null;
-    return resumed?.ok ? resumed.state : migrated.state;
+    // An older writer may have stored an armed cancel: a new run never starts half-way through a cancel.
+    return toPersisted(resumed?.ok ? resumed.state : migrated.state);
   }
   const started = start(wf.registry, { workflowKey: wf.workflowKey, taskId: slug, taskDescription: wf.taskDescription }, now);
   if (!started.ok) throw started.error;
@@ -60,22 +62,15 @@ export function upsert(
     status: "running",
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
-    ...keep("phase", state === undefined ? undefined : phaseOf(state, options.workflow?.registry)),
+    ...keep("phase", state === undefined || options.workflow === undefined ? undefined : phaseOf(state, options.workflow.registry)),
     ...keep("currentStepId", undefined),
     ...keep("lastCompletedStepId", undefined),
     ...keep("parentSlug", options.parentSlug),
     ...keep("worktree", options.worktree),
     ...keep("branch", options.branch),
     ...keep("baseRef", options.baseRef),
-    ...(state === undefined ? {} : { state: toPersisted(state) }),
+    ...(state === undefined ? {} : { state }),
   };
-}
-
-/** The id of the phase a core state sits on (undefined once it has finished). */
-function phaseOf(state: WorkflowState, registry: WorkflowRegistry | undefined): string | undefined {
-  if (registry === undefined) return undefined;
-  const active = resolveActive(state, registry);
-  return active.ok ? active.active.phase.id : undefined;
 }
 
 /** Checks the options at once (INVALID_OPTIONS naming the field) and fills in the defaults. */

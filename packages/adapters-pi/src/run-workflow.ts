@@ -90,7 +90,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       checkpoints: createCheckpointStore({ runDir: location.runDir, now: clock, fs: writesWhileHeld(options.fs ?? nodeFs, lock) }),
       verificationCache: createRunVerificationCache(),
       metadata: first.metadata,
-      registry: options.workflow?.registry ?? null,
+      workflow: options.workflow !== undefined && state !== undefined ? { registry: options.workflow.registry, state } : null,
       clock,
       maxSteps: opts.maxSteps,
       maxAttempts: opts.maxAttempts,
