@@ -5,7 +5,7 @@ export default defineConfig({
   resolve: { conditions: ["@phasekit/source"] },
   ssr: { resolve: { conditions: ["@phasekit/source"] } },
   test: {
-    include: ["packages/*/test/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     pool: "forks",
     testTimeout: 60_000,

@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createHash } from "node:crypto";
 import { medians, type BenchRow, type BenchSuite } from "../../../bench/harness.js";
-import { appendRecord, rewriteLog, CHECKPOINT_LOG_FILE, type StepRecord } from "../src/checkpoint-log.js";
-import { createCheckpointStore, type CheckpointStore } from "../src/checkpoint-store.js";
-import { fingerprint } from "../src/fingerprint.js";
-import { nodeFs } from "../src/fs-port.js";
+import { appendRecord, rewriteLog, CHECKPOINT_LOG_FILE, type StepRecord } from "../src/store/checkpoint-log.js";
+import { createCheckpointStore, type CheckpointStore } from "../src/store/checkpoints.js";
+import { fingerprint } from "../src/store/fingerprint.js";
+import { nodeFs } from "../src/io/fs-port.js";
 
 const FP = `v1:sha256:${"ab".repeat(32)}`;
 

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { BenchRow, BenchSuite } from "../../../bench/harness.js";
 import { medians } from "../../../bench/harness.js";
-import { createReporter } from "../src/reporter.js";
-import { runWorkflow } from "../src/run-workflow.js";
+import { createReporter } from "../src/run/reporter.js";
+import { runWorkflow } from "../src/run/run-workflow.js";
 
 const PRECOMPLETED = 200;
 const noop = (): number => 1;

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { BenchSuite } from "../../../bench/harness.js";
 import { medians } from "../../../bench/harness.js";
-import { serializeWorkflowMetadata, writeWorkflowMetadata } from "../src/workflow-metadata.js";
-import type { WorkflowMetadataInput } from "../src/workflow-metadata-schema.js";
+import { serializeWorkflowMetadata, writeWorkflowMetadata } from "../src/store/metadata.js";
+import type { WorkflowMetadataInput } from "../src/store/metadata-schema.js";
 
 function input(step: number): WorkflowMetadataInput {
   return {

@@ -3,9 +3,9 @@ import { mkdtemp, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { cleanTempFiles } from "../src/atomic-write.js";
+import { cleanTempFiles } from "../src/io/atomic-write.js";
 import { readFile } from "node:fs/promises";
-import { readWorkflowMetadata } from "../src/workflow-metadata.js";
+import { readWorkflowMetadata } from "../src/store/metadata.js";
 import { spawnChild } from "./helpers/spawn-child.js";
 
 const writer = fileURLToPath(new URL("./helpers/metadata-writer.mjs", import.meta.url));

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isWorkflowError } from "@phasekit/core";
-import { writeFileAtomic } from "../src/atomic-write.js";
-import { readWorkflowMetadata, writeWorkflowMetadata } from "../src/workflow-metadata.js";
+import { writeFileAtomic } from "../src/io/atomic-write.js";
+import { readWorkflowMetadata, writeWorkflowMetadata } from "../src/store/metadata.js";
 import { failingFs } from "./helpers/failing-fs.js";
 import { sampleMetadata } from "./helpers/metadata-fixtures.js";
 

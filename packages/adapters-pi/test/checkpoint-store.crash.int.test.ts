@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createCheckpointStore } from "../src/checkpoint-store.js";
+import { createCheckpointStore } from "../src/store/checkpoints.js";
 import { spawnLockChild } from "./helpers/lock-children.js";
 
 const KILLS = process.env.CI === "true" ? 40 : 8;

@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync, appendFileSync, unlinkSync, r
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isWorkflowError } from "@phasekit/core";
-import { createCheckpointStore, type CheckpointStore } from "../src/checkpoint-store.js";
-import { fingerprint } from "../src/fingerprint.js";
+import { createCheckpointStore, type CheckpointStore } from "../src/store/checkpoints.js";
+import { fingerprint } from "../src/store/fingerprint.js";
 import { failingFs } from "./helpers/failing-fs.js";
-import { nodeFs, type FsPort } from "../src/fs-port.js";
+import { nodeFs, type FsPort } from "../src/io/fs-port.js";
 
 let tick = 0;
 const now = () => new Date(Date.UTC(2026, 0, 1) + ++tick * 1000);

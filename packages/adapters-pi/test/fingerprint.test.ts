@@ -2,8 +2,8 @@ import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import stableStringify from "fast-json-stable-stringify";
 import { isWorkflowError } from "@phasekit/core";
-import { fingerprint, isFingerprint, fingerprintDigest } from "../src/fingerprint.js";
-import { assertPlainJson, canonicalJson } from "../src/plain-json.js";
+import { fingerprint, isFingerprint, fingerprintDigest } from "../src/store/fingerprint.js";
+import { assertPlainJson, canonicalJson } from "../src/io/plain-json.js";
 
 const RUNS = process.env.CI === "true" ? 1000 : 200;
 

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { openJournal, parseJournal, readJournal, rebuildFromJournal } from "../src/journal.js";
+import { openJournal, parseJournal, readJournal, rebuildFromJournal } from "../src/store/journal.js";
 import { spawnChild } from "./helpers/spawn-child.js";
 
 const appender = fileURLToPath(new URL("./helpers/journal-appender.mjs", import.meta.url));

@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
-import { codePointLength, collapseWhitespace, ELLIPSIS, formatMessageText, truncateGraphemes } from "../src/message-text.js";
+import { codePointLength, collapseWhitespace, ELLIPSIS, formatMessageText, truncateGraphemes } from "../src/run/message-text.js";
 
 const RUNS = process.env.CI === "true" ? 1_000 : 100;
 const hasLoneSurrogate = (s: string): boolean => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { acquirePlanLock } from "../src/plan-lock.js";
+import { acquirePlanLock } from "../src/lock/plan-lock.js";
 
 const HOLDER = fileURLToPath(new URL("./helpers/lock-idle-holder.mjs", import.meta.url));
 const dirs: string[] = [];

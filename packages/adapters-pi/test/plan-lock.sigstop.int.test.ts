@@ -3,9 +3,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { acquirePlanLock } from "../src/plan-lock.js";
-import { readLockHolder } from "../src/lock-holder.js";
-import { readWorkflowMetadata, writeWorkflowMetadata } from "../src/workflow-metadata.js";
+import { acquirePlanLock } from "../src/lock/plan-lock.js";
+import { readLockHolder } from "../src/lock/holder.js";
+import { readWorkflowMetadata, writeWorkflowMetadata } from "../src/store/metadata.js";
 import { sampleMetadata } from "./helpers/metadata-fixtures.js";
 import { spawnLockChild } from "./helpers/lock-children.js";
 

@@ -3,8 +3,8 @@ import { mkdtempSync, mkdirSync, writeFileSync, utimesSync, readdirSync, rmSync 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isWorkflowError } from "@phasekit/core";
-import { acquirePlanLock } from "../src/plan-lock.js";
-import { readLockHolder, describeHolder } from "../src/lock-holder.js";
+import { acquirePlanLock } from "../src/lock/plan-lock.js";
+import { readLockHolder, describeHolder } from "../src/lock/holder.js";
 
 const fresh = () => mkdtempSync(path.join(tmpdir(), "phasekit-lock-"));
 

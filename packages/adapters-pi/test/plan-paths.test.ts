@@ -10,7 +10,7 @@ import {
   resolvePlanRoot,
   validateSlug,
   validateStepId,
-} from "../src/plan-paths.js";
+} from "../src/io/plan-paths.js";
 
 let root = "";
 let outside = "";

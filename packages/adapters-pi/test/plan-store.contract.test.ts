@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import { mkdtemp, readdir, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createFsPlanStore } from "../src/plan-store.js";
+import { createFsPlanStore } from "../src/store/plan-store.js";
 import { runPlanStoreContract } from "./contract/plan-store-contract.js";
 import { createMemoryPlanStore } from "./helpers/memory-plan-store.js";
 import { sampleMetadata } from "./helpers/metadata-fixtures.js";

@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { isWorkflowError } from "@phasekit/core";
-import { createReporter } from "../src/reporter.js";
-import type { ReporterClock, ReporterMessage } from "../src/reporter.js";
+import { createReporter } from "../src/run/reporter.js";
+import type { ReporterClock, ReporterMessage } from "../src/run/reporter.js";
 
 /** A manual clock: timers fire only when the test advances time. */
 function fakeClock() {

@@ -2,10 +2,10 @@ import { describe, it, expect } from "vitest";
 import { mkdtempSync, mkdirSync, writeFileSync, existsSync, readdirSync, symlinkSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { gc } from "../src/retention.js";
-import { acquirePlanLock } from "../src/plan-lock.js";
-import { writeWorkflowMetadata } from "../src/workflow-metadata.js";
-import type { WorkflowStatus } from "../src/workflow-metadata-schema.js";
+import { gc } from "../src/store/retention.js";
+import { acquirePlanLock } from "../src/lock/plan-lock.js";
+import { writeWorkflowMetadata } from "../src/store/metadata.js";
+import type { WorkflowStatus } from "../src/store/metadata-schema.js";
 import { sampleMetadata } from "./helpers/metadata-fixtures.js";
 
 const NOW = new Date("2026-03-01T00:00:00.000Z");

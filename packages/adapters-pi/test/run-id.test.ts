@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { isWorkflowError } from "@phasekit/core";
-import { generateRunId, isRunId, RUN_ID_ALPHABET, RUN_ID_REJECT_FROM, runIdFromRandom } from "../src/run-id.js";
+import { generateRunId, isRunId, RUN_ID_ALPHABET, RUN_ID_REJECT_FROM, runIdFromRandom } from "../src/run/id.js";
 
 /** A byte source that replays `bytes` in order (then repeats the last batch's tail pattern). */
 function replay(bytes: number[]) {

@@ -2,9 +2,9 @@ import { describe, it, expect } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { METADATA_FILE } from "../src/plan-store.js";
-import { readWorkflowMetadata } from "../src/workflow-metadata.js";
-import { createCheckpointStore } from "../src/checkpoint-store.js";
+import { METADATA_FILE } from "../src/store/plan-store.js";
+import { readWorkflowMetadata } from "../src/store/metadata.js";
+import { createCheckpointStore } from "../src/store/checkpoints.js";
 import { spawnLockChild, type LockChild } from "./helpers/lock-children.js";
 
 const ROUNDS = process.env.CI === "true" ? 10 : 4;

@@ -2,12 +2,12 @@ import { describe, it, expect } from "vitest";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { controlFile } from "../src/control-signals.js";
-import { METADATA_FILE } from "../src/plan-store.js";
-import { JOURNAL_FILE } from "../src/journal.js";
-import { analyzeResumeTarget } from "../src/resume-analysis.js";
-import { createCheckpointStore } from "../src/checkpoint-store.js";
-import { readWorkflowMetadata } from "../src/workflow-metadata.js";
+import { controlFile } from "../src/run/control-signals.js";
+import { METADATA_FILE } from "../src/store/plan-store.js";
+import { JOURNAL_FILE } from "../src/store/journal.js";
+import { analyzeResumeTarget } from "../src/run/resume-analysis.js";
+import { createCheckpointStore } from "../src/store/checkpoints.js";
+import { readWorkflowMetadata } from "../src/store/metadata.js";
 import { finishRun, spawnLockChild, type LockChild } from "./helpers/lock-children.js";
 
 interface Report {

@@ -4,10 +4,10 @@ import { existsSync, mkdtempSync, readFileSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CHECKPOINT_LOG_FILE } from "../src/checkpoint-log.js";
-import { lockDirOf } from "../src/lock-holder.js";
-import { METADATA_FILE } from "../src/plan-store.js";
-import { readWorkflowMetadata } from "../src/workflow-metadata.js";
+import { CHECKPOINT_LOG_FILE } from "../src/store/checkpoint-log.js";
+import { lockDirOf } from "../src/lock/holder.js";
+import { METADATA_FILE } from "../src/store/plan-store.js";
+import { readWorkflowMetadata } from "../src/store/metadata.js";
 import { spawnLockChild, type LockChild } from "./helpers/lock-children.js";
 
 const CI = process.env.CI === "true";

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createCheckpointStore } from "../src/checkpoint-store.js";
-import { METADATA_FILE } from "../src/plan-store.js";
+import { createCheckpointStore } from "../src/store/checkpoints.js";
+import { METADATA_FILE } from "../src/store/plan-store.js";
 import { finishRun, spawnLockChild, type LockChild } from "./helpers/lock-children.js";
 
 interface Report {

@@ -8,7 +8,7 @@ import {
   createRunVerificationCache,
   createVerificationCache,
   verificationCacheFileSchema,
-} from "../src/verification-cache.js";
+} from "../src/verification/cache.js";
 
 let base = "";
 let seq = 0;

@@ -10,7 +10,7 @@ import {
   packageManagerFromFiles,
   resolveVerificationConfig,
   verifiesAt,
-} from "../src/verification-config.js";
+} from "../src/verification/config.js";
 
 function invalid(fn: () => unknown): { field: unknown; value: unknown; message: string } {
   try {

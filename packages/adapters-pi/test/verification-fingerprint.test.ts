@@ -3,8 +3,8 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, mkdir, writeFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { captureWorkspaceState, computeVerificationFingerprint } from "../src/verification-fingerprint.js";
-import type { VerificationIdentity } from "../src/verification-fingerprint.js";
+import { captureWorkspaceState, computeVerificationFingerprint } from "../src/verification/fingerprint.js";
+import type { VerificationIdentity } from "../src/verification/fingerprint.js";
 
 let base = "";
 beforeAll(async () => {

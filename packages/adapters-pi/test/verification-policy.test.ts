@@ -2,12 +2,12 @@ import { describe, it, expect, afterAll } from "vitest";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { resolveVerificationConfig } from "../src/verification-config.js";
-import { createPersistentVerificationCache, createRunVerificationCache, createVerificationCache } from "../src/verification-cache.js";
-import type { VerificationCache } from "../src/verification-cache.js";
-import type { WorkspaceState } from "../src/verification-fingerprint.js";
-import { outputTail, runVerificationPolicy } from "../src/verification-policy.js";
-import type { CommandRunResult, CommandRunRequest } from "../src/verification-runner.js";
+import { resolveVerificationConfig } from "../src/verification/config.js";
+import { createPersistentVerificationCache, createRunVerificationCache, createVerificationCache } from "../src/verification/cache.js";
+import type { VerificationCache } from "../src/verification/cache.js";
+import type { WorkspaceState } from "../src/verification/fingerprint.js";
+import { outputTail, runVerificationPolicy } from "../src/verification/policy.js";
+import type { CommandRunResult, CommandRunRequest } from "../src/verification/runner.js";
 
 const dirs: string[] = [];
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { createShellCommandRunner } from "../src/verification-runner.js";
+import { createShellCommandRunner } from "../src/verification/runner.js";
 
 const cwd = tmpdir();
 // A killed orphan may linger as a zombie until its new parent reaps it; a zombie runs nothing, so it counts as dead.

@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import { isWorkflowError } from "@phasekit/core";
-import { composeVerifierPrompt, parseVerifierVerdict } from "../src/verifier-prompt.js";
+import { composeVerifierPrompt, parseVerifierVerdict } from "../src/verification/verifier-prompt.js";
 
 const RUNS = process.env.CI === "true" ? 2_000 : 200;
 

@@ -3,8 +3,8 @@ import fc from "fast-check";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { readWorkflowMetadata, serializeWorkflowMetadata, writeWorkflowMetadata } from "../src/workflow-metadata.js";
-import type { WorkflowMetadata } from "../src/workflow-metadata-schema.js";
+import { readWorkflowMetadata, serializeWorkflowMetadata, writeWorkflowMetadata } from "../src/store/metadata.js";
+import type { WorkflowMetadata } from "../src/store/metadata-schema.js";
 import { sampleMetadata } from "./helpers/metadata-fixtures.js";
 
 const RUNS = process.env.CI === "true" ? 10_000 : 1_000;

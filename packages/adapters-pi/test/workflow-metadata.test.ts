@@ -7,7 +7,7 @@ import {
   readWorkflowMetadata,
   serializeWorkflowMetadata,
   writeWorkflowMetadata,
-} from "../src/workflow-metadata.js";
+} from "../src/store/metadata.js";
 import { sampleMetadata } from "./helpers/metadata-fixtures.js";
 
 let dir = "";

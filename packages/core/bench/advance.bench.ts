@@ -2,8 +2,8 @@
 import type { BenchSuite } from "../../../bench/harness.js";
 import { medians } from "../../../bench/harness.js";
 import { releaseRegistry } from "../../../examples/release-workflow.js";
-import { advance } from "../src/advance.js";
-import type { WorkflowState } from "../src/state-schema.js";
+import { advance } from "../src/transitions/advance.js";
+import type { WorkflowState } from "../src/state/schema.js";
 
 const registry = releaseRegistry();
 

@@ -1,6 +1,6 @@
 /** @phasekit/core: the pure rules of phasekit workflows. No I/O, no clock, no randomness. */
-export { WorkflowError, isWorkflowError, workflowError } from "./errors.js";
-export type { WorkflowErrorCode, WorkflowErrorDetails, Result } from "./errors.js";
+export { WorkflowError, isWorkflowError, workflowError } from "./errors/workflow-error.js";
+export type { WorkflowErrorCode, WorkflowErrorDetails, Result } from "./errors/workflow-error.js";
 
 export {
   WorkflowDefinitionSchema,
@@ -12,7 +12,7 @@ export {
   COMMAND_NAME_PATTERN,
   KEY_PATTERN,
   isSubworkflowRef,
-} from "./definition-schema.js";
+} from "./definitions/schema.js";
 export type {
   WorkflowDefinition,
   WorkflowDefinitionInput,
@@ -22,10 +22,10 @@ export type {
   ToolRules,
   Profile,
   WorkflowRegistry,
-} from "./definition-schema.js";
-export { compileDefinitions, definitionProblemsError } from "./compile-definitions.js";
-export type { CompileResult } from "./compile-definitions.js";
-export type { DefinitionProblem } from "./definition-problems.js";
+} from "./definitions/schema.js";
+export { compileDefinitions, definitionProblemsError } from "./definitions/compile.js";
+export type { CompileResult } from "./definitions/compile.js";
+export type { DefinitionProblem } from "./errors/problems.js";
 
 export {
   WorkflowStateSchema,
@@ -35,28 +35,28 @@ export {
   toPersisted,
   isLive,
   isFinished,
-} from "./state-schema.js";
-export type { WorkflowState, WorkflowStatus, PathSegment } from "./state-schema.js";
-export { migrateState, parseState } from "./migrate-state.js";
-export type { MigrateResult } from "./migrate-state.js";
+} from "./state/schema.js";
+export type { WorkflowState, WorkflowStatus, PathSegment } from "./state/schema.js";
+export { migrateState, parseState } from "./state/migrate.js";
+export type { MigrateResult } from "./state/migrate.js";
 
-export type { TransitionContext, TransitionOutcome, Happening, PhaseRef, WorkflowEvent, AdvanceCase } from "./transition-types.js";
-export { start } from "./start.js";
-export type { StartInput, StartOutcome } from "./start.js";
-export { advance } from "./advance.js";
-export { loop } from "./loop.js";
-export { cancel, cancelNow } from "./cancel.js";
-export { pause, resume, fail, markCompletionNotified } from "./lifecycle.js";
-export { reduce } from "./reduce.js";
+export type { TransitionContext, TransitionOutcome, Happening, PhaseRef, WorkflowEvent, AdvanceCase } from "./transitions/types.js";
+export { start } from "./transitions/start.js";
+export type { StartInput, StartOutcome } from "./transitions/start.js";
+export { advance } from "./transitions/advance.js";
+export { loop } from "./transitions/loop.js";
+export { cancel, cancelNow } from "./transitions/cancel.js";
+export { pause, resume, fail, markCompletionNotified } from "./transitions/lifecycle.js";
+export { reduce } from "./transitions/reduce.js";
 
-export { resolveActive } from "./resolve-active.js";
-export type { ActiveWorkflow, BreadcrumbItem } from "./resolve-active.js";
-export { checkTool } from "./tool-policy.js";
-export type { ToolDecision } from "./tool-policy.js";
-export { renderTemplate } from "./template.js";
-export type { TemplateVars } from "./template.js";
-export { statusLine } from "./status-line.js";
-export { contextPrompt } from "./context-prompt.js";
+export { resolveActive } from "./transitions/resolve-active.js";
+export type { ActiveWorkflow, BreadcrumbItem } from "./transitions/resolve-active.js";
+export { checkTool } from "./policy/check-tool.js";
+export type { ToolDecision } from "./policy/check-tool.js";
+export { renderTemplate } from "./present/template.js";
+export type { TemplateVars } from "./present/template.js";
+export { statusLine } from "./present/status-line.js";
+export { contextPrompt } from "./present/context-prompt.js";
 export {
   completionMessage,
   cancelledMessage,
@@ -64,8 +64,8 @@ export {
   endOfRunMessage,
   notDoneReminder,
   initialMessage,
-} from "./messages.js";
-export type { EndOfRunMessage } from "./messages.js";
+} from "./present/messages.js";
+export type { EndOfRunMessage } from "./present/messages.js";
 export {
   DEFAULT_ROLE_INSTRUCTION,
   DEFAULT_ADVANCE_REMINDER,
@@ -75,4 +75,4 @@ export {
   DEFAULT_FAILED_MESSAGE,
   DEFAULT_NOT_DONE_REMINDER,
   WORKFLOW_STEP_TOOL,
-} from "./text.js";
+} from "./present/text.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { compileDefinitions, definitionProblemsError } from "../src/compile-definitions.js";
-import type { CompileResult } from "../src/compile-definitions.js";
+import { compileDefinitions, definitionProblemsError } from "../src/definitions/compile.js";
+import type { CompileResult } from "../src/definitions/compile.js";
 
 const phase = (id: string, extra: object = {}): object => ({ id, name: id.toUpperCase(), ...extra });
 const wf = (phases: unknown[], extra: object = {}): object => ({ name: "W", phases, ...extra });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { isWorkflowError } from "@phasekit/core";
-import { compileDefinitions } from "../src/compile-definitions.js";
-import type { CompileResult } from "../src/compile-definitions.js";
-import { migrateState, parseState } from "../src/migrate-state.js";
-import type { MigrateResult } from "../src/migrate-state.js";
-import { WorkflowStateSchema } from "../src/state-schema.js";
+import { compileDefinitions } from "../src/definitions/compile.js";
+import type { CompileResult } from "../src/definitions/compile.js";
+import { migrateState, parseState } from "../src/state/migrate.js";
+import type { MigrateResult } from "../src/state/migrate.js";
+import { WorkflowStateSchema } from "../src/state/schema.js";
 
 const runs = process.env.CI === "true" ? 1_000 : 100;
 

@@ -3,9 +3,9 @@ import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { isWorkflowError } from "@phasekit/core";
-import { detectStateVersion, migrateState, parseState } from "../src/migrate-state.js";
-import { migrations } from "../src/migrations.js";
-import { STATE_SCHEMA_VERSION, WorkflowStateSchema } from "../src/state-schema.js";
+import { detectStateVersion, migrateState, parseState } from "../src/state/migrate.js";
+import { migrations } from "../src/state/migrations.js";
+import { STATE_SCHEMA_VERSION, WorkflowStateSchema } from "../src/state/schema.js";
 
 const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const read = (name: string): unknown => JSON.parse(readFileSync(`${fixtures}${name}`, "utf8"));

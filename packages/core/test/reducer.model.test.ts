@@ -4,13 +4,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { WorkflowRegistry } from "../src/definition-schema.js";
-import { migrateState } from "../src/migrate-state.js";
-import { reduce } from "../src/reduce.js";
-import { resolveActive } from "../src/resolve-active.js";
-import { start } from "../src/start.js";
-import { isFinished, toPersisted, type WorkflowState } from "../src/state-schema.js";
-import type { WorkflowEvent } from "../src/transition-types.js";
+import type { WorkflowRegistry } from "../src/definitions/schema.js";
+import { migrateState } from "../src/state/migrate.js";
+import { reduce } from "../src/transitions/reduce.js";
+import { resolveActive } from "../src/transitions/resolve-active.js";
+import { start } from "../src/transitions/start.js";
+import { isFinished, toPersisted, type WorkflowState } from "../src/state/schema.js";
+import type { WorkflowEvent } from "../src/transitions/types.js";
 import { deepFreeze, registryOf } from "./helpers/core-fixtures.js";
 
 const CI = process.env.CI === "true";

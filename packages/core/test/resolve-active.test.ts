@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { advance } from "../src/advance.js";
-import { resolveActive, type ActiveWorkflow } from "../src/resolve-active.js";
-import type { WorkflowState } from "../src/state-schema.js";
+import { advance } from "../src/transitions/advance.js";
+import { resolveActive, type ActiveWorkflow } from "../src/transitions/resolve-active.js";
+import type { WorkflowState } from "../src/state/schema.js";
 import { at, deep, started, without } from "./helpers/core-fixtures.js";
 
 function active(state: WorkflowState): ActiveWorkflow {

@@ -1,14 +1,14 @@
 /** One test per bug of @harms-haus/pi-workflows 1.0.0 (seeds 000 and 002) that this reducer fixes. */
 import { describe, expect, it } from "vitest";
-import { advance } from "../src/advance.js";
-import { cancel } from "../src/cancel.js";
-import { progressLine } from "../src/context-prompt.js";
-import { cancelledMessage, completionMessage } from "../src/messages.js";
-import { migrateState } from "../src/migrate-state.js";
-import { resolveActive, type ActiveWorkflow } from "../src/resolve-active.js";
-import { toPersisted, type WorkflowState } from "../src/state-schema.js";
-import { statusLine } from "../src/status-line.js";
-import { contextPrompt } from "../src/context-prompt.js";
+import { advance } from "../src/transitions/advance.js";
+import { cancel } from "../src/transitions/cancel.js";
+import { progressLine } from "../src/present/context-prompt.js";
+import { cancelledMessage, completionMessage } from "../src/present/messages.js";
+import { migrateState } from "../src/state/migrate.js";
+import { resolveActive, type ActiveWorkflow } from "../src/transitions/resolve-active.js";
+import { toPersisted, type WorkflowState } from "../src/state/schema.js";
+import { statusLine } from "../src/present/status-line.js";
+import { contextPrompt } from "../src/present/context-prompt.js";
 import { releaseRegistry } from "../../../examples/release-workflow.js";
 import { at, deep, registryOf, started, without } from "./helpers/core-fixtures.js";
 

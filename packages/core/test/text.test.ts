@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { contextPrompt, progressLine } from "../src/context-prompt.js";
-import { cancelledMessage, completionMessage, endOfRunMessage, failedMessage, initialMessage, notDoneReminder } from "../src/messages.js";
-import { resolveActive, type ActiveWorkflow } from "../src/resolve-active.js";
-import type { WorkflowRegistry } from "../src/definition-schema.js";
-import type { WorkflowState } from "../src/state-schema.js";
-import { statusLine } from "../src/status-line.js";
-import { PROMPT_VARS, renderTemplate } from "../src/template.js";
-import { checkTool } from "../src/tool-policy.js";
-import { DEFAULT_ADVANCE_REMINDER, DEFAULT_BLOCK_REASON, DEFAULT_ROLE_INSTRUCTION } from "../src/text.js";
+import { contextPrompt, progressLine } from "../src/present/context-prompt.js";
+import { cancelledMessage, completionMessage, endOfRunMessage, failedMessage, initialMessage, notDoneReminder } from "../src/present/messages.js";
+import { resolveActive, type ActiveWorkflow } from "../src/transitions/resolve-active.js";
+import type { WorkflowRegistry } from "../src/definitions/schema.js";
+import type { WorkflowState } from "../src/state/schema.js";
+import { statusLine } from "../src/present/status-line.js";
+import { PROMPT_VARS, renderTemplate } from "../src/present/template.js";
+import { checkTool } from "../src/policy/check-tool.js";
+import { DEFAULT_ADVANCE_REMINDER, DEFAULT_BLOCK_REASON, DEFAULT_ROLE_INSTRUCTION } from "../src/present/text.js";
 import { releaseDefinitions, releaseRegistry } from "../../../examples/release-workflow.js";
 import { at, deep, registryOf } from "./helpers/core-fixtures.js";
 

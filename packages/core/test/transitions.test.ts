@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { advance } from "../src/advance.js";
-import { cancel, cancelNow } from "../src/cancel.js";
-import { fail, markCompletionNotified, pause, resume } from "../src/lifecycle.js";
-import { loop } from "../src/loop.js";
-import { reduce } from "../src/reduce.js";
-import { start } from "../src/start.js";
-import type { WorkflowState } from "../src/state-schema.js";
-import type { TransitionOutcome, WorkflowEvent } from "../src/transition-types.js";
+import { advance } from "../src/transitions/advance.js";
+import { cancel, cancelNow } from "../src/transitions/cancel.js";
+import { fail, markCompletionNotified, pause, resume } from "../src/transitions/lifecycle.js";
+import { loop } from "../src/transitions/loop.js";
+import { reduce } from "../src/transitions/reduce.js";
+import { start } from "../src/transitions/start.js";
+import type { WorkflowState } from "../src/state/schema.js";
+import type { TransitionOutcome, WorkflowEvent } from "../src/transitions/types.js";
 import { at, deep, deepFreeze, pathOf, started, without } from "./helpers/core-fixtures.js";
 
 const ctx = { now: 2_000 };

@@ -1,7 +1,7 @@
 /** The behaviour every PlanStore backend must show; run it with `runPlanStoreContract(name, makeStore)`. */
 import { describe, it, expect, afterEach } from "vitest";
-import { rebuildFromJournal } from "../../src/journal.js";
-import type { PlanStore } from "../../src/plan-store.js";
+import { rebuildFromJournal } from "../../src/store/journal.js";
+import type { PlanStore } from "../../src/store/plan-store.js";
 import { sampleMetadata } from "../helpers/metadata-fixtures.js";
 
 /** Registers the contract tests for one backend; `makeStore` gives a fresh, empty store per test. */

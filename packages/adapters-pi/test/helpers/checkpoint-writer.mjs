@@ -1,6 +1,6 @@
 // Child of checkpoint-store.crash.int.test.ts: runs steps s0, s1, … as fast as it can (each with a ~4 KB output
 // so appends and artifact writes take real time) and prints `ok <i>` once step i is acknowledged.
-import { createCheckpointStore } from "../../dist/checkpoint-store.js";
+import { createCheckpointStore } from "../../dist/store/checkpoints.js";
 
 const [runDir, autoCompactAfter] = process.argv.slice(2);
 const store = createCheckpointStore({ runDir, now: () => new Date(), autoCompactAfter: Number(autoCompactAfter) });

@@ -1,5 +1,5 @@
 /** An FsPort that counts every call (handle methods included) and fails the Nth one with an errno-style error. */
-import { nodeFs, type FsFileHandle, type FsPort } from "../../src/fs-port.js";
+import { nodeFs, type FsFileHandle, type FsPort } from "../../src/io/fs-port.js";
 
 export interface FailingFs {
   fs: FsPort;

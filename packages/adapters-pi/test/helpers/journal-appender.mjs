@@ -1,7 +1,7 @@
 // Child for journal tests: appends `count` metadata snapshots (printing "ack <seq>" after each fsynced append),
 // then, with "tear", writes half of one more line by hand and prints "torn", then waits to be SIGKILLed.
 import { appendFileSync } from "node:fs";
-import { openJournal } from "../../dist/journal.js";
+import { openJournal } from "../../dist/store/journal.js";
 
 const [file, countText, mode] = process.argv.slice(2);
 const count = Number(countText);

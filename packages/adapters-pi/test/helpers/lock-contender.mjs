@@ -4,7 +4,7 @@
 // Exits when stdin ends. The winner appends `enter <id> <round>` / `exit <id> <round>` to an O_APPEND log, so overlaps are visible.
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { acquirePlanLock } from "../../dist/plan-lock.js";
+import { acquirePlanLock } from "../../dist/lock/plan-lock.js";
 
 const [runDir, id, logFile] = process.argv.slice(2);
 let held = null;

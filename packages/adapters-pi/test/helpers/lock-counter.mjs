@@ -1,7 +1,7 @@
 // Child of plan-lock.counter.int.test.ts: `iterations` increments of <runDir>/counter under the plan lock.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { acquirePlanLock } from "../../dist/plan-lock.js";
+import { acquirePlanLock } from "../../dist/lock/plan-lock.js";
 
 const [runDir, iterations] = process.argv.slice(2);
 const counter = path.join(runDir, "counter");

@@ -3,8 +3,8 @@
 // what it was told: the LOCK_LOST abort, assertHeld, the refused compare-and-set write, and the release.
 import { createInterface } from "node:readline";
 import path from "node:path";
-import { acquirePlanLock } from "../../dist/plan-lock.js";
-import { readWorkflowMetadata, writeWorkflowMetadata } from "../../dist/workflow-metadata.js";
+import { acquirePlanLock } from "../../dist/lock/plan-lock.js";
+import { readWorkflowMetadata, writeWorkflowMetadata } from "../../dist/store/metadata.js";
 
 const [runDir] = process.argv.slice(2);
 const file = path.join(runDir, "workflow.json");

@@ -1,8 +1,8 @@
 /** An in-memory CheckpointStore for the memory PlanStore: same reuse rules, no durability. */
 import { workflowError } from "@phasekit/core";
-import type { CheckpointStore, RerunReason } from "../../src/checkpoint-store.js";
-import type { CommitRecord, StepRecord } from "../../src/checkpoint-log.js";
-import { fingerprint } from "../../src/fingerprint.js";
+import type { CheckpointStore, RerunReason } from "../../src/store/checkpoints.js";
+import type { CommitRecord, StepRecord } from "../../src/store/checkpoint-log.js";
+import { fingerprint } from "../../src/store/fingerprint.js";
 
 /** Creates an empty in-memory checkpoint store for the run `slug`. */
 export function createMemoryCheckpoints(slug: string): CheckpointStore {

@@ -3,14 +3,14 @@
  * without callers changing. Not durable, single-process, for tests only.
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import type { JournalEntry } from "../../src/journal.js";
-import { validateSlug } from "../../src/plan-paths.js";
-import type { PlanRunEntry, PlanStore, StoreLock } from "../../src/plan-store.js";
-import type { CheckpointStore } from "../../src/checkpoint-store.js";
-import type { GcReport } from "../../src/retention.js";
+import type { JournalEntry } from "../../src/store/journal.js";
+import { validateSlug } from "../../src/io/plan-paths.js";
+import type { PlanRunEntry, PlanStore, StoreLock } from "../../src/store/plan-store.js";
+import type { CheckpointStore } from "../../src/store/checkpoints.js";
+import type { GcReport } from "../../src/store/retention.js";
 import { createMemoryCheckpoints } from "./memory-checkpoints.js";
-import { buildDocument, validateMetadata } from "../../src/workflow-metadata.js";
-import type { WorkflowMetadata } from "../../src/workflow-metadata-schema.js";
+import { buildDocument, validateMetadata } from "../../src/store/metadata.js";
+import type { WorkflowMetadata } from "../../src/store/metadata-schema.js";
 
 interface Run {
   text: string | null;

@@ -1,5 +1,5 @@
 /** Valid workflow.json inputs for tests. */
-import type { WorkflowMetadataInput } from "../../src/workflow-metadata-schema.js";
+import type { WorkflowMetadataInput } from "../../src/store/metadata-schema.js";
 
 /** A valid metadata input for `slug`, with a state payload whose size grows with `padding`. */
 export function sampleMetadata(slug: string, step = 0, padding = 0): WorkflowMetadataInput {

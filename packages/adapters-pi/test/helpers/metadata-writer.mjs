@@ -15,7 +15,7 @@ function version(g) {
 }
 
 if (mode === "meta") {
-  const { readWorkflowMetadata, writeWorkflowMetadata } = await import("../../dist/workflow-metadata.js");
+  const { readWorkflowMetadata, writeWorkflowMetadata } = await import("../../dist/store/metadata.js");
   const current = await readWorkflowMetadata(file);
   if (!current.ok) throw current.error;
   let gen = current.metadata?.generation ?? null;
@@ -27,7 +27,7 @@ if (mode === "meta") {
     process.stdout.write(`ack ${gen}\n`);
   }
 } else {
-  const { writeFileAtomic } = await import("../../dist/atomic-write.js");
+  const { writeFileAtomic } = await import("../../dist/io/atomic-write.js");
   let g = 0;
   try {
     g = JSON.parse(readFileSync(file, "utf8")).generation;

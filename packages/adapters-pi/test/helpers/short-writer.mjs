@@ -1,7 +1,7 @@
 // Child for the short-write test, meant to run under `ulimit -f 8` with SIGXFSZ ignored: writes <bytes> bytes
 // over <file> with our writeFileAtomic ("ours") or with write-file-atomic 7.0.1 ("wfa"), and prints the outcome.
 import { createRequire } from "node:module";
-import { writeFileAtomic } from "../../dist/atomic-write.js";
+import { writeFileAtomic } from "../../dist/io/atomic-write.js";
 
 // Node resets inherited signal dispositions at start-up, so the shell's `trap '' XFSZ` is not enough.
 process.on("SIGXFSZ", () => {});

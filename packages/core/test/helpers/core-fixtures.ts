@@ -1,8 +1,8 @@
 /** Shared fixtures for the core tests: compiled registries, a deep definition set, and state builders. */
-import { compileDefinitions } from "../../src/compile-definitions.js";
-import type { WorkflowRegistry } from "../../src/definition-schema.js";
-import { start } from "../../src/start.js";
-import { STATE_SCHEMA_VERSION, type PathSegment, type WorkflowState } from "../../src/state-schema.js";
+import { compileDefinitions } from "../../src/definitions/compile.js";
+import type { WorkflowRegistry } from "../../src/definitions/schema.js";
+import { start } from "../../src/transitions/start.js";
+import { STATE_SCHEMA_VERSION, type PathSegment, type WorkflowState } from "../../src/state/schema.js";
 
 /** Compiles definitions and fails the test with every problem when they do not compile. */
 export function registryOf(raw: unknown): WorkflowRegistry {

@@ -1,0 +1,186 @@
+/**
+ * The `fs` that proper-lockfile drives for one acquisition. proper-lockfile keeps the refresh timer, the
+ * compromise detection and the exit cleanup; this file replaces the three steps of it that race:
+ * - create: the lock directory is built aside with its holder file inside, then renamed into place. A rename
+ *   onto a non-empty directory fails, so the lock is never visible empty-but-held, and an empty one is free.
+ * - stale takeover (its stat → rmdir → mkdir lets 2–3 contenders in at once, FACTS.md): the stale holder file,
+ *   listed before the staleness check, is renamed aside by its unique name. Only one contender's rename can
+ *   succeed, and if the lock changed hands meanwhile the old name is gone, so a live lock is never touched.
+ * - release: the owner unlinks its own holder file by name; ENOENT means it was taken over, and then nothing
+ *   is removed. The now-empty directory is removed with rmdir, which refuses a directory a new holder filled.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DIR_MODE, FILE_MODE } from "../io/plan-paths.js";
+import { fsErrorCode } from "../io/fs-port.js";
+import { holderFileName, isHolderFileName, parseHolder, type LockHolder } from "./holder.js";
+
+type Callback<T = void> = (error: NodeJS.ErrnoException | null, value?: T) => void;
+
+/** What one acquisition has seen, shared between the lock fs and the lock handle. */
+export interface LockFsState {
+  acquired: boolean;
+  /** Date.now() of the last successful refresh of the lock directory's mtime. */
+  lastRefreshMs: number;
+  /** Set by a release that found its holder file gone: the lock had been taken over. */
+  notOwned: boolean;
+  /** The stale holder this acquisition displaced, if any. */
+  tookOverFrom: LockHolder | null;
+}
+
+/** Inputs of `createLockFs`. */
+export interface LockFsOptions {
+  lockDir: string;
+  holder: LockHolder;
+  staleMs: number;
+  state: LockFsState;
+}
+
+const CLEAN_TOLERATED = new Set(["ENOENT", "ENOTEMPTY", "EEXIST"]);
+
+function errno(code: string, message: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), { code });
+}
+
+/** Builds the callback-style fs object proper-lockfile calls (`mkdir`, `stat`, `utimes`, `rmdir`, `rmdirSync`). */
+export function createLockFs(options: LockFsOptions) {
+  const { lockDir, holder, staleMs, state } = options;
+  const runDir = path.dirname(lockDir);
+  const ownFile = path.join(lockDir, holderFileName(holder.token));
+
+  function mkdir(_p: string, cb: Callback): void {
+    const temp = path.join(runDir, `.lock-new-${holder.token}`);
+    const undo = (error: NodeJS.ErrnoException) => fs.rm(temp, { recursive: true, force: true }, () => cb(error));
+    fs.mkdir(temp, { mode: DIR_MODE }, (err) => {
+      if (err) return cb(err);
+      const text = `${JSON.stringify(holder)}\n`;
+      fs.writeFile(path.join(temp, holderFileName(holder.token)), text, { mode: FILE_MODE, flag: "wx" }, (err2) => {
+        if (err2) return undo(err2);
+        fs.rename(temp, lockDir, (err3) => {
+          if (!err3) {
+            state.acquired = true;
+            state.lastRefreshMs = Date.now();
+            return cb(null);
+          }
+          const code = fsErrorCode(err3);
+          undo(code === "ENOTEMPTY" || code === "EEXIST" ? errno("EEXIST", `lock ${lockDir} is held`) : err3);
+        });
+      });
+    });
+  }
+
+  // While held, a missing holder file means the lock was taken over: report ENOENT so proper-lockfile's
+  // refresh timer declares the lock compromised at once instead of refreshing someone else's directory.
+  // Before acquiring: a lock whose holder process is known dead (same host, no such pid) is reported as
+  // ancient, so proper-lockfile takes it over at once instead of waiting out the stale time after a crash.
+  function stat(p: string, cb: Callback<fs.Stats>): void {
+    if (state.acquired) return void fs.stat(ownFile, (err) => (err ? cb(err) : fs.stat(p, cb)));
+    fs.stat(p, (err, st) => {
+      if (err || st === undefined) return cb(err);
+      holderIsDead(lockDir, (dead) => cb(null, dead ? Object.assign(Object.create(Object.getPrototypeOf(st) as object) as fs.Stats, st, { mtime: new Date(0), mtimeMs: 0 }) : st));
+    });
+  }
+
+  function utimes(p: string, atime: Date, mtime: Date, cb: Callback): void {
+    fs.utimes(p, atime, mtime, (err) => {
+      if (!err && state.acquired) state.lastRefreshMs = Date.now();
+      cb(err);
+    });
+  }
+
+  function rmdir(_p: string, cb: Callback): void {
+    if (state.acquired) releaseOwn(cb);
+    else takeOverStale(cb);
+  }
+
+  function releaseOwn(cb: Callback): void {
+    fs.unlink(ownFile, (err) => {
+      if (err) {
+        if (fsErrorCode(err) !== "ENOENT") return cb(err);
+        state.notOwned = true;
+        return cb(null);
+      }
+      fs.rmdir(lockDir, (err2) => cb(err2 && !CLEAN_TOLERATED.has(fsErrorCode(err2) ?? "") ? err2 : null));
+    });
+  }
+
+  // Called by proper-lockfile when it judged the lock stale. Listing first, then checking the age, means the
+  // names we rename belong to a lock at least that old; a lock created after the listing is not in it.
+  function takeOverStale(cb: Callback): void {
+    fs.readdir(lockDir, (err, names) => {
+      if (err) return cb(fsErrorCode(err) === "ENOENT" ? null : err);
+      fs.stat(lockDir, (err2, st) => {
+        if (err2) return cb(fsErrorCode(err2) === "ENOENT" ? null : err2);
+        const holders = names.filter(isHolderFileName);
+        if (holders.length !== names.length) {
+          return cb(errno("EJUNK", `lock ${lockDir} holds files phasekit did not write: ${names.join(", ")}`));
+        }
+        const first = holders[0];
+        if (first === undefined) return fs.rmdir(lockDir, () => cb(null));
+        fs.readFile(path.join(lockDir, first), "utf8", (err3, text) => {
+          if (err3) return cb(fsErrorCode(err3) === "ENOENT" ? null : err3);
+          // Honour the holder's own stale time when it is longer than ours.
+          const parsed = parseHolder(text);
+          const limit = Math.max(staleMs, parsed?.staleMs ?? 0);
+          const dead = parsed !== null && holders.length === 1 && isDeadLocalProcess(parsed);
+          if (!dead && Date.now() - st.mtimeMs <= limit) return cb(errno("ELOCKED", `lock ${lockDir} is not stale for its holder`));
+          moveAside(holders, () => fs.rmdir(lockDir, () => cb(null)));
+        });
+      });
+    });
+  }
+
+  function moveAside(names: string[], done: () => void): void {
+    const name = names[0];
+    if (name === undefined) return done();
+    const aside = path.join(runDir, `.lock-stale-${holder.token}-${name}`);
+    fs.rename(path.join(lockDir, name), aside, (err) => {
+      // ENOENT: another contender moved it first, or its owner released it. Either way not ours to remove.
+      if (err) return done();
+      fs.readFile(aside, "utf8", (_e, text) => {
+        state.tookOverFrom = typeof text === "string" ? parseHolder(text) : null;
+        fs.unlink(aside, () => moveAside(names.slice(1), done));
+      });
+    });
+  }
+
+  // proper-lockfile calls this from its exit handler for locks still held: remove ours, never another's.
+  function rmdirSync(): void {
+    if (!state.acquired) return;
+    try {
+      fs.unlinkSync(ownFile);
+      fs.rmdirSync(lockDir);
+    } catch {
+      // Exit cleanup is best effort: a leftover lock goes stale and is taken over.
+    }
+  }
+
+  return { mkdir, stat, utimes, rmdir, rmdirSync, realpath: fs.realpath };
+}
+
+/**
+ * True when the holder ran on this host and its pid no longer exists (ESRCH). A pid reused by another process
+ * reads as alive, and a holder on another host is never judged: both fall back to the stale time.
+ */
+export function isDeadLocalProcess(holder: Pick<LockHolder, "pid" | "host">): boolean {
+  if (holder.host !== os.hostname() || holder.pid === process.pid || holder.pid <= 0) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (error) {
+    return fsErrorCode(error) === "ESRCH";
+  }
+}
+
+function holderIsDead(lockDir: string, cb: (dead: boolean) => void): void {
+  fs.readdir(lockDir, (err, names) => {
+    const holders = err ? [] : names.filter(isHolderFileName);
+    const only = holders[0];
+    if (only === undefined || holders.length !== 1 || names.length !== 1) return cb(false);
+    fs.readFile(path.join(lockDir, only), "utf8", (err2, text) => {
+      const parsed = err2 ? null : parseHolder(text);
+      cb(parsed !== null && isDeadLocalProcess(parsed));
+    });
+  });
+}

@@ -1,0 +1,115 @@
+/**
+ * Who holds a plan lock, and how to read it. The lock is a directory `<runDir>/.lock` that always holds exactly
+ * one `holder-<token>.json`; the token makes every removal identity-checked (an unlink by a unique name cannot
+ * hit another holder's file), which is what keeps stale takeover and owner-only release safe.
+ */
+import path from "node:path";
+import { promises as fsp } from "node:fs";
+import { z } from "zod";
+import { workflowError } from "@phasekit/core";
+import { fsErrorCode } from "../io/fs-port.js";
+
+/** Name of the lock directory inside a run folder. */
+export const LOCK_DIR_NAME = ".lock";
+/** Default stale time (ms): a lock whose directory was not refreshed for this long may be taken over. */
+export const DEFAULT_LOCK_STALE_MS = 10_000;
+
+const HOLDER_FILE = /^holder-([0-9a-f]{32})\.json$/;
+
+/** Who asks for the lock: the tool name is required, pid and host default to this process. */
+export interface LockOwner {
+  tool: string;
+  pid?: number;
+  host?: string;
+}
+
+/** The holder file's content (version 1). */
+export const lockHolderSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  token: z.string().regex(/^[0-9a-f]{32}$/),
+  tool: z.string().min(1),
+  pid: z.int().min(0),
+  host: z.string(),
+  since: z.string().min(1),
+  /** The holder's stale time: a taker configured shorter waits this long instead, so mixed settings stay safe. */
+  staleMs: z.int().min(0).optional(),
+});
+
+/** A lock holder as recorded in its holder file. */
+export type LockHolder = z.infer<typeof lockHolderSchema>;
+
+/** What `readLockHolder` finds: a free lock, or a held one with its holder (null if unreadable) and age. */
+export type LockInspection =
+  | { held: false; lockDir: string }
+  | { held: true; lockDir: string; holder: LockHolder | null; ageMs: number; stale: boolean };
+
+/** The lock directory of a run folder. */
+export function lockDirOf(runDir: string): string {
+  return path.join(path.resolve(runDir), LOCK_DIR_NAME);
+}
+
+/** The holder file name for a token. */
+export function holderFileName(token: string): string {
+  return `holder-${token}.json`;
+}
+
+/** True for a holder file name. */
+export function isHolderFileName(name: string): boolean {
+  return HOLDER_FILE.test(name);
+}
+
+/** One line naming a holder for messages: `tool X (pid 12 on host h) since 2026-…`. */
+export function describeHolder(holder: LockHolder | null): string {
+  if (holder === null) return "an unknown holder (its holder file is unreadable)";
+  return `tool ${holder.tool} (pid ${holder.pid} on host ${holder.host || "?"}) since ${holder.since}`;
+}
+
+/** Parses holder-file text; null when it is not a valid holder record. */
+export function parseHolder(text: string): LockHolder | null {
+  try {
+    const r = lockHolderSchema.safeParse(JSON.parse(text));
+    return r.success ? r.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads the lock of `runDir` without touching it (for callers and the CLI). An empty lock directory counts as
+ * free: a lock is only ever created with its holder file inside, so emptiness means a release or takeover is
+ * half done. `stale` uses the directory's mtime, which the holder refreshes every `staleMs / 2`.
+ */
+export async function readLockHolder(runDir: string, options: { staleMs?: number; nowMs?: number } = {}): Promise<LockInspection> {
+  const lockDir = lockDirOf(runDir);
+  const staleMs = options.staleMs ?? DEFAULT_LOCK_STALE_MS;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let names: string[];
+    let mtimeMs: number;
+    try {
+      names = await fsp.readdir(lockDir);
+      mtimeMs = (await fsp.stat(lockDir)).mtimeMs;
+    } catch (error) {
+      if (fsErrorCode(error) === "ENOENT") return { held: false, lockDir };
+      throw readFailed(lockDir, error);
+    }
+    if (names.length === 0) return { held: false, lockDir };
+    const ageMs = Math.max(0, (options.nowMs ?? Date.now()) - mtimeMs);
+    const name = names.find(isHolderFileName);
+    if (name === undefined) return { held: true, lockDir, holder: null, ageMs, stale: ageMs > staleMs };
+    try {
+      const holder = parseHolder(await fsp.readFile(path.join(lockDir, name), "utf8"));
+      return { held: true, lockDir, holder, ageMs, stale: ageMs > Math.max(staleMs, holder?.staleMs ?? 0) };
+    } catch (error) {
+      // Released or taken over between the listing and the read: look again.
+      if (fsErrorCode(error) !== "ENOENT") throw readFailed(lockDir, error);
+    }
+  }
+  return { held: true, lockDir, holder: null, ageMs: 0, stale: false };
+}
+
+function readFailed(lockDir: string, error: unknown) {
+  return workflowError("lock", "READ_FAILED", `cannot read the lock ${lockDir}: ${String(error)}`, {
+    file: lockDir,
+    hint: "check the folder's permissions",
+  }, error);
+}

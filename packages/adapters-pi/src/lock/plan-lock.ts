@@ -1,0 +1,214 @@
+/**
+ * The plan lock: one holder per run folder, across processes. proper-lockfile keeps the lock fresh and notices
+ * when it is lost; `lock-fs.ts` makes creation, stale takeover and release identity-safe. A lost lock never
+ * throws from a timer: it aborts the holder's `signal` with a LOCK_LOST error, and the holder's next write is
+ * refused anyway by workflow.json's generation check.
+ */
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { promises as fsp } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import lockfile from "proper-lockfile";
+import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
+import { fsErrorCode } from "../io/fs-port.js";
+import { createLockFs, type LockFsState } from "./files.js";
+import { busyError, ioError, junkError, notOwnedError, type LockErrorContext } from "./errors.js";
+import { DEFAULT_LOCK_STALE_MS, holderFileName, lockDirOf, type LockHolder, type LockOwner } from "./holder.js";
+
+const SCOPE = "lock";
+// proper-lockfile clamps stale to ≥ 2 s and its refresh to [1 s, stale / 2]; refuse values it would change.
+const MIN_STALE_MS = 2_000;
+const MIN_UPDATE_MS = 1_000;
+
+/** Options of `acquirePlanLock`. */
+export interface AcquirePlanLockOptions {
+  /** The run folder (must exist); the lock is `<runDir>/.lock`. */
+  runDir: string;
+  owner: LockOwner;
+  /** A lock not refreshed for this long may be taken over (default 10 s, at least 2 s). */
+  staleMs?: number;
+  /** How often the holder refreshes the lock (default staleMs / 2; between 1 s and staleMs / 2). */
+  updateMs?: number;
+  /** Further attempts while the lock is busy, with jittered exponential back-off (default 0). */
+  retries?: number;
+  /** Stops waiting for a busy lock. */
+  signal?: AbortSignal;
+  /** Clock for the holder's `since` (default the system clock). */
+  now?: () => Date;
+}
+
+/** Outcome of `release()`: released (or already released), or LOCK_NOT_OWNED when it had been taken over. */
+export type ReleasePlanLockOutcome = { ok: true; released: boolean } | { ok: false; error: WorkflowError };
+
+/** A held plan lock. */
+export interface PlanLock {
+  readonly runDir: string;
+  readonly lockDir: string;
+  readonly holder: LockHolder;
+  /** The stale holder this acquisition took the lock from, if any. */
+  readonly tookOverFrom: LockHolder | null;
+  /** Aborted with a LOCK_LOST WorkflowError (as `reason`) when the lock is lost. */
+  readonly signal: AbortSignal;
+  /** Throws LOCK_LOST unless the lock is still ours and fresh; call it before a step that writes. */
+  assertHeld(): Promise<void>;
+  /** Releases the lock if it is still ours; never removes another holder's lock. */
+  release(): Promise<ReleasePlanLockOutcome>;
+}
+
+interface Settings extends LockErrorContext {
+  runDir: string;
+  lockDir: string;
+  owner: Required<LockOwner>;
+  staleMs: number;
+  updateMs: number;
+  retries: number;
+  signal: AbortSignal | undefined;
+  now: () => Date;
+}
+
+/** Acquires the plan lock of `runDir`, or returns LOCKED naming the holder. Throws INVALID_OPTIONS at once. */
+export async function acquirePlanLock(options: AcquirePlanLockOptions): Promise<Result<{ lock: PlanLock }>> {
+  const s = checkOptions(options);
+  for (let attempt = 0; ; attempt++) {
+    if (s.signal?.aborted) return { ok: false, error: await busyError(s, "gave up waiting (aborted)") };
+    const r = await attemptOnce(s);
+    if (r.kind === "held") return { ok: true, lock: r.lock };
+    if (r.kind === "error") return { ok: false, error: r.error };
+    if (attempt >= s.retries) return { ok: false, error: await busyError(s, r.why) };
+    try {
+      await sleep(backoffMs(attempt), undefined, s.signal ? { signal: s.signal } : undefined);
+    } catch {
+      return { ok: false, error: await busyError(s, "gave up waiting (aborted)") };
+    }
+  }
+}
+
+type Attempt = { kind: "held"; lock: PlanLock } | { kind: "busy"; why: string } | { kind: "error"; error: WorkflowError };
+
+async function attemptOnce(s: Settings): Promise<Attempt> {
+  const holder: LockHolder = {
+    schemaVersion: 1,
+    token: randomBytes(16).toString("hex"),
+    tool: s.owner.tool,
+    pid: s.owner.pid,
+    host: s.owner.host,
+    since: s.now().toISOString(),
+    staleMs: s.staleMs,
+  };
+  const state: LockFsState = { acquired: false, lastRefreshMs: 0, notOwned: false, tookOverFrom: null };
+  const controller = new AbortController();
+  let compromised = false;
+  const lose = (why: string, cause?: unknown) => {
+    if (controller.signal.aborted) return;
+    controller.abort(
+      workflowError(SCOPE, "LOCK_LOST", `lost the lock on ${s.runDir}: ${why}.`, {
+        file: s.lockDir,
+        value: holder.token,
+        hint: "stop writing: another process owns the run now; re-acquire the lock and re-read workflow.json",
+      }, cause),
+    );
+  };
+  let plRelease: () => Promise<void>;
+  try {
+    plRelease = await lockfile.lock(s.runDir, {
+      realpath: false,
+      lockfilePath: s.lockDir,
+      stale: s.staleMs,
+      update: s.updateMs,
+      retries: 0,
+      fs: createLockFs({ lockDir: s.lockDir, holder, staleMs: s.staleMs, state }),
+      onCompromised: (err) => {
+        compromised = true;
+        lose(`it was taken over or removed (${err.message})`, err);
+      },
+    });
+  } catch (error) {
+    const code = fsErrorCode(error);
+    if (code === "ELOCKED" || code === "EEXIST") return { kind: "busy", why: "it is held" };
+    if (code === "EJUNK") return { kind: "error", error: junkError(s, error) };
+    return { kind: "error", error: ioError(s, error) };
+  }
+  await sweepLeftovers(s);
+  let released = false;
+  const lock: PlanLock = {
+    runDir: s.runDir,
+    lockDir: s.lockDir,
+    holder,
+    tookOverFrom: state.tookOverFrom,
+    signal: controller.signal,
+    async assertHeld() {
+      if (!controller.signal.aborted && !released) {
+        const idle = Date.now() - state.lastRefreshMs;
+        if (idle > s.staleMs) lose(`it was not refreshed for ${idle} ms (was the process paused?)`);
+        else if (!(await holderFileExists(s, holder.token))) lose("its holder file is gone (taken over)");
+      }
+      if (controller.signal.aborted) throw controller.signal.reason as WorkflowError;
+      if (released) throw workflowError(SCOPE, "LOCK_LOST", `the lock on ${s.runDir} was already released.`, { file: s.lockDir });
+    },
+    async release() {
+      if (released) return { ok: true, released: false };
+      released = true;
+      if (compromised) return { ok: false, error: notOwnedError(s, holder) };
+      try {
+        await plRelease();
+      } catch (error) {
+        if (fsErrorCode(error) === "ERELEASED") return { ok: false, error: notOwnedError(s, holder) };
+        return { ok: false, error: ioError(s, error) };
+      }
+      return state.notOwned ? { ok: false, error: notOwnedError(s, holder) } : { ok: true, released: true };
+    },
+  };
+  return { kind: "held", lock };
+}
+
+async function holderFileExists(s: Settings, token: string): Promise<boolean> {
+  try {
+    await fsp.lstat(path.join(s.lockDir, holderFileName(token)));
+    return true;
+  } catch (error) {
+    if (fsErrorCode(error) === "ENOENT") return false;
+    throw ioError(s, error);
+  }
+}
+
+// A process killed mid-acquisition or mid-takeover leaves `.lock-new-*` / `.lock-stale-*` beside the lock.
+// The holder sweeps those older than the stale time (younger ones may belong to a contender still running).
+async function sweepLeftovers(s: Settings): Promise<void> {
+  try {
+    for (const name of await fsp.readdir(s.runDir)) {
+      if (!name.startsWith(".lock-new-") && !name.startsWith(".lock-stale-")) continue;
+      const p = path.join(s.runDir, name);
+      const st = await fsp.lstat(p).catch(() => null);
+      if (st !== null && Date.now() - st.mtimeMs > s.staleMs) await fsp.rm(p, { recursive: true, force: true });
+    }
+  } catch {
+    // Best effort: leftovers cost a few bytes, never correctness.
+  }
+}
+
+/** Full-jitter exponential back-off: a random wait in [base·1.6^n / 2, base·1.6^n], capped at 250 ms. */
+function backoffMs(attempt: number): number {
+  const cap = Math.min(250, 8 * 1.6 ** attempt);
+  return cap / 2 + Math.random() * (cap / 2);
+}
+
+function checkOptions(o: AcquirePlanLockOptions): Settings {
+  const bad = (field: string, value: unknown, hint: string) =>
+    workflowError(SCOPE, "INVALID_OPTIONS", `acquirePlanLock: option ${field} is invalid (${JSON.stringify(value) ?? String(value)}).`, { field, value, hint });
+  if (typeof o !== "object" || o === null) throw bad("options", o, "pass { runDir, owner: { tool } }");
+  if (typeof o.runDir !== "string" || o.runDir === "" || o.runDir.includes("\0")) throw bad("runDir", o.runDir, "pass the run folder's path");
+  if (typeof o.owner?.tool !== "string" || o.owner.tool.trim() === "") throw bad("owner.tool", o.owner?.tool, "name the tool that takes the lock");
+  const staleMs = o.staleMs ?? DEFAULT_LOCK_STALE_MS;
+  if (!Number.isInteger(staleMs) || staleMs < MIN_STALE_MS) throw bad("staleMs", o.staleMs, `use an integer ≥ ${MIN_STALE_MS}`);
+  const updateMs = o.updateMs ?? Math.floor(staleMs / 2);
+  if (!Number.isInteger(updateMs) || updateMs < MIN_UPDATE_MS || updateMs > staleMs / 2) {
+    throw bad("updateMs", o.updateMs, `use an integer between ${MIN_UPDATE_MS} and staleMs / 2`);
+  }
+  const retries = o.retries ?? 0;
+  if (!Number.isInteger(retries) || retries < 0) throw bad("retries", o.retries, "use an integer ≥ 0");
+  if (o.now !== undefined && typeof o.now !== "function") throw bad("now", typeof o.now, "pass a function returning a Date");
+  const owner = { tool: o.owner.tool, pid: o.owner.pid ?? process.pid, host: o.owner.host ?? os.hostname() };
+  const runDir = path.resolve(o.runDir);
+  return { runDir, lockDir: lockDirOf(runDir), owner, staleMs, updateMs, retries, signal: o.signal, now: o.now ?? (() => new Date()) };
+}

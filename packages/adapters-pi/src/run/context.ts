@@ -1,0 +1,262 @@
+/**
+ * What a `runWorkflow` body works with: checkpointed steps, control checks, the run's metadata and (when the run
+ * carries one) its core workflow state. Every durable change goes through `writeMeta`, which refuses to write
+ * once the lock is lost and relies on workflow.json's generation check for the race that remains.
+ */
+import { fingerprint } from "../store/fingerprint.js";
+import { isWorkflowError, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
+import { createWorkflowHandle, type RunWorkflowHandle } from "./workflow-handle.js";
+import type { CheckpointStore, RerunReason } from "../store/checkpoints.js";
+import { clearControlRequest, readControlRequest, readPauseRequest, type ControlRequest } from "./control-signals.js";
+import type { PlanStore, StoreLock } from "../store/plan-store.js";
+import type { Reporter } from "./reporter.js";
+import type { VerificationCache } from "../verification/cache.js";
+import type { VerificationPolicy } from "../verification/config.js";
+import { runVerificationPolicy, type VerificationOutcome } from "../verification/policy.js";
+import type { CommandRunner } from "../verification/runner.js";
+import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
+
+/** What happened to one `ctx.step` call in this run. */
+export type StepReport =
+  | { stepId: string; outcome: "reused"; why: string }
+  | { stepId: string; outcome: "ran"; reason: RerunReason; why: string };
+
+/** The context a `runWorkflow` body receives. */
+export interface RunContext {
+  readonly slug: string;
+  readonly runDir: string;
+  readonly planRoot: string;
+  readonly toolName: string;
+  /** True when this run continues an earlier one (its completed steps are reused). */
+  readonly resumed: boolean;
+  /** Aborted when the plan lock is lost; long work should pass it on. */
+  readonly signal: AbortSignal;
+  readonly reporter: Reporter;
+  readonly checkpoints: CheckpointStore;
+  readonly verificationCache: VerificationCache;
+  /** The value `resolveBaseline` returned (undefined without one). */
+  readonly baseline: unknown;
+  /** The core workflow of this run, when `options.workflow` was given. */
+  readonly workflow: RunWorkflowHandle | null;
+  /** Every `step` of this run so far, in order, with why it ran or was reused. */
+  readonly steps: readonly StepReport[];
+  /** The latest metadata this run wrote. */
+  metadata(): WorkflowMetadata;
+  /**
+   * Runs `fn` once per input: a completed checkpoint with the same input fingerprint returns its stored output
+   * instead. Checks the lock, pause/stop requests and the iteration caps first. `input` and the output must be
+   * plain JSON.
+   */
+  step<T>(id: string, input: unknown, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T>;
+  /** Throws RUN_PAUSED / RUN_STOPPED when another process asked for it, LOCK_LOST when the lock is gone. */
+  checkControl(): Promise<void>;
+  /** Records the phase the body is in (shown by `analyzeResumeTarget` and the CLI). */
+  setPhase(phase: string): Promise<void>;
+  /**
+   * Runs a verification policy for this run: its cache, tool, current phase, reporter and lock signal, in the
+   * repository, with the plan folder left out of the cache key (the run's own writes must not defeat the cache).
+   */
+  verify(policy: VerificationPolicy, options?: { cwd?: string; runCommand?: CommandRunner }): Promise<VerificationOutcome>;
+}
+
+/** Everything `createRunContext` needs from the lifecycle. */
+export interface RunContextDeps {
+  store: PlanStore;
+  lock: StoreLock;
+  slug: string;
+  runDir: string;
+  planRoot: string;
+  repoRoot: string;
+  toolName: string;
+  resumed: boolean;
+  reporter: Reporter;
+  checkpoints: CheckpointStore;
+  verificationCache: VerificationCache;
+  metadata: WorkflowMetadata;
+  /** The core workflow the run carries, with the state already started or migrated by the lifecycle. */
+  workflow: { registry: WorkflowRegistry; state: WorkflowState } | null;
+  clock: () => Date;
+  maxSteps: number;
+  maxAttempts: number;
+}
+
+/** The context plus the lifecycle's handle on the same metadata writer. */
+export interface RunContextInternals {
+  ctx: RunContext;
+  setBaseline(value: unknown): void;
+  writeMeta(patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata>;
+  journal(event: string, data?: unknown): Promise<void>;
+  /** Removes a honoured pause/stop request (after its effect is on disk), unless a newer one replaced it. */
+  clearControl(request: ControlRequest): Promise<void>;
+  /** Removes a pending pause request, if any (a stop has ended the run). */
+  clearPendingPause(): Promise<void>;
+  /** The run's clock, as epoch ms. */
+  now(): number;
+}
+
+const WHY: Record<RerunReason, string> = {
+  "no-record": "no checkpoint yet",
+  started: "the last attempt started but never finished (crash or kill)",
+  failed: "the last attempt failed",
+  "input-changed": "its input changed since the checkpoint",
+  "artifact-missing": "the stored output is missing",
+  "artifact-corrupt": "the stored output no longer matches its fingerprint",
+};
+
+/** Builds the body's context over an acquired lock and the run's current metadata. */
+export function createRunContext(deps: RunContextDeps): RunContextInternals {
+  let meta = deps.metadata;
+  let baseline: unknown;
+  let stepCount = 0;
+  const steps: StepReport[] = [];
+  const iso = (): string => deps.clock().toISOString();
+
+  const assertLock = (): void => {
+    if (deps.lock.signal.aborted) throw lockLost(deps);
+  };
+  // Every workflow.json write asks the lock first (holder file and refresh age), not just the abort flag:
+  // the flag is set by a timer, which a process woken from SIGSTOP may not have run yet.
+  const writeMeta = async (patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata> => {
+    assertLock();
+    await deps.lock.assertHeld();
+    const { schemaVersion: _v, generation, ...rest } = meta;
+    const next = dropUndefined({ ...rest, ...patch, updatedAt: iso() }) as WorkflowMetadataInput;
+    const w = await deps.store.writeMetadata(deps.slug, next, generation);
+    if (!w.ok) throw w.error;
+    meta = w.metadata;
+    if (w.journalError) deps.reporter.warning(`journal: ${w.journalError.message}`, { id: "journal" });
+    return meta;
+  };
+  const journal = async (event: string, data?: unknown): Promise<void> => {
+    assertLock();
+    const r = await deps.store.appendJournal(deps.slug, { generation: meta.generation, at: iso(), event, ...(data === undefined ? {} : { data }) });
+    // The journal is the history, workflow.json the truth: a journal that cannot take a line is reported, and the
+    // run goes on (a damaged journal is kept as it is for a human to look at).
+    if (!r.ok) deps.reporter.warning(`journal: ${r.error.message}`, { id: "journal" });
+  };
+  const checkControl = async (): Promise<void> => {
+    assertLock();
+    const r = await readControlRequest(deps.runDir);
+    if (!r.ok) throw r.error;
+    if (r.request === null) return;
+    // The request file stays until the lifecycle has written paused/cancelled: a crash in between keeps it.
+    const code = r.request.signal === "pause" ? "RUN_PAUSED" : "RUN_STOPPED";
+    throw workflowError("run", code, `run ${deps.slug}: ${r.request.signal} requested (${r.request.reason}).`, {
+      value: r.request.signal,
+      reason: r.request.reason,
+      requestedBy: r.request.requestedBy,
+      request: r.request,
+    });
+  };
+
+  const step = async <T>(id: string, input: unknown, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> => {
+    await checkControl();
+    stepCount++;
+    if (stepCount > deps.maxSteps) {
+      throw workflowError("run", "MAX_STEPS_REACHED", `run ${deps.slug} reached maxSteps (${deps.maxSteps}) at step ${id}.`, {
+        field: "maxSteps",
+        value: deps.maxSteps,
+        hint: "raise maxSteps if the run really needs more steps, or fix the loop that keeps calling ctx.step",
+      });
+    }
+    const previous = await deps.checkpoints.record(id);
+    if (previous !== undefined && previous.status !== "completed" && previous.attempt >= deps.maxAttempts && previous.inputFingerprint === fingerprint(input)) {
+      throw workflowError("run", "MAX_ATTEMPTS_REACHED", `step ${id} of run ${deps.slug} already failed ${previous.attempt} time(s) (maxAttempts ${deps.maxAttempts}).`, {
+        field: "maxAttempts",
+        value: deps.maxAttempts,
+        stepId: id,
+        hint: "fix the cause of the failure, then raise maxAttempts or start a new run",
+      });
+    }
+    let wroteStart = false;
+    const outcome = await deps.checkpoints.step(id, input, async () => {
+      await writeMeta({ currentStepId: id });
+      wroteStart = true;
+      return fn(deps.lock.signal);
+    }).catch((error: unknown) => {
+      // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.
+      throw deps.lock.signal.aborted ? lockLost(deps) : error;
+    });
+    if (outcome.reused) {
+      const why = "completed checkpoint with the same input fingerprint";
+      steps.push({ stepId: id, outcome: "reused", why });
+      // Killed between the checkpoint and workflow.json: the step is still recorded as in flight; finish that.
+      if (meta.currentStepId === id) await writeMeta({ currentStepId: undefined, lastCompletedStepId: id });
+      deps.reporter.report("info", `↺ ${id}: reused (${why})`, { id: `step:${id}` });
+      return outcome.output;
+    }
+    steps.push({ stepId: id, outcome: "ran", reason: outcome.reason, why: WHY[outcome.reason] });
+    if (wroteStart) await writeMeta({ currentStepId: undefined, lastCompletedStepId: id });
+    deps.reporter.report("info", `✓ ${id}`, { id: `step:${id}` });
+    return outcome.output;
+  };
+
+  const workflow =
+    deps.workflow === null
+      ? null
+      : createWorkflowHandle(deps.workflow.registry, deps.workflow.state, {
+          persist: async (state, phase) => void (await writeMeta({ state, ...(phase === undefined ? {} : { phase }) })),
+          journal,
+          now: () => deps.clock().getTime(),
+        });
+
+  const ctx: RunContext = {
+    slug: deps.slug,
+    runDir: deps.runDir,
+    planRoot: deps.planRoot,
+    toolName: deps.toolName,
+    resumed: deps.resumed,
+    signal: deps.lock.signal,
+    reporter: deps.reporter,
+    checkpoints: deps.checkpoints,
+    verificationCache: deps.verificationCache,
+    get baseline() {
+      return baseline;
+    },
+    workflow,
+    steps,
+    metadata: () => meta,
+    step,
+    checkControl,
+    setPhase: async (phase) => {
+      if (meta.phase !== phase) await writeMeta({ phase });
+    },
+    verify: (policy, options = {}) =>
+      runVerificationPolicy({
+        policy,
+        cwd: options.cwd ?? deps.repoRoot,
+        tool: deps.toolName,
+        phase: meta.phase,
+        cache: deps.verificationCache,
+        reporter: deps.reporter,
+        signal: deps.lock.signal,
+        fingerprint: { exclude: [deps.planRoot] },
+        ...(options.runCommand ? { runCommand: options.runCommand } : {}),
+      }),
+  };
+  return {
+    ctx,
+    setBaseline: (v) => (baseline = v),
+    writeMeta,
+    journal,
+    clearControl: (request) => clearControlRequest(deps.runDir, request),
+    clearPendingPause: async () => {
+      const pending = await readPauseRequest(deps.runDir);
+      if (pending.ok && pending.request !== null) await clearControlRequest(deps.runDir, pending.request);
+    },
+    now: () => deps.clock().getTime(),
+  };
+}
+
+function lockLost(deps: RunContextDeps): Error {
+  const reason: unknown = deps.lock.signal.reason;
+  if (isWorkflowError(reason)) return reason;
+  return workflowError("run", "LOCK_LOST", `run ${deps.slug} lost its plan lock; stopping before the next write.`, {
+    file: deps.runDir,
+    hint: "another process took the run over; resume it later",
+  });
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

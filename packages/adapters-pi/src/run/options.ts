@@ -1,0 +1,72 @@
+/** The options and results of `runWorkflow` (its public types). */
+import type { WorkflowError, WorkflowRegistry } from "@phasekit/core";
+import type { FsPort } from "../io/fs-port.js";
+import type { Reporter } from "./reporter.js";
+import type { OwnershipClaim } from "./resume-analysis.js";
+import type { RunContext, StepReport } from "./context.js";
+import type { HookFailure } from "./hooks.js";
+import type { PlanRootsOptions } from "./target.js";
+import type { WorkflowMetadata } from "../store/metadata-schema.js";
+
+/** What `promptForResume` is shown. */
+export interface ResumePromptInfo {
+  slug: string;
+  runDir: string;
+  metadata: WorkflowMetadata;
+  takeover: boolean;
+}
+
+/** Facts the cleanup hooks receive: what the run got to. */
+export interface RunCleanupInfo {
+  slug: string;
+  runDir: string;
+  status: RunStatus;
+}
+
+/** How a run ended, as `runWorkflow` reports it. */
+export type RunStatus = "completed" | "paused" | "cancelled" | "failed" | "declined" | "locked" | "refused";
+
+/** Options of `runWorkflow`. Only `repoRoot` and `toolName` are required. */
+export interface RunWorkflowOptions<T> extends PlanRootsOptions, Omit<OwnershipClaim, "invokedTool"> {
+  /** Slug, relative or absolute path of the plan folder; a new 8-character run id when absent. */
+  target?: string;
+  /** The tool running now (recorded as `currentTool`; the owner unless `ownerTool` says otherwise). */
+  toolName: string;
+  parentSlug?: string;
+  worktree?: string;
+  branch?: string;
+  baseRef?: string;
+  /** Lock timing: a holder that stops refreshing for `staleMs` may be taken over; `retries` while busy. */
+  lock?: { staleMs?: number; updateMs?: number; retries?: number };
+  /** Most `ctx.step` calls one invocation may make (default 10,000). */
+  maxSteps?: number;
+  /** Most attempts of one step across resumes before the run fails instead of retrying (default 3). */
+  maxAttempts?: number;
+  /** A core workflow the run carries: started on a new run, restored and persisted in workflow.json. */
+  workflow?: { registry: WorkflowRegistry; workflowKey: string; taskDescription: string };
+  /** Wall clock (default `new Date()`). */
+  clock?: () => Date;
+  fs?: FsPort;
+  /** Asked before an existing run is resumed; false ends cleanly. Default: resume. */
+  promptForResume?: (info: ResumePromptInfo) => boolean | Promise<boolean>;
+  /** Told who holds the lock before the LOCKED error is thrown. */
+  onLockHeld?: (error: WorkflowError) => unknown;
+  createReporter?: (info: { slug: string; runDir: string }) => Reporter;
+  resolveBaseline?: (ctx: RunContext) => unknown;
+  onSuccess?: (result: T, ctx: RunContext) => unknown;
+  onError?: (error: unknown, ctx: RunContext | null) => unknown;
+  beforeReporterDispose?: (info: RunCleanupInfo) => unknown;
+  afterReporterDispose?: (info: RunCleanupInfo) => unknown;
+  afterLockRelease?: (info: RunCleanupInfo) => unknown;
+  /** Where hook failures go that cannot be thrown (cleanup hooks); default one stderr line each. */
+  onHookFailure?: (failure: HookFailure) => void;
+}
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- helpers below read options, never the result type
+export type AnyOptions = RunWorkflowOptions<any>;
+
+/** The outcome of a run that did not throw. */
+export type RunResult<T> =
+  | { status: "completed"; result: T; slug: string; runDir: string; metadata: WorkflowMetadata; steps: readonly StepReport[]; hookFailures: HookFailure[] }
+  | { status: "paused" | "cancelled" | "failed"; reason: string; slug: string; runDir: string; metadata: WorkflowMetadata; steps: readonly StepReport[]; hookFailures: HookFailure[] }
+  | { status: "declined"; slug: string; runDir: string; metadata: WorkflowMetadata; hookFailures: HookFailure[] };
+

@@ -1,0 +1,202 @@
+/**
+ * `runWorkflow(options, body)`: the one call an extension needs to run a multi-step job that survives crashes,
+ * refuses a second concurrent runner and resumes exactly where it stopped. The numbered steps below match
+ * docs/run-workflow.md.
+ */
+import { cancelNow, isWorkflowError, pause as pauseState, toPersisted } from "@phasekit/core";
+import type { ControlRequest } from "./control-signals.js";
+import type { AnyOptions, RunCleanupInfo, RunResult, RunStatus, RunWorkflowOptions } from "./options.js";
+import { checkOptions, locate, upsert, workflowStateFor, writesWhileHeld } from "./setup.js";
+import { createCheckpointStore } from "../store/checkpoints.js";
+import { nodeFs } from "../io/fs-port.js";
+import { createFsPlanStore, type PlanStore, type StoreLock } from "../store/plan-store.js";
+import { createReporter, type Reporter } from "./reporter.js";
+import { judge } from "./resume-analysis.js";
+import { createRunContext, type RunContext, type RunContextInternals } from "./context.js";
+import { guarded, hookError, reportHookFailure, type HookFailure } from "./hooks.js";
+import type { RunLocation } from "./target.js";
+import { createRunVerificationCache } from "../verification/cache.js";
+import type { WorkflowMetadata } from "../store/metadata-schema.js";
+
+
+/**
+ * Runs `body` as a durable, resumable run of a plan folder. Resolves with how it ended (completed, paused,
+ * cancelled, declined); rejects with the body's own error (after marking the run failed), LOCKED,
+ * OWNED_BY_OTHER, a CORRUPT_FILE of workflow.json, or HOOK_FAILED when `onSuccess` threw.
+ */
+export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx: RunContext) => Promise<T>): Promise<RunResult<T>> {
+  const opts = checkOptions(options);
+  const clock = options.clock ?? (() => new Date());
+  // 1. Resolve the target to a plan folder.
+  const location = await locate(options);
+  const store = createFsPlanStore({ repoRoot: options.repoRoot, planRoot: location.planRoot, ...(options.fs ? { fs: options.fs } : {}) });
+  const hookFailures: HookFailure[] = [];
+  const onHookFailure = options.onHookFailure ?? reportHookFailure;
+  const note = (f: HookFailure | null): void => {
+    if (f === null) return;
+    hookFailures.push(f);
+    onHookFailure(f);
+  };
+  let lock: StoreLock | null = null;
+  let reporter: Reporter | null = null;
+  let status: RunStatus = "refused";
+  const info = (): RunCleanupInfo => ({ slug: location.slug, runDir: location.runDir, status });
+  try {
+    // 2. Take the plan lock.
+    const got = await store.lock(location.slug, { owner: { tool: options.toolName }, ...opts.lock });
+    if (!got.ok) {
+      if (got.error.code === "LOCKED") {
+        status = "locked";
+        note(await guarded("onLockHeld", location.slug, options.onLockHeld && (() => options.onLockHeld?.(got.error))));
+      }
+      throw got.error;
+    }
+    lock = got.lock;
+    // 3. Read workflow.json and decide under the lock.
+    const analysis = judge(location, await store.readMetadata(location.slug), { ...options, invokedTool: options.toolName });
+    if (analysis.kind === "unreadable" || analysis.kind === "owned-by-other") throw analysis.error;
+    const existing = analysis.kind === "resumable" ? analysis.metadata : null;
+    if (analysis.kind === "resumable") {
+      const prompt = options.promptForResume;
+      const proceed = prompt === undefined ? true : await prompt({ slug: location.slug, runDir: location.runDir, metadata: analysis.metadata, takeover: analysis.takeover });
+      if (!proceed) {
+        status = "declined";
+        return { status: "declined", slug: location.slug, runDir: location.runDir, metadata: analysis.metadata, hookFailures };
+      }
+    }
+    // 4. Upsert metadata: running, current tool, owner kept (or claimed), earlier facts kept.
+    const ownerTool = analysis.kind === "resumable" && !analysis.takeover ? analysis.metadata.ownerTool : (options.ownerTool ?? options.toolName);
+    const state = workflowStateFor(options, existing, location.slug, clock);
+    const first = await store.writeMetadata(location.slug, upsert(options, location, existing, ownerTool, state, clock), existing?.generation ?? null);
+    if (!first.ok) throw first.error;
+    // 5. Reporter and the run context.
+    try {
+      reporter = await makeReporter(options, location, store, first.metadata);
+    } catch (error) {
+      status = "failed";
+      note(await guarded("onError", location.slug, options.onError && (() => options.onError?.(error, null))));
+      throw error;
+    }
+    const internals = createRunContext({
+      store,
+      lock,
+      slug: location.slug,
+      runDir: location.runDir,
+      planRoot: location.planRoot,
+      repoRoot: options.repoRoot,
+      toolName: options.toolName,
+      resumed: existing !== null,
+      reporter,
+      checkpoints: createCheckpointStore({ runDir: location.runDir, now: clock, fs: writesWhileHeld(options.fs ?? nodeFs, lock) }),
+      verificationCache: createRunVerificationCache(),
+      metadata: first.metadata,
+      workflow: options.workflow !== undefined && state !== undefined ? { registry: options.workflow.registry, state } : null,
+      clock,
+      maxSteps: opts.maxSteps,
+      maxAttempts: opts.maxAttempts,
+    });
+    const { ctx } = internals;
+    let result: T;
+    try {
+      // 6. Baseline, then the body.
+      if (options.resolveBaseline) internals.setBaseline(await options.resolveBaseline(ctx));
+      result = await body(ctx);
+    } catch (error) {
+      const ended = await endEarly(internals, error);
+      if (ended !== null) {
+        status = ended.status;
+        return { ...ended, slug: location.slug, runDir: location.runDir, metadata: ctx.metadata(), steps: ctx.steps, hookFailures };
+      }
+      // 7b. Failure: status failed with the reason, onError, then the original error.
+      status = "failed";
+      await markFailed(internals, error);
+      note(await guarded("onError", location.slug, options.onError && (() => options.onError?.(error, ctx))));
+      throw error;
+    }
+    // 7a. Success: onSuccess, then the final status (the core workflow's, when the run carries one). A throwing
+    // onSuccess is its own HOOK_FAILED error.
+    const hook = await guarded("onSuccess", location.slug, options.onSuccess && (() => options.onSuccess?.(result, ctx)));
+    const end = finalStatus(ctx);
+    await internals.writeMeta({ status: end.status, currentStepId: undefined, failureReason: end.status === "completed" ? undefined : end.reason });
+    status = end.status;
+    if (hook !== null) {
+      hookFailures.push(hook);
+      throw hook.error;
+    }
+    const where = { slug: location.slug, runDir: location.runDir, metadata: ctx.metadata(), steps: ctx.steps, hookFailures };
+    return end.status === "completed" ? { status: "completed", result, ...where } : { status: end.status, reason: end.reason, ...where };
+  } finally {
+    // 8. Cleanup, always and in order; one failure never skips the next step.
+    note(await guarded("beforeReporterDispose", location.slug, options.beforeReporterDispose && (() => options.beforeReporterDispose?.(info()))));
+    note(await guarded("reporterDispose", location.slug, reporter === null ? undefined : () => reporter?.dispose()));
+    note(await guarded("afterReporterDispose", location.slug, options.afterReporterDispose && (() => options.afterReporterDispose?.(info()))));
+    note(await guarded("lockRelease", location.slug, lock === null ? undefined : () => releaseOrThrow(lock as StoreLock)));
+    await store.close().catch(() => undefined);
+    note(await guarded("afterLockRelease", location.slug, options.afterLockRelease && (() => options.afterLockRelease?.(info()))));
+  }
+}
+
+/**
+ * Pause and stop requests end the run without failing it; anything else is left to the failure path. The request
+ * file is removed only after the new status is on disk, so a crash in between leaves the request in place.
+ */
+async function endEarly(internals: RunContextInternals, error: unknown): Promise<{ status: "paused" | "cancelled"; reason: string } | null> {
+  if (!isWorkflowError(error) || (error.code !== "RUN_PAUSED" && error.code !== "RUN_STOPPED")) return null;
+  const reason = typeof error.details.reason === "string" ? error.details.reason : error.message;
+  const request = error.details.request as ControlRequest | undefined;
+  const now = { now: internals.now() };
+  const core = internals.ctx.workflow?.state();
+  const paused = error.code === "RUN_PAUSED";
+  const moved = core === undefined ? null : paused ? pauseState(core, now) : cancelNow(core, now);
+  const state = moved?.ok ? { state: toPersisted(moved.state) } : {};
+  await internals.writeMeta(paused ? { status: "paused", ...state } : { status: "cancelled", failureReason: reason, currentStepId: undefined, ...state });
+  await internals.journal(paused ? "paused" : "stopped", { reason });
+  if (request !== undefined) await internals.clearControl(request);
+  // A pause still pending when a stop ends the run is moot: the run is over.
+  if (!paused) await internals.clearPendingPause();
+  return { status: paused ? "paused" : "cancelled", reason };
+}
+
+/**
+ * How a run whose body returned ends. Without a core workflow: completed. With one, workflow.json agrees with
+ * core: its status when it has finished, and `paused` (resumable) when the body returned while the workflow
+ * still has phases to go.
+ */
+function finalStatus(ctx: RunContext): { status: "completed" } | { status: "paused" | "cancelled" | "failed"; reason: string } {
+  const core = ctx.workflow?.state();
+  if (core === undefined || core.status === "completed") return { status: "completed" };
+  if (core.status === "cancelled") return { status: "cancelled", reason: "the workflow was cancelled" };
+  if (core.status === "failed") return { status: "failed", reason: core.failureReason ?? "the workflow failed" };
+  return { status: "paused", reason: `the body returned while workflow ${core.workflowKey} was still ${core.status}` };
+}
+
+/** Records the failure, unless the lock is gone: then nothing may be written, and the new holder owns the file. */
+async function markFailed(internals: RunContextInternals, error: unknown): Promise<void> {
+  if (isWorkflowError(error, "LOCK_LOST") || internals.ctx.signal.aborted) return;
+  const reason = error instanceof Error ? error.message : String(error);
+  try {
+    await internals.writeMeta({ status: "failed", failureReason: reason.slice(0, 10_000) });
+  } catch {
+    // The original error matters more than a failed status write; resume still works from the checkpoints.
+  }
+}
+
+/** `createReporter`, or the headless default; a throwing factory fails the run (status failed) as HOOK_FAILED. */
+async function makeReporter(options: AnyOptions, location: RunLocation, store: PlanStore, metadata: WorkflowMetadata): Promise<Reporter> {
+  const factory = options.createReporter;
+  if (factory === undefined) return createReporter({ headless: true });
+  try {
+    return factory({ slug: location.slug, runDir: location.runDir });
+  } catch (cause) {
+    const error = hookError("createReporter", location.slug, cause);
+    const { schemaVersion: _v, generation, ...rest } = metadata;
+    await store.writeMetadata(location.slug, { ...rest, status: "failed", failureReason: error.message }, generation).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function releaseOrThrow(lock: StoreLock): Promise<void> {
+  const r = await lock.release();
+  if (!r.ok) throw r.error;
+}
+

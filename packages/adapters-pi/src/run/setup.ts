@@ -1,0 +1,100 @@
+/** Steps 1 and 4 of `runWorkflow`: where the run lives, its options, and the metadata it starts with. */
+import { migrateState, resume as resumeState, start, toPersisted, workflowError } from "@phasekit/core";
+import type { WorkflowError, WorkflowState } from "@phasekit/core";
+import { phaseOf } from "./workflow-handle.js";
+import type { FsPort } from "../io/fs-port.js";
+import type { StoreLock } from "../store/plan-store.js";
+import { generateRunId } from "./id.js";
+import type { AnyOptions } from "./options.js";
+import { resolveRunTarget, type RunLocation } from "./target.js";
+import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
+
+const DEFAULT_MAX_STEPS = 10_000;
+const DEFAULT_MAX_ATTEMPTS = 3;
+
+/** Step 1: the plan folder of the target, or of a new run id (collision-checked against every plan root). */
+export async function locate(options: AnyOptions): Promise<RunLocation> {
+  const roots = { ...options, target: options.target ?? "" };
+  if (options.target !== undefined) {
+    const r = await resolveRunTarget(roots);
+    if (r.kind === "invalid" || r.kind === "ambiguous") throw r.error;
+    return r.location;
+  }
+  // A run without a target gets a fresh 8-character id, checked against every plan root.
+  const id = await generateRunId(async (candidate) => (await resolveRunTarget({ ...options, target: candidate })).kind !== "new");
+  const r = await resolveRunTarget({ ...options, target: id });
+  return r.kind === "new" || r.kind === "found" ? r.location : Promise.reject(r.error);
+}
+
+/** The core state a run carries: started for a new run, migrated (and resumed if paused) for an existing one. */
+export function workflowStateFor(options: AnyOptions, existing: WorkflowMetadata | null, slug: string, clock: () => Date): WorkflowState | undefined {
+  const wf = options.workflow;
+  if (wf === undefined) return undefined;
+  const now = { now: clock().getTime() };
+  if (existing?.state !== undefined) {
+    const migrated = migrateState(existing.state);
+    if (!migrated.ok) throw migrated.error;
+    const resumed = migrated.state.status === "paused" ? resumeState(migrated.state, now) : null;
+    // An older writer may have stored an armed cancel: a new run never starts half-way through a cancel.
+    return toPersisted(resumed?.ok ? resumed.state : migrated.state);
+  }
+  const started = start(wf.registry, { workflowKey: wf.workflowKey, taskId: slug, taskDescription: wf.taskDescription }, now);
+  if (!started.ok) throw started.error;
+  return started.state;
+}
+
+/** Step 4: the metadata a run starts with; facts of an existing run are kept unless the options replace them. */
+export function upsert(
+  options: AnyOptions,
+  location: RunLocation,
+  existing: WorkflowMetadata | null,
+  ownerTool: string,
+  state: WorkflowState | undefined,
+  clock: () => Date,
+): WorkflowMetadataInput {
+  const now = clock().toISOString();
+  const keep = <K extends keyof WorkflowMetadata>(key: K, given: WorkflowMetadata[K] | undefined): Partial<WorkflowMetadataInput> =>
+    (given ?? existing?.[key]) === undefined ? {} : ({ [key]: given ?? existing?.[key] } as Partial<WorkflowMetadataInput>);
+  return {
+    slug: location.slug,
+    ownerTool,
+    currentTool: options.toolName,
+    status: "running",
+    createdAt: existing?.createdAt ?? now,
+    updatedAt: now,
+    ...keep("phase", state === undefined || options.workflow === undefined ? undefined : phaseOf(state, options.workflow.registry)),
+    ...keep("currentStepId", undefined),
+    ...keep("lastCompletedStepId", undefined),
+    ...keep("parentSlug", options.parentSlug),
+    ...keep("worktree", options.worktree),
+    ...keep("branch", options.branch),
+    ...keep("baseRef", options.baseRef),
+    ...(state === undefined ? {} : { state }),
+  };
+}
+
+/** Checks the options at once (INVALID_OPTIONS naming the field) and fills in the defaults. */
+export function checkOptions(options: AnyOptions): { maxSteps: number; maxAttempts: number; lock: { staleMs?: number; updateMs?: number; retries?: number } } {
+  const bad = (field: string, value: unknown, hint: string): WorkflowError =>
+    workflowError("run", "INVALID_OPTIONS", `runWorkflow option ${field} is invalid: ${JSON.stringify(value) ?? "undefined"}.`, { field, value, hint });
+  if (typeof options.toolName !== "string" || options.toolName.trim() === "") throw bad("toolName", options.toolName, "pass the name of the tool running the workflow");
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw bad("maxSteps", options.maxSteps, "pass a positive integer");
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw bad("maxAttempts", options.maxAttempts, "pass an integer ≥ 1");
+  return { maxSteps, maxAttempts, lock: options.lock ?? {} };
+}
+
+/**
+ * The checkpoint log has no generation check: a holder that overslept a step (SIGSTOP, laptop lid) and wakes
+ * after another process took the run over would append its late `completed` record over the new holder's.
+ * Every checkpoint write first asks the lock whether it is still held (refresh age and holder file).
+ */
+export function writesWhileHeld(fs: FsPort, lock: StoreLock): FsPort {
+  return {
+    ...fs,
+    open: async (file, flags, mode) => (flags === "r" ? fs.open(file, flags, mode) : (await lock.assertHeld(), fs.open(file, flags, mode))),
+    rename: async (from, to) => (await lock.assertHeld(), fs.rename(from, to)),
+    appendFile: async (file, data, opts) => (await lock.assertHeld(), fs.appendFile(file, data, opts)),
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Step 1 of a run: turn what the user typed (a slug, a relative path or an absolute path) into one plan folder.
+ * A bare slug is looked up under every configured plan root; found under two, it is ambiguous rather than guessed.
+ */
+import path from "node:path";
+import { workflowError, type WorkflowError } from "@phasekit/core";
+import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
+import { resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
+
+/** Where a run's plan folder may live. The first root is where new runs are created. */
+export interface PlanRootsOptions {
+  repoRoot: string;
+  /** The plan root (default `<repoRoot>/ai_plan`; `~` expands to `homeDir`). */
+  planRoot?: string;
+  /** More roots searched for a bare slug (e.g. a global plan folder). */
+  extraPlanRoots?: readonly string[];
+  homeDir?: string;
+  fs?: FsPort;
+}
+
+/** A resolved target: the plan root, the slug (folder name) and the folder. */
+export interface RunLocation {
+  planRoot: string;
+  slug: string;
+  runDir: string;
+}
+
+/** The outcome of resolving a target. `exists` says whether the folder is already there. */
+export type TargetResolution =
+  | { kind: "found"; location: RunLocation }
+  | { kind: "new"; location: RunLocation }
+  | { kind: "ambiguous"; candidates: RunLocation[]; error: WorkflowError }
+  | { kind: "invalid"; error: WorkflowError };
+
+/** The plan roots in search order, absolute and without duplicates. */
+export function planRootsOf(options: PlanRootsOptions): string[] {
+  const roots = [resolvePlanRoot(options)];
+  for (const extra of options.extraPlanRoots ?? []) {
+    const root = resolvePlanRoot({ ...options, planRoot: extra });
+    if (!roots.includes(root)) roots.push(root);
+  }
+  return roots;
+}
+
+/** Resolves `target` (slug, `./relative/path`, `/absolute/path`) to a plan folder without creating anything. */
+export async function resolveRunTarget(options: PlanRootsOptions & { target: string }): Promise<TargetResolution> {
+  const fs = options.fs ?? nodeFs;
+  const { target } = options;
+  if (typeof target !== "string" || target.trim() === "") {
+    return { kind: "invalid", error: invalid(target, "it is empty") };
+  }
+  const roots = planRootsOf(options);
+  if (isPathLike(target)) {
+    const runDir = path.resolve(options.repoRoot, target);
+    const slug = path.basename(runDir);
+    const checked = validateSlug(slug);
+    if (!checked.ok) return { kind: "invalid", error: checked.error };
+    const location = { planRoot: path.dirname(runDir), slug, runDir };
+    return (await isDir(fs, runDir)) ? { kind: "found", location } : { kind: "new", location };
+  }
+  const checked = validateSlug(target);
+  if (!checked.ok) return { kind: "invalid", error: checked.error };
+  const found: RunLocation[] = [];
+  for (const planRoot of roots) {
+    const runDir = path.join(planRoot, target);
+    if (await isDir(fs, runDir)) found.push({ planRoot, slug: target, runDir });
+  }
+  const [first, second] = found;
+  if (first !== undefined && second === undefined) return { kind: "found", location: first };
+  if (first !== undefined) {
+    const list = found.map((c) => c.runDir).join(", ");
+    return {
+      kind: "ambiguous",
+      candidates: found,
+      error: workflowError("resume", "AMBIGUOUS_TARGET", `slug "${target}" exists under more than one plan root: ${list}.`, {
+        value: target,
+        hint: "pass the folder's path instead of its bare slug",
+      }),
+    };
+  }
+  const planRoot = roots[0] as string;
+  return { kind: "new", location: { planRoot, slug: target, runDir: path.join(planRoot, target) } };
+}
+
+function isPathLike(target: string): boolean {
+  return target.includes("/") || target.includes(path.sep) || target.startsWith(".");
+}
+
+async function isDir(fs: FsPort, dir: string): Promise<boolean> {
+  try {
+    const st = await fs.lstat(dir);
+    return st.isDirectory();
+  } catch (error) {
+    if (fsErrorCode(error) === "ENOENT" || fsErrorCode(error) === "ENOTDIR") return false;
+    throw error;
+  }
+}
+
+function invalid(target: unknown, why: string): WorkflowError {
+  return workflowError("resume", "INVALID_SLUG", `target ${JSON.stringify(target)} is refused: ${why}.`, {
+    field: "target",
+    value: target,
+    hint: "pass a slug, a relative path or an absolute path of a plan folder",
+  });
+}

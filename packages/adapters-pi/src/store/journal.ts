@@ -1,0 +1,184 @@
+/**
+ * The run's append-only NDJSON journal (`<runDir>/journal.ndjson`): one fsynced line per state change, so that
+ * the latest state can be rebuilt when workflow.json is lost. A torn last line (a crash mid-append) is expected
+ * and ignored; an unreadable line anywhere else means the file was damaged and is reported.
+ */
+import { z } from "zod";
+import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
+import { writeAll } from "../io/atomic-write.js";
+import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
+import { canonicalJson } from "../io/plain-json.js";
+import { FILE_MODE } from "../io/plan-paths.js";
+import { parseJsonText } from "./metadata-parse.js";
+import { validateMetadata } from "./metadata.js";
+import type { WorkflowMetadata } from "./metadata-schema.js";
+
+const SCOPE = "journal";
+
+/** File name of the journal inside a run folder. */
+export const JOURNAL_FILE = "journal.ndjson";
+/** The event whose `data` is a full workflow.json snapshot; the store appends one on every metadata write. */
+export const METADATA_EVENT = "metadata";
+
+/** One journal line. `seq` counts from 1 without gaps; `generation` is the metadata generation it belongs to. */
+export const journalEntrySchema = z.strictObject({
+  seq: z.int().min(1),
+  generation: z.int().min(0),
+  at: z.string().min(1),
+  event: z.string().min(1).max(128),
+  data: z.unknown().optional(),
+});
+
+/** A journal line. */
+export type JournalEntry = z.infer<typeof journalEntrySchema>;
+/** What a caller appends; the journal assigns `seq`. */
+export type JournalAppend = Omit<JournalEntry, "seq">;
+
+/** Outcome of reading a journal: the entries, and whether a torn last line was dropped. */
+export type JournalReadResult = Result<{ entries: JournalEntry[]; torn: boolean; tornBytes: number }>;
+
+/** Reads every entry; a missing file is an empty journal; a bad line before the last is CORRUPT_FILE naming it. */
+export async function readJournal(file: string, options: { fs?: FsPort } = {}): Promise<JournalReadResult> {
+  const fs = options.fs ?? nodeFs;
+  try {
+    return parseJournal(file, (await readBytes(fs, file)).toString("utf8"));
+  } catch (error) {
+    return { ok: false, error: error as WorkflowError };
+  }
+}
+
+/** Parses journal text (see `readJournal`). */
+export function parseJournal(file: string, text: string): JournalReadResult {
+  const lines = text.split("\n");
+  const last = lines.pop() ?? "";
+  const entries: JournalEntry[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const entry = parseLine(file, lines[i] ?? "", i + 1, entries.length + 1);
+    if (!entry.ok) return entry;
+    entries.push(entry.entry);
+  }
+  if (last === "") return { ok: true, entries, torn: false, tornBytes: 0 };
+  // No newline after the last line: the append was cut short. Complete JSON is kept, anything else dropped.
+  const tail = parseLine(file, last, lines.length + 1, entries.length + 1);
+  if (tail.ok) return { ok: true, entries: [...entries, tail.entry], torn: false, tornBytes: 0 };
+  return { ok: true, entries, torn: true, tornBytes: Buffer.byteLength(last, "utf8") };
+}
+
+function parseLine(file: string, line: string, lineNo: number, seq: number): Result<{ entry: JournalEntry }> {
+  const where = `${file}:${lineNo}`;
+  const json = parseJsonText(where, line, SCOPE);
+  if (!json.ok) return { ok: false, error: lineError(file, lineNo, json.error.message) };
+  const r = journalEntrySchema.safeParse(json.value);
+  if (!r.success) return { ok: false, error: lineError(file, lineNo, r.error.issues[0]?.message ?? "invalid entry") };
+  if (r.data.seq !== seq) return { ok: false, error: lineError(file, lineNo, `seq ${r.data.seq} where ${seq} was expected`) };
+  return { ok: true, entry: r.data };
+}
+
+function lineError(file: string, line: number, why: string): WorkflowError {
+  return workflowError(SCOPE, "CORRUPT_FILE", `${file} line ${line} is damaged: ${why}. The file was left untouched.`, {
+    file,
+    line,
+    hint: "only the last line may be torn; restore the journal from a copy or move it aside by hand",
+  });
+}
+
+/** An open journal: appends are serialized within the process, each one write of a whole line + fsync. */
+export interface JournalWriter {
+  readonly file: string;
+  /** Appends one entry and returns it with its `seq` once it is on disk. */
+  append(entry: JournalAppend): Promise<JournalEntry>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `file` for appending (creating it 0600). A torn last line is cut off first, since it was never
+ * acknowledged and would otherwise glue itself to the next entry; a damaged middle line refuses to open.
+ */
+export async function openJournal(file: string, options: { fs?: FsPort } = {}): Promise<JournalWriter> {
+  const fs = options.fs ?? nodeFs;
+  const bytes = await readBytes(fs, file);
+  const read = parseJournal(file, bytes.toString("utf8"));
+  if (!read.ok) throw read.error;
+  const handle = await fs.open(file, "a", FILE_MODE);
+  try {
+    if (read.torn) await handle.truncate(bytes.lastIndexOf(0x0a) + 1);
+    else if (bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) await writeAll(handle, Buffer.from("\n"));
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw workflowError(SCOPE, "WRITE_FAILED", `cannot repair the torn tail of ${file}: ${String(error)}`, { file }, error);
+  }
+  let seq = read.entries.length;
+  let size = read.torn ? bytes.lastIndexOf(0x0a) + 1 : (await handle.stat()).size;
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  const appendNow = async (entry: JournalAppend): Promise<JournalEntry> => {
+    if (closed) throw workflowError(SCOPE, "WRITE_FAILED", `cannot append to ${file}: the journal is closed.`, { file });
+    // Another process (the next lock holder) may have appended since: pick up its seq instead of reusing one.
+    if ((await handle.stat()).size !== size) {
+      const fresh = parseJournal(file, (await readBytes(fs, file)).toString("utf8"));
+      if (!fresh.ok) throw fresh.error;
+      if (fresh.torn) throw workflowError(SCOPE, "WRITE_FAILED", `${file} gained a torn line while open; reopen it.`, { file });
+      seq = fresh.entries.length;
+      size = (await handle.stat()).size;
+    }
+    const full = { ...stripUndefined(entry), seq: seq + 1 } as JournalEntry;
+    const line = Buffer.from(`${canonicalJson(full)}\n`, "utf8");
+    try {
+      await writeAll(handle, line);
+      await handle.sync();
+    } catch (error) {
+      throw workflowError(SCOPE, "WRITE_FAILED", `appending to ${file} failed: ${String(error)}`, { file, seq: full.seq, hint: "free disk space, then reopen the journal" }, error);
+    }
+    seq = full.seq;
+    size += line.length;
+    return full;
+  };
+  return {
+    file,
+    append(entry) {
+      const p = queue.then(() => appendNow(entry));
+      queue = p.catch(() => undefined);
+      return p;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await queue;
+      await handle.close();
+    },
+  };
+}
+
+/** Opens, appends one entry, closes: for rare events; keep a `JournalWriter` for a stream of them. */
+export async function appendJournalEntry(file: string, entry: JournalAppend, options: { fs?: FsPort } = {}): Promise<JournalEntry> {
+  const writer = await openJournal(file, options);
+  try {
+    return await writer.append(entry);
+  } finally {
+    await writer.close();
+  }
+}
+
+/** The latest metadata snapshot in the journal (`null` if it holds none); a damaged snapshot is CORRUPT_FILE. */
+export function rebuildFromJournal(entries: readonly JournalEntry[], file = JOURNAL_FILE): Result<{ metadata: WorkflowMetadata | null }> {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i];
+    if (entry === undefined || entry.event !== METADATA_EVENT) continue;
+    const r = validateMetadata(`${file} (seq ${entry.seq})`, entry.data);
+    return r.ok ? { ok: true, metadata: r.metadata } : r;
+  }
+  return { ok: true, metadata: null };
+}
+
+async function readBytes(fs: FsPort, file: string): Promise<Buffer> {
+  try {
+    return await fs.readFile(file);
+  } catch (error) {
+    if (fsErrorCode(error) === "ENOENT") return Buffer.alloc(0);
+    throw workflowError(SCOPE, "READ_FAILED", `cannot read ${file}: ${String(error)}`, { file }, error);
+  }
+}
+
+function stripUndefined(entry: JournalAppend): JournalAppend {
+  return entry.data === undefined ? { generation: entry.generation, at: entry.at, event: entry.event } : entry;
+}

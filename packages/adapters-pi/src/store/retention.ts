@@ -1,0 +1,165 @@
+/**
+ * Retention of finished runs: `gc` removes run folders whose workflow.json says completed, cancelled or failed,
+ * beyond the newest `keep` or older than `olderThan`. It never removes a running or paused run, a folder whose
+ * lock is live, a folder whose workflow.json is missing or corrupt, or anything that is not a run folder; each
+ * removal happens under the run's lock after a re-read, so a run resumed meanwhile is spared.
+ */
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { isFinished, workflowError } from "@phasekit/core";
+import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
+import { DEFAULT_LOCK_STALE_MS, readLockHolder } from "../lock/holder.js";
+import { acquirePlanLock } from "../lock/plan-lock.js";
+import { validateSlug } from "../io/plan-paths.js";
+import { readWorkflowMetadata } from "./metadata.js";
+import type { WorkflowMetadata } from "./metadata-schema.js";
+
+const SCOPE = "gc";
+
+/** Options of `gc`; at least one of `keep` and `olderThan` is required. */
+export interface GcOptions {
+  planRoot: string;
+  /** Keep this many finished runs (newest by `updatedAt`); older ones are removed. */
+  keep?: number;
+  /** Remove finished runs whose `updatedAt` is more than this many ms before `now()`. */
+  olderThan?: number;
+  now: () => Date;
+  /** Report what would be removed without removing it. */
+  dryRun?: boolean;
+  /** Lock stale time used to judge a lock live (default 10 s, as the lock's own default). */
+  staleMs?: number;
+  fs?: FsPort;
+}
+
+/** Why a run folder was removed. */
+export type GcRemovedReason = "beyond-keep" | "older-than";
+/** Why a folder was kept. */
+export type GcKeptReason = "active" | "locked" | "corrupt-metadata" | "no-metadata" | "not-a-run" | "within-limits" | "changed-meanwhile" | "remove-failed";
+
+/** One folder in the report. */
+export interface GcEntry<R extends string> {
+  slug: string;
+  runDir: string;
+  reason: R;
+  status?: string;
+  updatedAt?: string;
+  /** For `corrupt-metadata` and `remove-failed`: what went wrong. */
+  error?: string;
+}
+
+/** What `gc` did. */
+export interface GcReport {
+  removed: GcEntry<GcRemovedReason>[];
+  kept: GcEntry<GcKeptReason>[];
+}
+
+/** Removes finished runs past the limits from `planRoot`; see the module comment for what is never removed. */
+export async function gc(options: GcOptions): Promise<GcReport> {
+  const o = checkOptions(options);
+  const fs = options.fs ?? nodeFs;
+  const report: GcReport = { removed: [], kept: [] };
+  const finished: Array<{ slug: string; runDir: string; metadata: WorkflowMetadata }> = [];
+  for (const slug of await listFolders(fs, o.planRoot)) {
+    const runDir = path.join(o.planRoot, slug);
+    const kept = (reason: GcKeptReason, extra: Partial<GcEntry<GcKeptReason>> = {}) => report.kept.push({ slug, runDir, reason, ...extra });
+    if (!validateSlug(slug).ok) {
+      kept("not-a-run");
+      continue;
+    }
+    const read = await readWorkflowMetadata(path.join(runDir, "workflow.json"), { fs });
+    if (!read.ok) kept("corrupt-metadata", { error: read.error.message });
+    else if (read.metadata === null) kept("no-metadata");
+    else if (!isFinished(read.metadata)) kept("active", describe(read.metadata));
+    else finished.push({ slug, runDir, metadata: read.metadata });
+  }
+  finished.sort((a, b) => Date.parse(b.metadata.updatedAt) - Date.parse(a.metadata.updatedAt) || a.slug.localeCompare(b.slug));
+  const nowMs = o.now().getTime();
+  for (const [index, run] of finished.entries()) {
+    const reason = removalReason(index, Date.parse(run.metadata.updatedAt), nowMs, o);
+    const entry = { slug: run.slug, runDir: run.runDir, ...describe(run.metadata) };
+    if (reason === undefined) {
+      report.kept.push({ ...entry, reason: "within-limits" });
+      continue;
+    }
+    const lock = await readLockHolder(run.runDir, { staleMs: o.staleMs });
+    if (lock.held && !lock.stale) {
+      report.kept.push({ ...entry, reason: "locked" });
+      continue;
+    }
+    if (o.dryRun) {
+      report.removed.push({ ...entry, reason });
+      continue;
+    }
+    const outcome = await removeUnderLock(fs, o, run.runDir, run.metadata.generation);
+    if (outcome === "removed") report.removed.push({ ...entry, reason });
+    else report.kept.push({ ...entry, ...outcome });
+  }
+  return report;
+}
+
+function removalReason(index: number, updatedMs: number, nowMs: number, o: Settings): GcRemovedReason | undefined {
+  if (o.olderThan !== undefined && nowMs - updatedMs > o.olderThan) return "older-than";
+  if (o.keep !== undefined && index >= o.keep) return "beyond-keep";
+  return undefined;
+}
+
+type RemoveOutcome = "removed" | { reason: GcKeptReason; error?: string };
+
+// Under the lock, re-read: a run resumed (or rewritten) since the scan has a new generation and is spared.
+// The folder is renamed aside first so that it disappears from the plan root in one step.
+async function removeUnderLock(fs: FsPort, o: Settings, runDir: string, generation: number): Promise<RemoveOutcome> {
+  const acquired = await acquirePlanLock({ runDir, owner: { tool: "phasekit-gc" }, staleMs: o.staleMs });
+  if (!acquired.ok) return acquired.error.code === "LOCKED" ? { reason: "locked" } : { reason: "remove-failed", error: acquired.error.message };
+  const lock = acquired.lock;
+  try {
+    const again = await readWorkflowMetadata(path.join(runDir, "workflow.json"), { fs });
+    if (!again.ok || again.metadata === null || again.metadata.generation !== generation || !isFinished(again.metadata)) {
+      return { reason: "changed-meanwhile" };
+    }
+    const aside = path.join(path.dirname(runDir), `.gc-${path.basename(runDir)}-${randomBytes(6).toString("hex")}`);
+    await fs.rename(runDir, aside);
+    await fs.rm(aside, { recursive: true, force: true });
+    return "removed";
+  } catch (error) {
+    return { reason: "remove-failed", error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    // After the move the lock went with the folder, so this release reports LOCK_NOT_OWNED: expected, ignored.
+    await lock.release();
+  }
+}
+
+async function listFolders(fs: FsPort, planRoot: string): Promise<string[]> {
+  try {
+    const entries = await fs.readdirEntries(planRoot);
+    // Symlinks are skipped: gc removes only real folders below the plan root. Dot-names are ours (temp, aside).
+    return entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort();
+  } catch (error) {
+    if (fsErrorCode(error) === "ENOENT") return [];
+    throw workflowError(SCOPE, "READ_FAILED", `cannot list the plan root ${planRoot}: ${String(error)}`, { file: planRoot, hint: "check the folder's permissions" }, error);
+  }
+}
+
+function describe(m: WorkflowMetadata): { status: string; updatedAt: string } {
+  return { status: m.status, updatedAt: m.updatedAt };
+}
+
+interface Settings {
+  planRoot: string;
+  keep: number | undefined;
+  olderThan: number | undefined;
+  now: () => Date;
+  dryRun: boolean;
+  staleMs: number;
+}
+
+function checkOptions(o: GcOptions): Settings {
+  const bad = (field: string, value: unknown, hint: string) =>
+    workflowError(SCOPE, "INVALID_OPTIONS", `gc: option ${field} is invalid (${String(value)}).`, { field, value, hint });
+  if (typeof o?.planRoot !== "string" || o.planRoot === "") throw bad("planRoot", o?.planRoot, "pass the plan root folder");
+  if (o.keep !== undefined && !(Number.isInteger(o.keep) && o.keep >= 0)) throw bad("keep", o.keep, "use an integer ≥ 0");
+  if (o.olderThan !== undefined && !(Number.isFinite(o.olderThan) && o.olderThan >= 0)) throw bad("olderThan", o.olderThan, "use a number of milliseconds ≥ 0");
+  if (o.keep === undefined && o.olderThan === undefined) throw bad("keep", undefined, "pass keep, olderThan, or both");
+  if (typeof o.now !== "function") throw bad("now", typeof o.now, "pass a clock: () => Date");
+  const staleMs = o.staleMs ?? DEFAULT_LOCK_STALE_MS;
+  return { planRoot: path.resolve(o.planRoot), keep: o.keep, olderThan: o.olderThan, now: o.now, dryRun: o.dryRun === true, staleMs };
+}

@@ -1,0 +1,178 @@
+/**
+ * compileDefinitions: raw workflow definitions (from settings files) → a registry of the healthy workflows plus
+ * every problem found, all at once. A workflow is removed when it has problems of its own, sits in a reference
+ * cycle, or references (transitively) a missing or removed workflow; the outcome never depends on key order.
+ */
+import { workflowError } from "../errors/workflow-error.js";
+import type { WorkflowError } from "../errors/workflow-error.js";
+import type { WorkflowDefinition, WorkflowRegistry } from "./schema.js";
+import { describeValue } from "../errors/problems.js";
+import type { DefinitionProblem } from "../errors/problems.js";
+import { keyProblems, problemAt, resolvedCommand, shapeProblems, structureProblems } from "./checks.js";
+import { byCodeUnit, cyclicComponents, healthyKeys, shortestCycle } from "./graph.js";
+import type { ReferenceGraph } from "./graph.js";
+import { readWorkflows, referencesOf, viewWorkflow } from "./raw.js";
+import type { RawWorkflow, RawWorkflowView } from "./raw.js";
+
+/** The outcome of compileDefinitions. On failure `registry` still holds every healthy workflow. */
+export type CompileResult =
+  | { readonly ok: true; readonly registry: WorkflowRegistry; readonly problems: readonly [] }
+  | { readonly ok: false; readonly registry: WorkflowRegistry; readonly problems: readonly DefinitionProblem[] };
+
+interface Compiled {
+  readonly key: string;
+  readonly view: RawWorkflowView;
+  readonly parsed: WorkflowDefinition | undefined;
+  readonly refs: Map<string, number>;
+}
+
+const SHOWN_CYCLE_KEYS = 8;
+
+/** The first keys of `cycle` rotated to start at `at`: enough for a message, without copying a long ring. */
+function rotated(cycle: readonly string[], at: number): string[] {
+  const n = Math.min(cycle.length, SHOWN_CYCLE_KEYS + 1);
+  return Array.from({ length: n }, (_, i) => cycle[(at + i) % cycle.length] as string);
+}
+
+/** `a → b → a`; a long cycle is shortened: `a → b → … (40 workflows) → a`. */
+function cycleText(cycle: readonly string[], length: number): string {
+  const start = cycle[0] ?? "";
+  if (length <= SHOWN_CYCLE_KEYS) return [...cycle.slice(0, length), start].join(" → ");
+  return `${cycle.slice(0, SHOWN_CYCLE_KEYS - 1).join(" → ")} → … (${length} workflows) → ${start}`;
+}
+
+function cycleProblems(graph: ReferenceGraph, compiled: ReadonlyMap<string, Compiled>): { problems: DefinitionProblem[]; inCycle: Map<string, number> } {
+  const problems: DefinitionProblem[] = [];
+  const inCycle = new Map<string, number>();
+  const cache = new Map<string, string[]>();
+  cyclicComponents(graph).forEach((members, id) => {
+    const memberSet = new Set(members);
+    // One search from the smallest key covers every member on that cycle (a rotation of it); only members off
+    // it need their own search, so a long ring costs one search instead of one per member.
+    const canonical = shortestCycle(graph, members[0] ?? "", memberSet, cache).slice(0, -1);
+    const position = new Map(canonical.map((k, i) => [k, i]));
+    for (const key of members) {
+      inCycle.set(key, id);
+      const at = position.get(key);
+      const cycle = at === undefined ? shortestCycle(graph, key, memberSet, cache).slice(0, -1) : rotated(canonical, at);
+      const next = cycle[1] ?? key;
+      const index = compiled.get(key)?.refs.get(next) ?? 0;
+      const reason = `is part of the reference cycle ${cycleText(cycle, at === undefined ? cycle.length : canonical.length)}`;
+      problems.push(problemAt("DEFINITION_CYCLE", key, ["phases", index, "subworkflow"], reason, "remove one of the references so the chain ends"));
+    }
+  });
+  return { problems, inCycle };
+}
+
+function brokenTargetProblems(compiled: ReadonlyMap<string, Compiled>, healthy: ReadonlySet<string>, inCycle: ReadonlyMap<string, number>): DefinitionProblem[] {
+  const problems: DefinitionProblem[] = [];
+  for (const { key, refs } of compiled.values()) {
+    for (const [target, index] of refs) {
+      if (!compiled.has(target) || healthy.has(target)) continue;
+      // Members of one cycle already carry the cycle problem; saying "references a broken workflow" adds noise.
+      if (inCycle.has(key) && inCycle.get(key) === inCycle.get(target)) continue;
+      const reason = `workflow ${describeValue(target)} cannot be used: it has problems of its own (listed with it)`;
+      problems.push(problemAt("DANGLING_REFERENCE", key, ["phases", index, "subworkflow"], reason, `fix ${describeValue(target)} first`));
+    }
+  }
+  return problems;
+}
+
+function duplicateCommandProblems(compiled: ReadonlyMap<string, Compiled>): DefinitionProblem[] {
+  const users = new Map<string, string[]>();
+  for (const { key, view } of compiled.values()) {
+    const name = view.show ? resolvedCommand(key, view) : undefined;
+    if (name === undefined) continue;
+    users.set(name, [...(users.get(name) ?? []), key]);
+  }
+  const problems: DefinitionProblem[] = [];
+  for (const [name, keys] of users) {
+    if (keys.length < 2) continue;
+    for (const key of keys) {
+      const others = keys.filter((k) => k !== key).sort(byCodeUnit).map((k) => JSON.stringify(k)).join(", ");
+      const reason = `the command "/${name}" is also used by workflow ${others}`;
+      problems.push(problemAt("DUPLICATE_COMMAND_NAME", key, ["commandName"], reason, "give each shown workflow its own commandName"));
+    }
+  }
+  return problems;
+}
+
+function compileEach(raws: readonly RawWorkflow[]): { compiled: Map<string, Compiled>; problems: DefinitionProblem[] } {
+  const present = new Set(raws.map((r) => r.key));
+  const compiled = new Map<string, Compiled>();
+  const problems: DefinitionProblem[] = [];
+  for (const { key, def } of raws) {
+    const view = viewWorkflow(def);
+    const shape = shapeProblems(key, def);
+    problems.push(...keyProblems(key), ...shape.problems, ...structureProblems(key, view, (k) => present.has(k)));
+    compiled.set(key, { key, view, parsed: shape.parsed, refs: referencesOf(view) });
+  }
+  return { compiled, problems };
+}
+
+function buildRegistry(raws: readonly RawWorkflow[], compiled: ReadonlyMap<string, Compiled>, healthy: ReadonlySet<string>): WorkflowRegistry {
+  const workflows = new Map<string, WorkflowDefinition>();
+  const commands = new Map<string, string>();
+  for (const { key } of raws) {
+    const entry = compiled.get(key);
+    if (entry?.parsed === undefined || !healthy.has(key)) continue;
+    workflows.set(key, entry.parsed);
+    const name = entry.parsed.show ? resolvedCommand(key, entry.view) : undefined;
+    if (name !== undefined) commands.set(name, key);
+  }
+  return { workflows, commands };
+}
+
+function compile(raws: readonly RawWorkflow[]): CompileResult {
+  const { compiled, problems } = compileEach(raws);
+  problems.push(...duplicateCommandProblems(compiled));
+  const graph: ReferenceGraph = new Map([...compiled.values()].map((c) => [c.key, c.refs]));
+  const cycles = cycleProblems(graph, compiled);
+  problems.push(...cycles.problems);
+  const broken = new Set<string>(cycles.inCycle.keys());
+  for (const p of problems) if (p.workflowKey !== undefined) broken.add(p.workflowKey);
+  const healthy = healthyKeys(graph, broken);
+  problems.push(...brokenTargetProblems(compiled, healthy, cycles.inCycle));
+  const registry = buildRegistry(raws, compiled, healthy);
+  // Stable sort by workflow: the list reads per workflow and is the same for any key order of the input.
+  problems.sort((a, b) => byCodeUnit(a.workflowKey ?? "", b.workflowKey ?? ""));
+  return problems.length === 0 ? { ok: true, registry, problems: [] } : { ok: false, registry, problems };
+}
+
+function failure(message: string, hint: string): CompileResult {
+  const registry: WorkflowRegistry = { workflows: new Map(), commands: new Map() };
+  return { ok: false, registry, problems: [{ code: "INVALID_DEFINITION", path: "(root)", message, hint }] };
+}
+
+/**
+ * Validates raw definitions: `{ "workflows": { key: def } }` (a settings document), `{ key: def }`, or a Map.
+ * Returns the registry of healthy workflows and every problem found. Never throws, never writes to `raw`.
+ */
+export function compileDefinitions(raw: unknown): CompileResult {
+  try {
+    const raws = readWorkflows(raw);
+    if (raws === undefined) {
+      const message = `(root): expected an object of workflow definitions, got ${describeValue(raw)}`;
+      return failure(message, 'write { "workflows": { "<key>": { … } } }');
+    }
+    return compile(raws);
+  } catch {
+    // Only exotic inputs (proxies, throwing getters) get here; the contract is still a typed result.
+    return failure("(root): the definitions could not be read as plain JSON", "pass plain JSON data");
+  }
+}
+
+/** One WorkflowError summarising a failed compile, for callers that report a single error (e.g. a CLI). */
+export function definitionProblemsError(problems: readonly DefinitionProblem[], file?: string): WorkflowError {
+  const first = problems[0];
+  const where = file === undefined ? "" : `${file}: `;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s))` : "";
+  const message = `${where}${first?.message ?? "no problems"}${more}`;
+  return workflowError("definitions", first?.code ?? "INVALID_DEFINITION", message, {
+    file,
+    path: first?.path,
+    hint: first?.hint,
+    problems: problems.map((p) => ({ ...p })),
+  });
+}
+

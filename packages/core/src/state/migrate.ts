@@ -1,0 +1,119 @@
+/**
+ * Reads a persisted workflow state of any known version and lifts it to the current one through the ordered
+ * `migrations` list. Total: never throws, refuses newer or malformed documents with a typed error naming the
+ * field and why, and never writes to the input (so `__proto__`/`constructor` keys cannot reach a prototype).
+ */
+import type { z } from "zod";
+import { workflowError } from "../errors/workflow-error.js";
+import type { Result, WorkflowError } from "../errors/workflow-error.js";
+import { describeIssue, describeValue, findProtoKeys, formatPath, valueAt } from "../errors/problems.js";
+import { migrations } from "./migrations.js";
+import { STATE_SCHEMA_VERSION, WorkflowStateSchema } from "./schema.js";
+import type { WorkflowState } from "./schema.js";
+
+const SCOPE = "state";
+
+/** The outcome of `migrateState`: the current-version state and the version it was read from, or an error. */
+export type MigrateResult = Result<{ state: WorkflowState; fromVersion: number }>;
+
+function invalid(field: string, reason: string, value: unknown, hint: string): WorkflowError {
+  return workflowError(SCOPE, "INVALID_STATE", `${field}: ${reason}`, { field, value, hint });
+}
+
+function fromIssue(issue: z.core.$ZodIssue, root: unknown, version: number): WorkflowError {
+  const field = formatPath(issue.path);
+  const hint = `repair or remove the stored state (read as version ${version})`;
+  return invalid(field, describeIssue(issue, root), valueAt(root, issue.path), hint);
+}
+
+/**
+ * Which version a raw document claims: `schemaVersion` when present, else `currentPath` (pi-workflows 1.0.0),
+ * else `currentPhaseIndex` (earlier pi-workflows).
+ */
+export function detectStateVersion(raw: Readonly<Record<string, unknown>>): Result<{ version: number }> {
+  if (Object.hasOwn(raw, "schemaVersion")) {
+    const v = raw["schemaVersion"];
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
+      return { ok: false, error: invalid("schemaVersion", `expected a non-negative integer, got ${describeValue(v)}`, v, "write a known version number") };
+    }
+    return { ok: true, version: v };
+  }
+  if (Object.hasOwn(raw, "currentPath")) return { ok: true, version: 1 };
+  if (Object.hasOwn(raw, "currentPhaseIndex")) return { ok: true, version: 0 };
+  return {
+    ok: false,
+    error: invalid("schemaVersion", "is missing, and neither currentPath nor currentPhaseIndex tells an older version", undefined, "this is not a workflow state"),
+  };
+}
+
+function checkInvariants(state: WorkflowState): WorkflowError | undefined {
+  const root = state.currentPath[0];
+  if (root !== undefined && root.workflowKey !== state.workflowKey) {
+    return invalid(
+      "currentPath[0].workflowKey",
+      `expected the root workflow ${describeValue(state.workflowKey)}, got ${describeValue(root.workflowKey)}`,
+      root.workflowKey,
+      "the first path segment must be the workflow named by workflowKey",
+    );
+  }
+  return undefined;
+}
+
+function migrateObject(raw: Readonly<Record<string, unknown>>): MigrateResult {
+  const detected = detectStateVersion(raw);
+  if (!detected.ok) return detected;
+  const fromVersion = detected.version;
+  if (fromVersion > STATE_SCHEMA_VERSION) {
+    return {
+      ok: false,
+      error: workflowError(
+        SCOPE,
+        "UNSUPPORTED_VERSION",
+        `schemaVersion ${fromVersion} is newer than the newest this release knows (${STATE_SCHEMA_VERSION})`,
+        { field: "schemaVersion", value: fromVersion, hint: "upgrade phasekit to read this state" },
+      ),
+    };
+  }
+  const proto = findProtoKeys(raw)[0];
+  if (proto !== undefined) {
+    return { ok: false, error: invalid(formatPath(proto), "the key \"__proto__\" is not allowed", undefined, "remove the key") };
+  }
+  let current: unknown = raw;
+  for (let version = fromVersion; version < STATE_SCHEMA_VERSION; version += 1) {
+    const step = migrations[version];
+    if (step === undefined) break;
+    const parsed = step.schema.safeParse(current);
+    if (!parsed.success) return { ok: false, error: fromIssue(parsed.error.issues[0] as z.core.$ZodIssue, current, version) };
+    current = step.up(parsed.data as never);
+  }
+  const parsed = WorkflowStateSchema.safeParse(current);
+  if (!parsed.success) return { ok: false, error: fromIssue(parsed.error.issues[0] as z.core.$ZodIssue, current, STATE_SCHEMA_VERSION) };
+  const broken = checkInvariants(parsed.data);
+  if (broken !== undefined) return { ok: false, error: broken };
+  return { ok: true, state: parsed.data, fromVersion };
+}
+
+/** Reads any known persisted state shape into the current version, or says which field is wrong and why. */
+export function migrateState(raw: unknown): MigrateResult {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return { ok: false, error: invalid("(root)", `expected an object, got ${describeValue(raw)}`, undefined, "pass the stored state object") };
+  }
+  try {
+    return migrateObject(raw as Readonly<Record<string, unknown>>);
+  } catch (cause) {
+    // Only exotic inputs (proxies, throwing getters) get here; a typed refusal is still the contract.
+    return { ok: false, error: workflowError(SCOPE, "INVALID_STATE", "(root): could not be read as plain JSON", { field: "(root)", hint: "pass plain JSON data" }, cause) };
+  }
+}
+
+/** Parses JSON text and migrates it: the usual entry point for a state read from a file or a session entry. */
+export function parseState(json: string): MigrateResult {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (cause) {
+    const reason = cause instanceof Error ? cause.message : "unreadable";
+    return { ok: false, error: workflowError(SCOPE, "INVALID_STATE", `(root): not valid JSON (${reason})`, { field: "(root)", hint: "restore the file from a backup or remove it" }, cause) };
+  }
+  return migrateState(raw);
+}
