@@ -101,3 +101,26 @@ describe("source files", () => {
     expect(flat).toEqual([]);
   });
 });
+
+describe("docs/architecture.md", () => {
+  it("has a folder map that matches the tree, folder for folder", () => {
+    const doc = readFileSync(path.join(ROOT, "docs/architecture.md"), "utf8");
+    const documented = new Map<string, string[]>();
+    let pkg: string | undefined;
+    for (const line of doc.split("\n")) {
+      const heading = /^### `packages\/([^/]+)\/src`/.exec(line);
+      if (heading) pkg = heading[1];
+      const row = /^\| `([a-z-]+)\/` \|/.exec(line);
+      if (pkg && row) documented.set(pkg, [...(documented.get(pkg) ?? []), row[1] as string]);
+    }
+    const actual = new Map<string, string[]>();
+    for (const p of readdirSync(path.join(ROOT, "packages"))) {
+      const dirs = readdirSync(path.join(ROOT, "packages", p, "src"), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
+      actual.set(p, dirs);
+    }
+    const sorted = (m: Map<string, string[]>) => Object.fromEntries([...m].map(([k, v]) => [k, [...v].sort()]).sort());
+    expect(sorted(documented)).toEqual(sorted(actual));
+  });
+});
