@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { WorkflowRegistry } from "../src/definitions/schema.js";
+import type { WorkflowRegistry } from "../src/definitions/registry.js";
 import { migrateState } from "../src/state/migrate.js";
 import { reduce } from "../src/transitions/reduce.js";
 import { resolveActive } from "../src/transitions/resolve-active.js";
@@ -56,14 +56,14 @@ const eventArb: fc.Arbitrary<WorkflowEvent> = fc.oneof(
 
 function fresh(registry: WorkflowRegistry, now: number): WorkflowState {
   const r = start(registry, { workflowKey: "w0", taskId: `t${now}`, taskDescription: "model" }, { now });
-  if (!r.ok) throw r.error;
+  if (!r.ok) throw new Error(r.error.message);
   return deepFreeze(r.state);
 }
 
 function checkRoundTrip(state: WorkflowState): void {
   const persisted = toPersisted(state);
   const back = migrateState(JSON.parse(JSON.stringify(persisted)));
-  if (!back.ok) throw back.error;
+  if (!back.ok) throw new Error(back.error.message);
   expect(back.state).toEqual(persisted);
 }
 
@@ -78,20 +78,21 @@ function runScenario(registry: WorkflowRegistry, events: WorkflowEvent[]): void 
       continue;
     }
     const before = structuredClone(state);
-    const predicted = state.status === "running" && event.type === "advance" ? resolveActive(state, registry) : undefined;
-    const outcome = reduce(state, event, registry, { now });
+    const predicted = state.status === "running" && event.type === "advance" ? resolveActive(registry, state) : undefined;
+    const outcome = reduce(registry, state, event, { now });
     expect(state).toEqual(before); // frozen too: a mutation would have thrown
-    const next = outcome.state;
+    expect(structuredClone(outcome)).toEqual(outcome); // refusals are plain data
+    const next = outcome.ok ? outcome.state : state; // a refusal changes nothing
     expect(next.schemaVersion).toBe(2);
     expect(next.globalStepCount).toBeGreaterThanOrEqual(state.globalStepCount);
     expect(next.generation).toBe(outcome.ok ? state.generation + 1 : state.generation);
     if (outcome.ok) expect(next.updatedAt).toBe(now);
-    if (event.type !== "cancel") expect(next.cancelPending).toBe(false);
+    if (outcome.ok && event.type !== "cancel") expect(next.cancelPending).toBe(false);
     if (next.status === "running" || next.status === "paused") {
-      const resolved = resolveActive(next, registry);
-      if (!resolved.ok) throw resolved.error;
-      if (predicted?.ok && outcome.ok) expect(resolved.active.phase.id).toBe(predicted.active.nextPhase?.phaseId);
-    } else if (predicted?.ok && outcome.ok && next.status === "completed") {
+      const resolved = resolveActive(registry, next);
+      if (!resolved.ok) throw new Error(resolved.error.message);
+      if (predicted?.ok && predicted.active && outcome.ok) expect(resolved.active?.phase.id).toBe(predicted.active.nextPhase?.phaseId);
+    } else if (predicted?.ok && predicted.active && outcome.ok && next.status === "completed") {
       expect(predicted.active.nextPhase).toBeNull();
     }
     checkRoundTrip(next);
