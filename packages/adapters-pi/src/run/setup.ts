@@ -40,7 +40,7 @@ export function workflowStateFor(options: AnyOptions, existing: WorkflowMetadata
   }
   const started = start(wf.registry, { workflowKey: wf.workflowKey, taskId: slug, taskDescription: wf.taskDescription }, now);
   if (!started.ok) throw refusalToError(started.error);
-  return started.state;
+  return toPersisted(started.state);
 }
 
 /** Step 4: the metadata a run starts with; facts of an existing run are kept unless the options replace them. */

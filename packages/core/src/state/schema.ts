@@ -60,9 +60,19 @@ export type PathSegment = DeepReadonly<z.infer<typeof PathSegmentSchema>>;
 /** The whole state of one run, readonly all the way down (outcomes share structure with their input). */
 export type WorkflowState = DeepReadonly<z.infer<typeof WorkflowStateSchema>>;
 
-/** The form to write to disk or a session entry: identical but never with an armed cancel. */
+/**
+ * The form to write to disk or a session entry: never with an armed cancel, and without the optional fields
+ * that are unset (core keeps them as `undefined` in memory so every state has one object shape).
+ */
 export function toPersisted(state: WorkflowState): WorkflowState {
-  return state.cancelPending ? { ...state, cancelPending: false } : state;
+  const { failureReason, finishedAt, definitions, ...rest } = state;
+  return {
+    ...rest,
+    cancelPending: false,
+    ...(failureReason === undefined ? {} : { failureReason }),
+    ...(finishedAt === undefined ? {} : { finishedAt }),
+    ...(definitions === undefined ? {} : { definitions }),
+  };
 }
 
 /** True while the run can still move (running, or paused to resume later). */
