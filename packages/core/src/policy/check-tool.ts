@@ -9,6 +9,8 @@ import type { ToolRules } from "../definitions/schema.js";
 import type { WorkflowRegistry } from "../definitions/registry.js";
 import { refusal, type Outcome } from "../errors/refusal.js";
 import type { ResolveCode } from "../transitions/resolve-active.js";
+import { isCompiledRegistry } from "../definitions/registry.js";
+import { argumentError } from "../transitions/apply.js";
 import { pickText } from "../present/prompt-vars.js";
 import { resolveActive } from "../transitions/resolve-active.js";
 import type { WorkflowState } from "../state/schema.js";
@@ -22,6 +24,8 @@ const ALLOWED: ToolDecision = Object.freeze({ ok: true, allowed: true });
 
 /** Decides whether `toolName` may run in the current phase of `state` (null: no run). */
 export function checkTool(registry: WorkflowRegistry, state: WorkflowState | null, toolName: string): ToolDecision {
+  const bad = isCompiledRegistry(registry) ? undefined : argumentError("tool", registry, { now: 0 });
+  if (bad !== undefined) return { ok: false, error: bad };
   if (typeof toolName !== "string") {
     return { ok: false, error: refusal("tool", "INVALID_OPTIONS", `toolName must be a string, got ${typeof toolName}.`, { field: "toolName", hint: "Call checkTool(registry, state, toolName)." }) };
   }

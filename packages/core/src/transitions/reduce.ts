@@ -24,14 +24,15 @@ export function reduce<E extends WorkflowEvent>(
 }
 
 function reduceAny(registry: WorkflowRegistry, state: WorkflowState | null, event: WorkflowEvent, ctx: TransitionContext): TransitionOutcome {
-  const type: unknown = (event as { type?: unknown } | null)?.type;
+  const bad = argumentError("reduce", registry, ctx);
+  if (bad !== undefined) return { ok: false, error: bad };
+  if (typeof event !== "object" || event === null) return unknownEvent(event as never);
+  const type: unknown = event.type;
   if (event.type === "start") {
     if (state !== null) return { ok: false, error: refusal("start", "ALREADY_STARTED", `run "${state.taskId}" has already started.`, { field: "state", hint: "Pass null as the state of a start event." }) };
     return start(registry, event, ctx);
   }
   if (state === null || typeof state !== "object") {
-    const bad = argumentError("reduce", registry, ctx);
-    if (bad !== undefined) return { ok: false, error: bad };
     return { ok: false, error: refusal("reduce", "NOT_RUNNING", `there is no run to ${String(type)}.`, { field: "state", hint: "Start a run first." }) };
   }
   switch (event.type) {
