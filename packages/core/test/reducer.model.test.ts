@@ -12,36 +12,11 @@ import { start } from "../src/transitions/start.js";
 import { isFinished, toPersisted, type WorkflowState } from "../src/state/schema.js";
 import type { WorkflowEvent } from "../src/transitions/types.js";
 import { deepFreeze, registryOf } from "./helpers/core-fixtures.js";
+import { buildDefinitions, workflowShape } from "./helpers/model-definitions.js";
 
 const CI = process.env.CI === "true";
 const NUM_RUNS = CI ? 1_000 : 100;
 const ACTIONS = 50;
-
-interface WorkflowShape {
-  entries: Array<"phase" | number>; // a number: reference to a later workflow, by offset
-  loopable: boolean;
-  maxLoops: number | undefined;
-}
-
-const workflowShape = fc.record({
-  entries: fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant("phase" as const) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 4 }),
-  loopable: fc.boolean(),
-  maxLoops: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
-});
-
-/** Workflows w0…wn; wi references only later ones (no cycles). w0 starts on w1, w1 ends on w2: depth ≥ 3. */
-function buildDefinitions(shapes: WorkflowShape[]): Record<string, unknown> {
-  const n = shapes.length;
-  const defs: Record<string, unknown> = {};
-  shapes.forEach((shape, i) => {
-    const phases = shape.entries.map((e, k) => (e === "phase" || i + e >= n ? { id: `p${i}x${k}`, name: `Phase ${i}.${k}` } : { subworkflow: `w${i + e}` }));
-    if (i === 0) phases[0] = { subworkflow: "w1" };
-    if (i === 1) phases[phases.length - 1] = { subworkflow: "w2" };
-    if (i === n - 1 && phases.every((p) => "subworkflow" in p)) phases.push({ id: `p${i}last`, name: "Last" });
-    defs[`w${i}`] = { name: `Workflow ${i}`, show: i === 0, loopable: shape.loopable, ...(shape.maxLoops === undefined ? {} : { maxLoops: shape.maxLoops }), phases };
-  });
-  return defs;
-}
 
 const eventArb: fc.Arbitrary<WorkflowEvent> = fc.oneof(
   { weight: 8, arbitrary: fc.constant({ type: "advance" } as const) },
