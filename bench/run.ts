@@ -33,12 +33,17 @@ for (const file of files) {
     "| --- | --- | --- | --- | --- | --- |",
     ...rows.map(
       (r) =>
-        `| ${r.subject} | ${r.baseline} | ${fmt(r.subjectNs)} | ${fmt(r.baselineNs)} | ${(r.subjectNs / r.baselineNs).toFixed(2)}× | ${r.goal ?? "report"} |`,
+        `| ${r.subject} | ${r.baseline} | ${fmt(r.subjectNs)} | ${fmt(r.baselineNs)} | ${ratioText(r.ratio ?? r.subjectNs / r.baselineNs)} | ${r.goal ?? "report"} |`,
     ),
     "",
   ];
   sections.push(lines.join("\n"));
   process.stdout.write(lines.join("\n") + "\n");
+}
+
+/** `0.52×`; a small ratio also says how many times faster (`0.0023× (440× faster)`). */
+function ratioText(ratio: number): string {
+  return ratio < 0.1 ? `${ratio.toFixed(4)}× (${(1 / ratio).toFixed(0)}× faster)` : `${ratio.toFixed(2)}×`;
 }
 
 function fmt(ns: number): string {
