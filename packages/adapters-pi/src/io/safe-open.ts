@@ -58,7 +58,9 @@ export async function openRegular(fs: FsPort, file: string, mode: SafeOpenMode, 
     throw openError(scope, file, mode, error);
   }
   try {
-    const st = await handle.stat();
+    const st = await handle.stat().catch((error: unknown) => {
+      throw workflowError(scope, "READ_FAILED", `cannot inspect ${file}: ${String(error)}`, { file, errno: fsErrorCode(error) }, error);
+    });
     if (!st.isFile()) throw unsafeFile(scope, file, kindOf(st));
     return { handle, size: st.size };
   } catch (error) {

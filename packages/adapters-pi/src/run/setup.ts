@@ -3,6 +3,7 @@ import { migrateState, resume as resumeState, start, toPersisted, workflowError 
 import type { WorkflowError, WorkflowState } from "@phasekit/core";
 import { phaseOf } from "./workflow-handle.js";
 import type { FsPort } from "../io/fs-port.js";
+import { SAFE_DIR_FLAGS, SAFE_OPEN_FLAGS } from "../io/safe-open.js";
 import type { StoreLock } from "../store/plan-store.js";
 import { generateRunId } from "./id.js";
 import type { AnyOptions } from "./options.js";
@@ -93,8 +94,12 @@ export function checkOptions(options: AnyOptions): { maxSteps: number; maxAttemp
 export function writesWhileHeld(fs: FsPort, lock: StoreLock): FsPort {
   return {
     ...fs,
-    open: async (file, flags, mode) => (flags === "r" ? fs.open(file, flags, mode) : (await lock.assertHeld(), fs.open(file, flags, mode))),
+    open: async (file, flags, mode) => (isReadOnly(flags) ? fs.open(file, flags, mode) : (await lock.assertHeld(), fs.open(file, flags, mode))),
     rename: async (from, to) => (await lock.assertHeld(), fs.rename(from, to)),
     appendFile: async (file, data, opts) => (await lock.assertHeld(), fs.appendFile(file, data, opts)),
   };
+}
+
+function isReadOnly(flags: string | number): boolean {
+  return flags === "r" || flags === SAFE_OPEN_FLAGS.read || flags === SAFE_DIR_FLAGS;
 }
