@@ -39,8 +39,9 @@ export interface RunWorkflowOptions<T> extends PlanRootsOptions, Omit<OwnershipC
   /** Lock timing: a holder that stops refreshing for `staleMs` may be taken over; `retries` while busy. */
   lock?: { staleMs?: number; updateMs?: number; retries?: number };
   /**
-   * Re-enter a finished run (completed, cancelled or failed): its completed steps are reused and it runs again.
-   * Without it a finished run is refused with RUN_FINISHED, so a final state stays final. Default false.
+   * Re-enter a finished run (completed or cancelled): its completed steps are reused and it runs again. Without
+   * it a finished run is refused with RUN_FINISHED, so a final state stays final. A failed run is resumable
+   * without it (fix the cause, run again). Default false.
    */
   reenter?: boolean;
   /** Most `ctx.step` calls one invocation may make (default 10,000). */
