@@ -43,7 +43,8 @@ export type { CheckpointStore, CheckpointStoreOptions, StepOutcome, RerunReason,
 export type { StepRecord, CommitRecord } from "./store/checkpoint-log.js";
 export { fingerprint, isFingerprint } from "./store/fingerprint.js";
 export type { Fingerprint } from "./store/fingerprint.js";
-export { assertPlainJson, canonicalJson } from "./io/plain-json.js";
+export { assertPlainJson } from "./io/plain-json.js";
+export { canonicalJson } from "./io/canonical-json.js";
 export type { JsonValue } from "./io/plain-json.js";
 
 // Reporting and verification.

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { workflowError, type Result } from "@phasekit/core";
 import { writeAll, writeFileAtomic } from "../io/atomic-write.js";
 import { fsErrorCode, type FsPort } from "../io/fs-port.js";
-import { canonicalJson } from "../io/plain-json.js";
+import { canonicalJson } from "../io/canonical-json.js";
 import { FILE_MODE } from "../io/plan-paths.js";
 
 const SCOPE = "checkpoints";

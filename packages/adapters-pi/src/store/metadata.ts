@@ -5,7 +5,7 @@
 import { isWorkflowError, workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { writeFileAtomic } from "../io/atomic-write.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
-import { canonicalJson } from "../io/plain-json.js";
+import { canonicalJson } from "../io/canonical-json.js";
 import { findForbiddenKey, parseJsonBytes } from "./metadata-parse.js";
 import {
   WORKFLOW_METADATA_VERSION,
