@@ -7,6 +7,10 @@ export interface BenchRow {
   subjectNs: number;
   baselineNs: number;
   goal?: string;
+  /** What the two figures measure (default "ns": time per operation). */
+  unit?: "ns" | "bytes";
+  /** Whether the goal is met, when the suite can judge it. */
+  met?: boolean;
 }
 
 export interface BenchSuite {

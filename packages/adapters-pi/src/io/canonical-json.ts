@@ -39,10 +39,12 @@ export function encodeCanonical(value: unknown, indent?: number): string {
   const pad = indent === undefined || indent <= 0 ? "" : " ".repeat(Math.min(indent, 10));
   try {
     try {
-      return JSON.stringify(canonical(value, new Set<object>(), 0), null, pad);
+      const plain = canonical(value, 0);
+      // No replacer or space argument when compact: either one takes the engine off its fast path.
+      return pad === "" ? JSON.stringify(plain) : JSON.stringify(plain, null, pad);
     } catch (error) {
       if (error !== ORDER) throw error;
-      return encode(value, new Set<object>(), 0, pad, "");
+      return encode(value, 0, pad, "");
     }
   } catch (error) {
     if (error !== NOT_PLAIN) throw error;
@@ -65,14 +67,15 @@ function checkScalar(value: unknown): void {
   }
 }
 
-// The checks of plain-json.ts's visitObject without the messages: depth, cycle, prototype, toJSON, hidden keys.
-function enter(value: object, seen: Set<object>, depth: number): boolean {
-  if (depth >= MAX_JSON_DEPTH || seen.has(value)) throw NOT_PLAIN;
+// The checks of plain-json.ts's visitObject without the messages: depth, prototype, toJSON. A cycle needs no
+// bookkeeping here (a Set of ancestors was a third of the cost): it runs into the depth limit, and the
+// validator then names it as a cycle.
+function enter(value: object, depth: number): boolean {
+  if (depth >= MAX_JSON_DEPTH) throw NOT_PLAIN;
   const isArray = Array.isArray(value);
   const proto: unknown = getProto(value);
   if (isArray ? proto !== ARRAY_PROTO : proto !== OBJECT_PROTO && proto !== null) throw NOT_PLAIN;
   if (typeof (value as { toJSON?: unknown }).toJSON === "function") throw NOT_PLAIN;
-  seen.add(value);
   return isArray;
 }
 
@@ -103,20 +106,19 @@ function reorders(key: string): boolean {
   return (c >= 48 && c <= 57) || key === "__proto__";
 }
 
-function canonical(value: unknown, seen: Set<object>, depth: number): unknown {
+function canonical(value: unknown, depth: number): unknown {
   if (value === null) return null;
   if (typeof value !== "object") return checkScalar(value), value;
-  if (enter(value, seen, depth)) {
+  if (enter(value, depth)) {
     const arr = value as unknown[];
     checkArrayKeys(arr);
     let copy: unknown[] | undefined;
     for (let i = 0; i < arr.length; i++) {
       const x = item(arr, i);
-      const c = canonical(x, seen, depth + 1);
+      const c = canonical(x, depth + 1);
       if (c !== x && copy === undefined) copy = arr.slice(0, i);
       if (copy !== undefined) copy.push(c);
     }
-    seen.delete(value);
     return copy ?? arr;
   }
   const keys = keysOfPlain(value);
@@ -131,19 +133,18 @@ function canonical(value: unknown, seen: Set<object>, depth: number): unknown {
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i] as string;
     const x = property(value, k);
-    const c = canonical(x, seen, depth + 1);
+    const c = canonical(x, depth + 1);
     if (copy === undefined && c !== x) {
       copy = {};
       for (let j = 0; j < i; j++) copy[keys[j] as string] = (value as Record<string, unknown>)[keys[j] as string];
     }
     if (copy !== undefined) copy[k] = c;
   }
-  seen.delete(value);
   return copy ?? value;
 }
 
 // The fallback: builds the text itself, so any key order survives. Same checks as `canonical`.
-function encode(value: unknown, seen: Set<object>, depth: number, pad: string, indent: string): string {
+function encode(value: unknown, depth: number, pad: string, indent: string): string {
   if (value === null) return "null";
   if (typeof value !== "object") return checkScalar(value), JSON.stringify(value);
   const inner = indent + pad;
@@ -152,16 +153,15 @@ function encode(value: unknown, seen: Set<object>, depth: number, pad: string, i
   const close = pad === "" ? "" : `\n${indent}`;
   const parts: string[] = [];
   let text: string;
-  if (enter(value, seen, depth)) {
+  if (enter(value, depth)) {
     const arr = value as unknown[];
     checkArrayKeys(arr);
-    for (let i = 0; i < arr.length; i++) parts.push(encode(item(arr, i), seen, depth + 1, pad, inner));
+    for (let i = 0; i < arr.length; i++) parts.push(encode(item(arr, i), depth + 1, pad, inner));
     text = parts.length === 0 ? "[]" : `[${open}${parts.join(sep)}${close}]`;
   } else {
     const colon = pad === "" ? ":" : ": ";
-    for (const k of keysOfPlain(value).sort()) parts.push(`${JSON.stringify(k)}${colon}${encode(property(value, k), seen, depth + 1, pad, inner)}`);
+    for (const k of keysOfPlain(value).sort()) parts.push(`${JSON.stringify(k)}${colon}${encode(property(value, k), depth + 1, pad, inner)}`);
     text = parts.length === 0 ? "{}" : `{${open}${parts.join(sep)}${close}}`;
   }
-  seen.delete(value);
   return text;
 }

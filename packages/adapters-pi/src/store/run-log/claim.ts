@@ -11,6 +11,7 @@ import { workflowError } from "@phasekit/core";
 import { encodeLine, RUN_LOG_DIR, RUN_LOG_VERSION, segmentEpoch, segmentName, type HeadRecord } from "./format.js";
 import { loadChain, type LoadedChain } from "./read-chain.js";
 import { openRegular, syncDir } from "./safe-file.js";
+
 import { SegmentWriter, type FsBoundary } from "./segment-writer.js";
 
 /** A claimed run: the holder's writer, and the history it accepted. */
@@ -70,13 +71,25 @@ export async function claimRunLog(runDir: string, boundary: FsBoundary): Promise
 }
 
 async function pinHistory(dir: string, epoch: number, file: string, handle: FileHandle, boundary: FsBoundary): Promise<Claim> {
-  boundary("fsync(runlog folder)");
-  await syncDir(dir);
   // Read only now, after the claim exists: see the module comment.
   boundary("read(history)");
   const chain = await loadChain(dir);
+  // What we accept must survive a power cut before anything we acknowledge can depend on it (a reuse hit of
+  // the previous holder's last, unsynced record): sync the previous head once. Our own head is synced with
+  // our first durable record.
+  if (chain.headEpoch > 0) await syncFile(path.join(dir, segmentName(chain.headEpoch)), boundary);
   const head: HeadRecord = { t: "head", v: RUN_LOG_VERSION, e: epoch, base: chain.accepted.base, pins: chain.accepted.pins.filter(([, from, to]) => to > from) };
   const writer = new SegmentWriter(handle, file, dir, epoch, 0, boundary);
-  await writer.append(encodeLine(head), true);
+  await writer.append(encodeLine(head), false);
   return { dir, epoch, writer, chain };
+}
+
+async function syncFile(file: string, boundary: FsBoundary): Promise<void> {
+  const h = await openRegular(file, "read");
+  try {
+    boundary("fdatasync(previous head)");
+    await h.datasync();
+  } finally {
+    await h.close();
+  }
 }

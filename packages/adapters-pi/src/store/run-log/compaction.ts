@@ -30,15 +30,14 @@ export interface CompactionReport {
 /** Compacts the run log (see the module comment); appends wait meanwhile. */
 export function compactRunLog(parts: LogParts, states: StateKeeper): Promise<CompactionReport> {
   return parts.writer.exclusive(async () => {
-    await parts.writer.fence();
+    parts.writer.fence();
     const recordsBefore = parts.index.records;
     const lines = snapshotLines(parts, states);
     const { name, file } = await writeSnapshot(parts, lines);
     // The switch: one synced line in our own segment, then the fence (LOCK_LOST: nothing below happens).
-    await parts.writer.writeAll(encodeLine({ t: "base", e: parts.epoch, snap: name }));
-    parts.boundary("fdatasync");
-    await parts.writer.handle.datasync();
-    await parts.writer.fence();
+    parts.writer.writeAll(encodeLine({ t: "base", e: parts.epoch, snap: name }));
+    parts.writer.sync();
+    parts.writer.fence();
     const fresh = await loadSnapshot(parts.dir, name);
     Object.assign(parts.index, fresh);
     parts.values.retain(new Set([parts.writer.file, file]));

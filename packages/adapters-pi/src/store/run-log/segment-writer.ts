@@ -1,13 +1,14 @@
 /**
  * The holder's own segment: appends with group commit and the fence check.
  *
- * Records queue up while a write is in flight and go out together: one write, and one fdatasync when any of
- * them must be durable (parallel steps share a sync). After the sync, the fence: if a segment of a higher epoch
+ * Records queue up until the event loop's next turn and go out together: one write, and one fdatasync when any
+ * of them must be durable (parallel steps share a sync). The calls are synchronous: a thread-pool round trip
+ * per call cost more than the write itself, and the event loop blocks for one sync at most. After the sync, the fence: if a segment of a higher epoch
  * exists, a newer holder has pinned this one and may not have seen these bytes, so the batch is refused with
  * LOCK_LOST instead of acknowledged (and every later append is refused at once). A failed or short write is cut
  * back, so the log stays exactly as it was.
  */
-import { promises as fsp } from "node:fs";
+import { closeSync, constants, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readdirSync, writeSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { segmentEpoch } from "./format.js";
@@ -25,8 +26,10 @@ interface Pending {
 /** Appends to one segment; see the module comment. */
 export class SegmentWriter {
   private pending: Pending[] = [];
-  private flushing: Promise<void> | undefined;
+  private scheduled = false;
   private paused = 0;
+  /** The folder's entry for this segment is synced with the first durable batch (not at claim: opening is cheap). */
+  private dirSynced = false;
   private lostError: WorkflowError | undefined;
 
   constructor(
@@ -57,7 +60,6 @@ export class SegmentWriter {
   async exclusive<R>(fn: () => Promise<R>): Promise<R> {
     this.paused++;
     try {
-      while (this.flushing !== undefined) await this.flushing;
       return await fn();
     } finally {
       this.paused--;
@@ -66,10 +68,10 @@ export class SegmentWriter {
   }
 
   /** Throws LOCK_LOST when a segment of a higher epoch exists (a newer holder claimed the run). */
-  async fence(): Promise<void> {
+  fence(): void {
     if (this.lostError !== undefined) throw this.lostError;
     this.boundary("readdir(fence)");
-    const names = await fsp.readdir(this.dir);
+    const names = readdirSync(this.dir);
     const newer = names.map(segmentEpoch).find((e) => e !== undefined && e > this.epoch);
     if (newer !== undefined) {
       this.lostError = workflowError("run-log", "LOCK_LOST", `epoch ${this.epoch} of ${this.dir} was displaced by epoch ${newer}: nothing more is acknowledged.`, {
@@ -82,14 +84,33 @@ export class SegmentWriter {
   }
 
   private kick(): void {
-    if (this.flushing !== undefined || this.paused > 0 || this.pending.length === 0) return;
-    this.flushing = this.flush().finally(() => {
-      this.flushing = undefined;
+    if (this.scheduled || this.paused > 0 || this.pending.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.paused > 0) return;
+      this.flush();
       this.kick();
     });
   }
 
-  private async flush(): Promise<void> {
+  /** Makes everything written so far durable: the folder entry once, then the data. */
+  sync(): void {
+    if (!this.dirSynced) {
+      this.boundary("fsync(runlog folder)");
+      const fd = openSync(this.dir, constants.O_RDONLY | constants.O_NOFOLLOW);
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      this.dirSynced = true;
+    }
+    this.boundary("fdatasync");
+    fdatasyncSync(this.handle.fd);
+  }
+
+  private flush(): void {
     const batch = this.pending;
     this.pending = [];
     const start = this.size;
@@ -100,11 +121,10 @@ export class SegmentWriter {
       total += p.bytes.length;
     }
     try {
-      await this.writeAll(batch.length === 1 ? (batch[0] as Pending).bytes : Buffer.concat(batch.map((p) => p.bytes), total));
+      this.writeAll(batch.length === 1 ? (batch[0] as Pending).bytes : Buffer.concat(batch.map((p) => p.bytes), total));
       if (batch.some((p) => p.durable)) {
-        this.boundary("fdatasync");
-        await this.handle.datasync();
-        await this.fence();
+        this.sync();
+        this.fence();
       }
     } catch (error) {
       for (const p of batch) p.reject(error);
@@ -114,18 +134,21 @@ export class SegmentWriter {
   }
 
   /** Writes `bytes` at the end; on any failure cuts the segment back to where it was and rethrows. */
-  async writeAll(bytes: Buffer): Promise<void> {
+  writeAll(bytes: Buffer): void {
     const start = this.size;
     let done = 0;
     try {
       while (done < bytes.length) {
         this.boundary("write");
-        const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done, null);
-        done += bytesWritten;
+        done += writeSync(this.handle.fd, bytes, done, bytes.length - done);
       }
     } catch (error) {
       this.boundary("ftruncate");
-      await this.handle.truncate(start).catch(() => undefined);
+      try {
+        ftruncateSync(this.handle.fd, start);
+      } catch {
+        // The write error is the one to report; a segment that could not be cut back ends in a torn tail.
+      }
       throw error;
     }
     this.size = start + bytes.length;
