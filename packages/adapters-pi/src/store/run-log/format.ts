@@ -88,9 +88,21 @@ export function encodeLine(header: RunLogRecord, payload?: string): Buffer {
   return Buffer.from(payload === undefined ? `${head}\n` : `${head}\t${payload}\n`, "utf8");
 }
 
-/** A decoded line: its header and where its payload lies in the file (absolute byte offsets). */
+/** A step line found by the scan at open: its key and epoch, and its header text, parsed only when used. */
+export interface ScannedStep {
+  key: string;
+  epoch: number;
+  header: string;
+}
+
+/**
+ * A decoded line: its header (or, for a step line, only what the scan found) and where its payload lies in the
+ * file (absolute byte offsets).
+ */
 export interface DecodedLine {
+  /** The parsed header; for a step line it is parsed lazily, and this is a stand-in with `t` and `e` only. */
   record: RunLogRecord;
+  step?: ScannedStep;
   /** Offset of the line's first byte, and of the byte after its newline. */
   start: number;
   end: number;
@@ -120,8 +132,12 @@ export function decodeLines(file: string, bytes: Buffer, from = 0, to = bytes.le
     if (nl === -1 || nl >= to) break;
     const tab = bytes.indexOf(TAB, pos);
     const headEnd = tab !== -1 && tab < nl ? tab : nl;
-    const record = parseHeader(file, bytes.toString("utf8", pos, headEnd), pos);
-    const line: DecodedLine = { record, start: pos, end: nl + 1 };
+    const text = bytes.toString("utf8", pos, headEnd);
+    const step = scanStep(text);
+    const line: DecodedLine =
+      step === undefined
+        ? { record: parseHeaderText(file, text, pos), start: pos, end: nl + 1 }
+        : { record: { t: "start", e: step.epoch, k: step.key, in: "", a: 0 }, step, start: pos, end: nl + 1 };
     if (headEnd === tab) line.payload = { offset: tab + 1, length: nl - tab - 1 };
     lines.push(line);
     pos = nl + 1;
@@ -129,7 +145,24 @@ export function decodeLines(file: string, bytes: Buffer, from = 0, to = bytes.le
   return { lines, validBytes: pos };
 }
 
-function parseHeader(file: string, text: string, offset: number): RunLogRecord {
+// Our encoder writes step headers as {"t":…,"e":…,"k":…,…}: the key is found without parsing the rest.
+const STEP_HEAD = /^\{"t":"(?:start|done|fail)","e":(\d{1,15}),"k":"((?:[^"\\]|\\.)*)"/;
+
+function scanStep(text: string): ScannedStep | undefined {
+  const m = STEP_HEAD.exec(text);
+  if (m === null) return undefined;
+  const raw = m[2] as string;
+  let key: string;
+  try {
+    key = raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
+  } catch {
+    return undefined; // the full parse names the problem
+  }
+  return { key, epoch: Number(m[1]), header: text };
+}
+
+/** Parses one header's text; CORRUPT_FILE naming the file and offset when it is not a known record. */
+export function parseHeaderText(file: string, text: string, offset: number): RunLogRecord {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -145,8 +178,6 @@ function isRecord(v: unknown): v is RunLogRecord {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const r = v as Record<string, unknown>;
   if (!Number.isSafeInteger(r.e) || (r.e as number) < 0) return false;
-  const str = (x: unknown): boolean => typeof x === "string";
-  const nat = (x: unknown): boolean => Number.isSafeInteger(x) && (x as number) >= 0;
   switch (r.t) {
     case "head":
       return r.v === RUN_LOG_VERSION && (r.base === null || str(r.base)) && Array.isArray(r.pins) && r.pins.every(isPin);
@@ -167,6 +198,15 @@ function isRecord(v: unknown): v is RunLogRecord {
     default:
       return false;
   }
+}
+
+// Module-level, not closures inside isRecord: it runs once per line at open.
+function str(x: unknown): boolean {
+  return typeof x === "string";
+}
+
+function nat(x: unknown): boolean {
+  return Number.isSafeInteger(x) && (x as number) >= 0;
 }
 
 function isPin(p: unknown): p is Pin {

@@ -3,29 +3,11 @@
  * record of each step, where each value lies, and the state chain. A reuse hit is a map lookup plus one read of
  * the output's bytes; nothing else touches the disk.
  */
-import type { DecodedLine, DoneRecord, FailRecord, StartRecord } from "./format.js";
+import type { DecodedLine } from "./format.js";
+import type { ValueLocation } from "./entry-types.js";
+import { entryOf, StepIndex } from "./step-index.js";
 
-/** Where a value's bytes lie: a file of the run log (absolute path), offset and length. */
-export interface ValueLocation {
-  file: string;
-  offset: number;
-  length: number;
-}
-
-/** The latest record of one step key. */
-export interface StepEntry {
-  key: string;
-  status: "started" | "completed" | "failed";
-  epoch: number;
-  inputFingerprint: string;
-  attempt: number;
-  outputFingerprint?: string;
-  /** Artifact path relative to the run folder, when the output is not inline. */
-  artifact?: string;
-  /** The inline output's bytes. */
-  output?: ValueLocation;
-  error?: string;
-}
+export type { StepEntry, ValueLocation } from "./entry-types.js";
 
 /** The state chain: the latest full state and the deltas after it, in order. */
 export interface StateChain {
@@ -36,7 +18,7 @@ export interface StateChain {
 
 /** Everything the run log knows, without the values themselves. */
 export interface RunIndex {
-  steps: Map<string, StepEntry>;
+  steps: StepIndex;
   state: StateChain;
   events: Array<{ name: string; epoch: number; data: ValueLocation | undefined }>;
   /** Records folded since the last base (what compaction would shrink). */
@@ -45,23 +27,28 @@ export interface RunIndex {
 
 /** An empty index (a new run, or the point where a snapshot starts). */
 export function emptyIndex(): RunIndex {
-  return { steps: new Map(), state: { n: 0, full: undefined, deltas: [] }, events: [], records: 0 };
+  return { steps: new StepIndex(), state: { n: 0, full: undefined, deltas: [] }, events: [], records: 0 };
 }
 
 /** Folds one decoded line of `file` into the index. Head, snap and base lines are the reader's business. */
 export function applyLine(index: RunIndex, file: string, line: DecodedLine): void {
   const r = line.record;
-  const at = (): ValueLocation | undefined => (line.payload === undefined ? undefined : { file, offset: line.payload.offset, length: line.payload.length });
+  const p = line.payload;
+  if (line.step !== undefined) {
+    index.steps.setLazy(line.step.key, file, line.step.epoch, line.start, line.step.header, p === undefined ? undefined : { file, offset: p.offset, length: p.length });
+    index.records++;
+    return;
+  }
   switch (r.t) {
     case "start":
     case "done":
     case "fail":
-      index.steps.set(r.k, entryOf(r, at()));
+      index.steps.set(r.k, entryOf(r, p === undefined ? undefined : { file, offset: p.offset, length: p.length }));
       index.records++;
       return;
     case "state": {
-      const loc = at();
-      if (loc === undefined) return;
+      if (p === undefined) return;
+      const loc: ValueLocation = { file, offset: p.offset, length: p.length };
       index.state.n = r.n;
       if (r.d === 0) {
         index.state.full = loc;
@@ -71,7 +58,7 @@ export function applyLine(index: RunIndex, file: string, line: DecodedLine): voi
       return;
     }
     case "event":
-      index.events.push({ name: r.name, epoch: r.e, data: at() });
+      index.events.push({ name: r.name, epoch: r.e, data: p === undefined ? undefined : { file, offset: p.offset, length: p.length } });
       index.records++;
       return;
     case "head":
@@ -83,17 +70,4 @@ export function applyLine(index: RunIndex, file: string, line: DecodedLine): voi
       return never;
     }
   }
-}
-
-function entryOf(r: StartRecord | DoneRecord | FailRecord, output: ValueLocation | undefined): StepEntry {
-  const base = { key: r.k, epoch: r.e, inputFingerprint: r.in, attempt: r.a };
-  if (r.t === "start") return { ...base, status: "started" };
-  if (r.t === "fail") return { ...base, status: "failed", error: r.err };
-  return {
-    ...base,
-    status: "completed",
-    outputFingerprint: r.ofp,
-    ...(r.art === undefined ? {} : { artifact: r.art }),
-    ...(output === undefined ? {} : { output }),
-  };
 }
