@@ -177,3 +177,26 @@ describe("run log: compaction and states", () => {
     );
   });
 });
+
+describe("run log: lazily parsed step headers", () => {
+  it("a step line whose header is bad past its key opens, and using that step is a typed CORRUPT_FILE naming the file", async () => {
+    const runDir = temp();
+    const a = await openRunLog({ runDir });
+    await a.step("ok", {}, () => 1);
+    await a.close();
+    const seg = path.join(logDir(runDir), "0000000001.seg");
+    appendFileSync(seg, '{"t":"done","e":1,"k":"bad","in":5}\n');
+    const b = await openRunLog({ runDir });
+    expect(await b.step("ok", {}, () => 2)).toMatchObject({ reused: true, output: 1 });
+    await expect(b.step("bad", {}, () => 3)).rejects.toMatchObject({ code: "CORRUPT_FILE", details: { file: seg } });
+    await b.close();
+  });
+
+  it("a step line of another epoch inside a segment is refused at open (the scan reads the epoch)", async () => {
+    const runDir = temp();
+    const a = await openRunLog({ runDir });
+    await a.close();
+    appendFileSync(path.join(logDir(runDir), "0000000001.seg"), '{"t":"start","e":7,"k":"x","in":"f","a":1}\n');
+    await expect(openRunLog({ runDir })).rejects.toMatchObject({ code: "CORRUPT_FILE", message: expect.stringContaining("epoch 7") });
+  });
+});
