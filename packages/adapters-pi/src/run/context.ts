@@ -19,7 +19,7 @@ import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-
 /** What happened to one `ctx.step` call in this run. */
 export type StepReport =
   | { stepId: string; outcome: "reused"; why: string }
-  | { stepId: string; outcome: "ran"; reason: RerunReason; why: string };
+  | { stepId: string; outcome: "ran"; reason: RerunReason; why: string; /** A damaged stored output moved aside here. */ evidence?: string };
 
 /** The context a `runWorkflow` body receives. */
 export interface RunContext {
@@ -185,7 +185,10 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
       deps.reporter.report("info", `↺ ${id}: reused (${why})`, { id: `step:${id}` });
       return outcome.output;
     }
-    steps.push({ stepId: id, outcome: "ran", reason: outcome.reason, why: WHY[outcome.reason] });
+    steps.push({ stepId: id, outcome: "ran", reason: outcome.reason, why: WHY[outcome.reason], ...(outcome.movedAside === undefined ? {} : { evidence: outcome.movedAside }) });
+    if (outcome.movedAside !== undefined) {
+      deps.reporter.warning(`${id}: its stored output was damaged; kept as evidence at ${outcome.movedAside}`, { id: `step:${id}:evidence` });
+    }
     if (wroteStart) await writeMeta({ currentStepId: undefined, lastCompletedStepId: id });
     deps.reporter.report("info", `✓ ${id}`, { id: `step:${id}` });
     return outcome.output;

@@ -33,7 +33,7 @@ export type RerunReason = "no-record" | "started" | "failed" | "input-changed" |
 /** Outcome of `step`: the stored output, or the fresh one and why it had to run. */
 export type StepOutcome<T> =
   | { reused: true; output: T; record: StepRecord }
-  | { reused: false; reason: RerunReason; output: T; record: StepRecord };
+  | { reused: false; reason: RerunReason; output: T; record: StepRecord; movedAside?: string };
 
 /** Options of `createCheckpointStore`. */
 export interface CheckpointStoreOptions {
@@ -111,7 +111,13 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
   const append = (record: CheckpointLogRecord): Promise<void> =>
     exclusive(async () => {
       const log = await load();
-      await appendRecord(fs, file, record);
+      try {
+        await appendRecord(fs, file, record);
+      } catch (error) {
+        // The failed append was cut back (or, if even that failed, the next load cuts the torn tail): re-read.
+        loaded = undefined;
+        throw error;
+      }
       apply(log, record);
       log.lines++;
       const live = log.steps.size + log.commits.size;
@@ -156,7 +162,8 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
     } finally {
       pending.delete(stored.fingerprint);
     }
-    return { reused: false, reason: decision.reason, output, record: completed };
+    const aside = decision.reason === "artifact-corrupt" ? artifacts.movedAside.at(-1)?.aside : undefined;
+    return { reused: false, reason: decision.reason, output, record: completed, ...(aside === undefined ? {} : { movedAside: aside }) };
   }
 
   async function recordCommitIntent(intent: CommitIntent): Promise<CommitRecord> {
