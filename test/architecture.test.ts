@@ -3,7 +3,7 @@
  * check bites: a tree with a planted cycle or an upward import fails it, and the real tree passes.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,5 +68,59 @@ describe("architecture check", () => {
     const r = cruise(ROOT);
     expect(r.out).toContain("no dependency violations");
     expect(r.status).toBe(0);
+  });
+});
+
+/** Every .ts file under a package's src/, as a path relative to the repo root. */
+function sourceFiles(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".ts")) out.push(path.relative(ROOT, p));
+    }
+  };
+  for (const pkg of readdirSync(path.join(ROOT, "packages"))) walk(path.join(ROOT, "packages", pkg, "src"));
+  return out;
+}
+
+// One concept per file keeps files short: ~250 lines is the aim; this bound is where a split is overdue.
+const MAX_LINES = 300;
+
+describe("source files", () => {
+  it(`stay under ${MAX_LINES} lines`, () => {
+    const long = sourceFiles()
+      .map((f) => ({ f, lines: readFileSync(path.join(ROOT, f), "utf8").split("\n").length }))
+      .filter((x) => x.lines > MAX_LINES);
+    expect(long).toEqual([]);
+  });
+
+  it("live in a subsystem folder (only index.ts sits at the top of src/)", () => {
+    const flat = sourceFiles().filter((f) => /^packages\/[^/]+\/src\/[^/]+\.ts$/.test(f) && !f.endsWith("/index.ts"));
+    expect(flat).toEqual([]);
+  });
+});
+
+describe("docs/architecture.md", () => {
+  it("has a folder map that matches the tree, folder for folder", () => {
+    const doc = readFileSync(path.join(ROOT, "docs/architecture.md"), "utf8");
+    const documented = new Map<string, string[]>();
+    let pkg: string | undefined;
+    for (const line of doc.split("\n")) {
+      const heading = /^### `packages\/([^/]+)\/src`/.exec(line);
+      if (heading) pkg = heading[1];
+      const row = /^\| `([a-z-]+)\/` \|/.exec(line);
+      if (pkg && row) documented.set(pkg, [...(documented.get(pkg) ?? []), row[1] as string]);
+    }
+    const actual = new Map<string, string[]>();
+    for (const p of readdirSync(path.join(ROOT, "packages"))) {
+      const dirs = readdirSync(path.join(ROOT, "packages", p, "src"), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
+      actual.set(p, dirs);
+    }
+    const sorted = (m: Map<string, string[]>) => Object.fromEntries([...m].map(([k, v]) => [k, [...v].sort()]).sort());
+    expect(sorted(documented)).toEqual(sorted(actual));
   });
 });

@@ -3,7 +3,7 @@
  * compromise detection and the exit cleanup; this file replaces the three steps of it that race:
  * - create: the lock directory is built aside with its holder file inside, then renamed into place. A rename
  *   onto a non-empty directory fails, so the lock is never visible empty-but-held, and an empty one is free.
- * - stale takeover (its stat → rmdir → mkdir lets 2–3 contenders in at once, FACTS.md): the stale holder file,
+ * - stale takeover (its stat → rmdir → mkdir lets 2–3 contenders in at once: 17 of 30 rounds with a planted stale lock and 16 contenders): the stale holder file,
  *   listed before the staleness check, is renamed aside by its unique name. Only one contender's rename can
  *   succeed, and if the lock changed hands meanwhile the old name is gone, so a live lock is never touched.
  * - release: the owner unlinks its own holder file by name; ENOENT means it was taken over, and then nothing

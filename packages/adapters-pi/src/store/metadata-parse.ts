@@ -1,6 +1,6 @@
 /**
  * The untrusted-bytes edge: turns a file's bytes into JSON or a CORRUPT_FILE error that names the file and the
- * byte offset. Prototype-named keys are refused here because zod drops `__proto__` silently (FACTS.md).
+ * byte offset. Prototype-named keys are refused here because zod 4 drops `__proto__` keys silently (the value would vanish without an error).
  */
 import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
 
