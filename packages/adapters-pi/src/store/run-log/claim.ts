@@ -9,7 +9,8 @@ import { promises as fsp } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { workflowError } from "@phasekit/core";
 import { encodeLine, RUN_LOG_DIR, RUN_LOG_VERSION, segmentEpoch, segmentName, type HeadRecord } from "./format.js";
-import { loadChain, type LoadedChain } from "./read-chain.js";
+import { importLegacy } from "./legacy.js";
+import { loadChain, loadSnapshot, type LoadedChain } from "./read-chain.js";
 import { openRegular, syncDir } from "./safe-file.js";
 
 import { SegmentWriter, type FsBoundary } from "./segment-writer.js";
@@ -78,7 +79,11 @@ async function pinHistory(dir: string, epoch: number, file: string, handle: File
   // the previous holder's last, unsynced record): sync the previous head once. Our own head is synced with
   // our first durable record.
   if (chain.headEpoch > 0) await syncFile(path.join(dir, segmentName(chain.headEpoch)), boundary);
-  const head: HeadRecord = { t: "head", v: RUN_LOG_VERSION, e: epoch, base: chain.accepted.base, pins: chain.accepted.pins.filter(([, from, to]) => to > from) };
+  // A run with no run-log history may be one written in the earlier format: carry its checkpoints over.
+  const legacy = chain.headEpoch === 0 ? await importLegacy(path.dirname(dir), dir, epoch, boundary) : null;
+  if (legacy !== null) chain.index = await loadSnapshot(dir, legacy);
+  const base = legacy ?? chain.accepted.base;
+  const head: HeadRecord = { t: "head", v: RUN_LOG_VERSION, e: epoch, base, pins: chain.accepted.pins.filter(([, from, to]) => to > from) };
   const writer = new SegmentWriter(handle, file, dir, epoch, 0, boundary);
   await writer.append(encodeLine(head), false);
   return { dir, epoch, writer, chain };
