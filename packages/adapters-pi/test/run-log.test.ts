@@ -200,3 +200,25 @@ describe("run log: lazily parsed step headers", () => {
     await expect(openRunLog({ runDir })).rejects.toMatchObject({ code: "CORRUPT_FILE", message: expect.stringContaining("epoch 7") });
   });
 });
+
+describe("run log: snapshots", () => {
+  it("a snapshot keeps values after its index (opening reads the index only) and a cut snapshot is CORRUPT_FILE", async () => {
+    const runDir = temp();
+    const a = await openRunLog({ runDir });
+    for (let i = 0; i < 20; i++) await a.step(`s${i}`, { i }, () => ({ i, text: `v${i}`.repeat(20) }));
+    await a.putState({ n: 20 });
+    const report = await a.compact();
+    await a.close();
+    const snap = path.join(logDir(runDir), report.snapshot);
+    const bytes = readFileSync(snap);
+    const head = JSON.parse(bytes.toString("utf8", 0, bytes.indexOf(10))) as { idx: number; size: number };
+    expect(head.size).toBe(bytes.length);
+    expect(bytes.subarray(0, head.idx).includes(Buffer.from("v19v19"))).toBe(false);
+    const b = await openRunLog({ runDir });
+    for (let i = 0; i < 20; i++) expect((await b.step(`s${i}`, { i }, () => null)).output).toEqual({ i, text: `v${i}`.repeat(20) });
+    expect(b.state()).toEqual({ n: 20 });
+    await b.close();
+    writeFileSync(snap, bytes.subarray(0, bytes.length - 5));
+    await expect(openRunLog({ runDir })).rejects.toMatchObject({ code: "CORRUPT_FILE", details: { file: snap } });
+  });
+});

@@ -9,7 +9,8 @@
 import path from "node:path";
 import { promises as fsp } from "node:fs";
 import { encodeCanonical } from "../../io/canonical-json.js";
-import { encodeLine, RUN_LOG_VERSION, segmentEpoch, snapshotId, snapshotName, type RunLogRecord } from "./format.js";
+import { encodeLine, segmentEpoch, snapshotId, snapshotName, type RunLogRecord } from "./format.js";
+import { layoutSnapshot, type SnapshotItem } from "./snapshot-layout.js";
 import { loadSnapshot } from "./read-chain.js";
 import type { LogParts } from "./log-parts.js";
 import type { StepEntry } from "./run-index.js";
@@ -32,8 +33,8 @@ export function compactRunLog(parts: LogParts, states: StateKeeper): Promise<Com
   return parts.writer.exclusive(async () => {
     parts.writer.fence();
     const recordsBefore = parts.index.records;
-    const lines = snapshotLines(parts, states);
-    const { name, file } = await writeSnapshot(parts, lines);
+    const bytes = layoutSnapshot(parts.epoch, snapshotItems(parts, states));
+    const { name, file } = await writeSnapshot(parts, bytes);
     // The switch: one synced line in our own segment, then the fence (LOCK_LOST: nothing below happens).
     parts.writer.writeAll(encodeLine({ t: "base", e: parts.epoch, snap: name }));
     parts.writer.sync();
@@ -46,30 +47,30 @@ export function compactRunLog(parts: LogParts, states: StateKeeper): Promise<Com
   });
 }
 
-function snapshotLines(parts: LogParts, states: StateKeeper): Buffer[] {
-  const out: Buffer[] = [encodeLine({ t: "snap", v: RUN_LOG_VERSION, e: parts.epoch })];
-  for (const entry of parts.index.steps.values()) out.push(stepLine(parts, entry));
+function snapshotItems(parts: LogParts, states: StateKeeper): SnapshotItem[] {
+  const out: SnapshotItem[] = [];
+  for (const entry of parts.index.steps.values()) out.push(stepItem(parts, entry));
   const state = states.current();
-  if (state !== undefined) out.push(encodeLine({ t: "state", e: parts.epoch, n: parts.index.state.n, d: 0 }, encodeCanonical(state)));
+  if (state !== undefined) out.push({ header: { t: "state", e: parts.epoch, n: parts.index.state.n, d: 0 }, payload: encodeCanonical(state) });
   for (const ev of parts.index.events) {
     const data = ev.data === undefined ? undefined : parts.values.read(ev.data);
-    out.push(encodeLine({ t: "event", e: ev.epoch, name: ev.name }, data?.ok ? data.text : undefined));
+    out.push({ header: { t: "event", e: ev.epoch, name: ev.name }, ...(data?.ok ? { payload: data.text } : {}) });
   }
   return out;
 }
 
-function stepLine(parts: LogParts, s: StepEntry): Buffer {
+function stepItem(parts: LogParts, s: StepEntry): SnapshotItem {
   const base = { e: s.epoch, k: s.key, in: s.inputFingerprint, a: s.attempt };
-  if (s.status === "started") return encodeLine({ t: "start", ...base });
-  if (s.status === "failed") return encodeLine({ t: "fail", ...base, err: s.error ?? "" });
+  if (s.status === "started") return { header: { t: "start", ...base } };
+  if (s.status === "failed") return { header: { t: "fail", ...base, err: s.error ?? "" } };
   const done: RunLogRecord = { t: "done", ...base, ofp: s.outputFingerprint as string, ...(s.artifact === undefined ? {} : { art: s.artifact }) };
-  if (s.output === undefined) return encodeLine(done);
+  if (s.output === undefined) return { header: done };
   const r = parts.values.read(s.output, s.outputFingerprint);
   // An output that no longer verifies is not carried forward: the step reruns, as it would have anyway.
-  return r.ok ? encodeLine(done, r.text) : encodeLine({ t: "start", ...base });
+  return r.ok ? { header: done, payload: r.text } : { header: { t: "start", ...base } };
 }
 
-async function writeSnapshot(parts: LogParts, lines: Buffer[]): Promise<{ name: string; file: string }> {
+async function writeSnapshot(parts: LogParts, bytes: Buffer): Promise<{ name: string; file: string }> {
   for (;;) {
     const name = snapshotName(parts.epoch, ++parts.snapshots);
     const file = path.join(parts.dir, name);
@@ -80,7 +81,6 @@ async function writeSnapshot(parts: LogParts, lines: Buffer[]): Promise<{ name: 
     });
     if (h === undefined) continue;
     try {
-      const bytes = Buffer.concat(lines);
       let done = 0;
       while (done < bytes.length) {
         parts.boundary("write(snapshot)");

@@ -43,6 +43,9 @@ export interface DoneRecord {
   a: number;
   ofp: string;
   art?: string;
+  /** In a snapshot's index section: where the output lies in its payload section (absolute offset, length). */
+  po?: number;
+  pl?: number;
 }
 /** A step failed. */
 export interface FailRecord {
@@ -59,12 +62,16 @@ export interface StateRecord {
   e: number;
   n: number;
   d: 0 | 1;
+  po?: number;
+  pl?: number;
 }
 /** A control or lifecycle event; the payload is its data. */
 export interface EventRecord {
   t: "event";
   e: number;
   name: string;
+  po?: number;
+  pl?: number;
 }
 /** A compaction: from here on, history starts at the snapshot `snap`. */
 export interface BaseRecord {
@@ -77,6 +84,12 @@ export interface SnapRecord {
   t: "snap";
   v: number;
   e: number;
+  /**
+   * Bytes of the index section (this line and the headers, no payloads) and of the whole file: opening reads
+   * only the index; values are read from the payload section when used.
+   */
+  idx: number;
+  size: number;
 }
 
 /** Every record of the run log. */
@@ -130,7 +143,9 @@ export function decodeLines(file: string, bytes: Buffer, from = 0, to = bytes.le
   while (pos < to) {
     const nl = bytes.indexOf(NEWLINE, pos);
     if (nl === -1 || nl >= to) break;
-    const tab = bytes.indexOf(TAB, pos);
+    // Search only inside this line: a line without a payload must not scan on to the end of the file.
+    const inLine = bytes.subarray(pos, nl).indexOf(TAB);
+    const tab = inLine === -1 ? -1 : pos + inLine;
     const headEnd = tab !== -1 && tab < nl ? tab : nl;
     const text = bytes.toString("utf8", pos, headEnd);
     const step = scanStep(text);
@@ -178,11 +193,12 @@ function isRecord(v: unknown): v is RunLogRecord {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const r = v as Record<string, unknown>;
   if (!Number.isSafeInteger(r.e) || (r.e as number) < 0) return false;
+  if ((r.po !== undefined || r.pl !== undefined) && !(nat(r.po) && nat(r.pl))) return false;
   switch (r.t) {
     case "head":
       return r.v === RUN_LOG_VERSION && (r.base === null || str(r.base)) && Array.isArray(r.pins) && r.pins.every(isPin);
     case "snap":
-      return r.v === RUN_LOG_VERSION;
+      return r.v === RUN_LOG_VERSION && nat(r.idx) && nat(r.size) && (r.idx as number) <= (r.size as number);
     case "start":
       return str(r.k) && str(r.in) && nat(r.a);
     case "done":

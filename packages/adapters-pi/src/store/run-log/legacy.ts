@@ -8,7 +8,8 @@
 import path from "node:path";
 import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "../checkpoint-log.js";
 import { nodeFs } from "../../io/fs-port.js";
-import { encodeLine, RUN_LOG_VERSION, snapshotName, type RunLogRecord } from "./format.js";
+import { snapshotName, type RunLogRecord } from "./format.js";
+import { layoutSnapshot } from "./snapshot-layout.js";
 import { openRegular, syncDir } from "./safe-file.js";
 import type { FsBoundary } from "./segment-writer.js";
 
@@ -17,13 +18,11 @@ export async function importLegacy(runDir: string, dir: string, epoch: number, b
   const r = await readLog(nodeFs, path.join(runDir, CHECKPOINT_LOG_FILE));
   if (!r.ok) throw r.error;
   if (r.log.steps.size === 0) return null;
-  const lines = [encodeLine({ t: "snap", v: RUN_LOG_VERSION, e: epoch })];
-  for (const s of r.log.steps.values()) lines.push(encodeLine(recordOf(s)));
+  const bytes = layoutSnapshot(epoch, [...r.log.steps.values()].map((s) => ({ header: recordOf(s) })));
   const name = snapshotName(epoch, 0);
   boundary("open(snapshot)");
   const h = await openRegular(path.join(dir, name), "create");
   try {
-    const bytes = Buffer.concat(lines);
     let done = 0;
     while (done < bytes.length) {
       boundary("write(snapshot)");

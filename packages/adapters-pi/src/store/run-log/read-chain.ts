@@ -8,7 +8,8 @@ import path from "node:path";
 import { promises as fsp } from "node:fs";
 import { applyLine, emptyIndex, type RunIndex } from "./run-index.js";
 import { corrupt, decodeLines, segmentEpoch, snapshotId, type HeadRecord, type Pin } from "./format.js";
-import { readRegular } from "./safe-file.js";
+import { isWorkflowError } from "@phasekit/core";
+import { readRegular, readRegularPrefix } from "./safe-file.js";
 
 /** What a reader (or a new holder) learns from the run log folder. */
 export interface LoadedChain {
@@ -95,18 +96,22 @@ async function foldAccepted(dir: string, head: HeadRecord): Promise<RunIndex> {
   return index;
 }
 
-/** Folds a snapshot file (its first line must be its `snap` header; every line must be complete). */
+/** Folds a snapshot's index section (its first line must be its `snap` header, its size the one it names). */
 export async function loadSnapshot(dir: string, name: string): Promise<RunIndex> {
   const file = path.join(dir, name);
   if (snapshotId(name) === undefined) throw corrupt(file, 0, "a base that is not a snapshot name");
-  const bytes = await readRegular(file).catch((error: unknown) => {
-    throw corrupt(file, 0, "nothing: the snapshot a head relies on cannot be read", error);
+  const read = await readRegularPrefix(file, (head) => {
+    const nl = head.indexOf(0x0a);
+    const first = nl === -1 ? undefined : decodeLines(file, head, 0, nl + 1).lines[0];
+    if (first === undefined) return undefined;
+    if (first.record.t !== "snap") throw corrupt(file, 0, "no snap header");
+    return { want: first.record.idx, size: first.record.size };
+  }).catch((error: unknown) => {
+    throw isWorkflowError(error) ? error : corrupt(file, 0, "nothing: the snapshot a head relies on cannot be read", error);
   });
-  const decoded = decodeLines(file, bytes);
-  if (decoded.validBytes !== bytes.length) throw corrupt(file, decoded.validBytes, "a torn line (snapshots are synced before use)");
-  const [first, ...rest] = decoded.lines;
-  if (first === undefined || first.record.t !== "snap") throw corrupt(file, 0, "no snap header");
+  const decoded = decodeLines(file, read.bytes);
+  if (decoded.validBytes !== read.bytes.length) throw corrupt(file, decoded.validBytes, "a torn line (snapshots are synced before use)");
   const index = emptyIndex();
-  for (const line of rest) applyLine(index, file, line);
+  for (const line of decoded.lines.slice(1)) applyLine(index, file, line);
   return index;
 }

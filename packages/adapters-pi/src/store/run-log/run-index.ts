@@ -5,6 +5,7 @@
  */
 import type { DecodedLine } from "./format.js";
 import type { ValueLocation } from "./entry-types.js";
+import { payloadOf } from "./payload-of.js";
 import { entryOf, StepIndex } from "./step-index.js";
 
 export type { StepEntry, ValueLocation } from "./entry-types.js";
@@ -33,7 +34,7 @@ export function emptyIndex(): RunIndex {
 /** Folds one decoded line of `file` into the index. Head, snap and base lines are the reader's business. */
 export function applyLine(index: RunIndex, file: string, line: DecodedLine): void {
   const r = line.record;
-  const p = line.payload;
+  const p = line.payload ?? payloadOf(r);
   if (line.step !== undefined) {
     index.steps.setLazy(line.step.key, file, line.step.epoch, line.start, line.step.header, p === undefined ? undefined : { file, offset: p.offset, length: p.length });
     index.records++;

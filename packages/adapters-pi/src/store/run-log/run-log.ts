@@ -55,12 +55,17 @@ export interface RunLog {
   event(name: string, data: JsonValue): Promise<void>;
   /** Writes a snapshot, switches the history to it, then deletes what only this epoch's older history used. */
   compact(): Promise<CompactionReport>;
-  /** Closes the files (the log stays claimed by this epoch until another runner claims it). */
+  /**
+   * Closes the files (the log stays claimed by this epoch until another runner claims it); a segment grown past
+   * 4 MiB is first compacted, so later opens read a snapshot's index instead of every value.
+   */
   close(): Promise<void>;
 }
 
 const DEFAULT_INLINE_MAX = 64 * 1024;
 const DEFAULT_AUTO_COMPACT = 10_000;
+/** A segment past this size is compacted when the holder closes the log. */
+const COMPACT_AT_CLOSE_BYTES = 4 * 1024 * 1024;
 
 /** Claims the next epoch of the run log of `runDir` and loads its index. */
 export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
@@ -169,6 +174,9 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     },
     compact: () => (checkLost(), compactRunLog(parts, states)),
     async close() {
+      // Snapshot + tail: a long tail (values included) would be read by every later open; a snapshot's index
+      // section is all they read. Best effort: a failure here loses nothing (the log is complete as it is).
+      if (writer.lost === undefined && writer.size > COMPACT_AT_CLOSE_BYTES) await compactRunLog(parts, states).catch(() => undefined);
       parts.values.close();
       await writer.handle.close().catch(() => undefined);
     },

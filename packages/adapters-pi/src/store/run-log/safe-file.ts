@@ -78,6 +78,38 @@ export async function readRegular(file: string): Promise<Buffer> {
   }
 }
 
+/**
+ * The first bytes of a regular file: `plan` sees a first chunk and says how many bytes to read in all and what
+ * size the file must have (undefined: the chunk holds no complete first line, CORRUPT_FILE).
+ */
+export async function readRegularPrefix(file: string, plan: (head: Buffer) => { want: number; size: number } | undefined): Promise<{ bytes: Buffer }> {
+  const fd = openSync(file, FLAGS.read);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw notRegular(file, "not a regular file");
+    const head = Buffer.allocUnsafe(Math.min(st.size, 4096));
+    const n = readSync(fd, head, 0, head.length, 0);
+    const p = plan(head.subarray(0, n));
+    if (p === undefined || p.size !== st.size || p.want > st.size) {
+      throw workflowError("run-log", "CORRUPT_FILE", `${file} is ${st.size} bytes, not the snapshot its first line describes.`, {
+        file,
+        value: st.size,
+        hint: "restore the file from a backup or move the run folder aside",
+      });
+    }
+    const buf = Buffer.allocUnsafe(p.want);
+    let got = 0;
+    while (got < p.want) {
+      const k = readSync(fd, buf, got, p.want - got, got);
+      if (k === 0) break;
+      got += k;
+    }
+    return { bytes: buf.subarray(0, got) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function notRegular(file: string, what: string, cause?: unknown): Error {
   return workflowError("run-log", "CORRUPT_FILE", `${file} is ${what}; the run log opens only regular files.`, {
     file,

@@ -5,6 +5,7 @@
  */
 import { corrupt, parseHeaderText, type DoneRecord, type FailRecord, type StartRecord } from "./format.js";
 import type { StepEntry, ValueLocation } from "./entry-types.js";
+import { payloadOf } from "./payload-of.js";
 
 /** A step line seen at open and not parsed yet. */
 interface LazyStep {
@@ -57,7 +58,8 @@ function parseStep(key: string, s: LazyStep): StepEntry {
   if ((r.t !== "start" && r.t !== "done" && r.t !== "fail") || r.k !== key || r.e !== s.epoch) {
     throw corrupt(s.file, s.offset, `a step line whose header does not match its key or epoch`);
   }
-  return entryOf(r, s.payload);
+  const p = payloadOf(r);
+  return entryOf(r, s.payload ?? (p === undefined ? undefined : { file: s.file, offset: p.offset, length: p.length }));
 }
 
 // One object shape for every entry (absent fields are undefined, not missing): differently shaped objects
