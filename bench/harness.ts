@@ -16,6 +16,8 @@ export interface BenchRow {
 export interface BenchSuite {
   title: string;
   description: string;
+  /** Paragraphs printed under the table (why a goal is out of reach, measured). */
+  notes?: string[];
   run(): Promise<BenchRow[]>;
 }
 

@@ -38,6 +38,7 @@ for (const file of files) {
         `| ${r.subject} | ${r.baseline} | ${fmt(r.subjectNs, r.unit)} | ${fmt(r.baselineNs, r.unit)} | ${(r.subjectNs / r.baselineNs).toFixed(2)}× | ${r.goal ?? "report"}${r.met === undefined ? "" : r.met ? " ✅" : " ❌"} |`,
     ),
     "",
+    ...(mod.suite.notes ?? []).flatMap((n) => [n, ""]),
   ];
   sections.push(lines.join("\n"));
   process.stdout.write(lines.join("\n") + "\n");

@@ -10,7 +10,7 @@ import path from "node:path";
 import { promises as fsp } from "node:fs";
 import { encodeCanonical } from "../../io/canonical-json.js";
 import { encodeLine, segmentEpoch, snapshotId, snapshotName, type RunLogRecord } from "./format.js";
-import { layoutSnapshot, type SnapshotItem } from "./snapshot-layout.js";
+import { batches, layoutSnapshot, type SnapshotItem } from "./snapshot-layout.js";
 import { loadSnapshot } from "./read-chain.js";
 import type { LogParts } from "./log-parts.js";
 import type { StepEntry } from "./run-index.js";
@@ -65,12 +65,12 @@ function stepItem(parts: LogParts, s: StepEntry): SnapshotItem {
   if (s.status === "failed") return { header: { t: "fail", ...base, err: s.error ?? "" } };
   const done: RunLogRecord = { t: "done", ...base, ofp: s.outputFingerprint as string, ...(s.artifact === undefined ? {} : { art: s.artifact }) };
   if (s.output === undefined) return { header: done };
-  const r = parts.values.read(s.output, s.outputFingerprint);
+  const r = parts.values.readBytes(s.output, s.outputFingerprint);
   // An output that no longer verifies is not carried forward: the step reruns, as it would have anyway.
-  return r.ok ? { header: done, payload: r.text } : { header: { t: "start", ...base } };
+  return r.ok ? { header: done, payload: r.bytes } : { header: { t: "start", ...base } };
 }
 
-async function writeSnapshot(parts: LogParts, bytes: Buffer): Promise<{ name: string; file: string }> {
+async function writeSnapshot(parts: LogParts, bytes: Buffer[]): Promise<{ name: string; file: string }> {
   for (;;) {
     const name = snapshotName(parts.epoch, ++parts.snapshots);
     const file = path.join(parts.dir, name);
@@ -81,10 +81,12 @@ async function writeSnapshot(parts: LogParts, bytes: Buffer): Promise<{ name: st
     });
     if (h === undefined) continue;
     try {
-      let done = 0;
-      while (done < bytes.length) {
-        parts.boundary("write(snapshot)");
-        done += (await h.write(bytes, done, bytes.length - done, null)).bytesWritten;
+      for (const chunk of batches(bytes)) {
+        let done = 0;
+        while (done < chunk.length) {
+          parts.boundary("write(snapshot)");
+          done += (await h.write(chunk, done, chunk.length - done, null)).bytesWritten;
+        }
       }
       parts.boundary("fdatasync(snapshot)");
       await h.datasync();

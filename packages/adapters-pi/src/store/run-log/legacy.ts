@@ -9,7 +9,7 @@ import path from "node:path";
 import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "../checkpoint-log.js";
 import { nodeFs } from "../../io/fs-port.js";
 import { snapshotName, type RunLogRecord } from "./format.js";
-import { layoutSnapshot } from "./snapshot-layout.js";
+import { batches, layoutSnapshot } from "./snapshot-layout.js";
 import { openRegular, syncDir } from "./safe-file.js";
 import type { FsBoundary } from "./segment-writer.js";
 
@@ -23,10 +23,12 @@ export async function importLegacy(runDir: string, dir: string, epoch: number, b
   boundary("open(snapshot)");
   const h = await openRegular(path.join(dir, name), "create");
   try {
-    let done = 0;
-    while (done < bytes.length) {
-      boundary("write(snapshot)");
-      done += (await h.write(bytes, done, bytes.length - done, null)).bytesWritten;
+    for (const chunk of batches(bytes)) {
+      let done = 0;
+      while (done < chunk.length) {
+        boundary("write(snapshot)");
+        done += (await h.write(chunk, done, chunk.length - done, null)).bytesWritten;
+      }
     }
     boundary("fdatasync(snapshot)");
     await h.datasync();

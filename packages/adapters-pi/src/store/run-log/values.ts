@@ -22,6 +22,12 @@ export class ValueFiles {
 
   /** The bytes at `loc` as text, checked against `fingerprint` when given. */
   read(loc: ValueLocation, fingerprint?: string): ValueRead {
+    const r = this.readBytes(loc, fingerprint);
+    return r.ok ? { ok: true, text: r.bytes.toString("utf8") } : r;
+  }
+
+  /** The bytes at `loc`, checked against `fingerprint` when given. */
+  readBytes(loc: ValueLocation, fingerprint?: string): { ok: true; bytes: Buffer } | { ok: false; reason: "missing" | "corrupt"; detail: string } {
     let fd: number;
     try {
       fd = this.fdOf(loc.file);
@@ -38,7 +44,7 @@ export class ValueFiles {
     if (fingerprint !== undefined && fingerprintOfCanonical(buf) !== fingerprint) {
       return { ok: false, reason: "corrupt", detail: `${loc.file} at byte ${loc.offset} does not match ${fingerprint}` };
     }
-    return { ok: true, text: buf.toString("utf8") };
+    return { ok: true, bytes: buf };
   }
 
   /** Forgets (and closes, when opened here) every descriptor of files other than those in `keep`. */
