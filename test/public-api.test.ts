@@ -102,6 +102,7 @@ const ADAPTERS = [
   "isRunId",
   "nodeFs",
   "openJournal",
+  "openRunLog",
   "parseRunState",
   "parseVerifierVerdict",
   "planRootsOf",
