@@ -3,10 +3,11 @@
  * APIs (target resolution, the store's metadata and journal reads, the lock inspection, the checkpoint log
  * reader), never by parsing files itself, so a change of the on-disk format changes this file at most.
  */
+import os from "node:os";
 import path from "node:path";
 import { isFinished, workflowError, type WorkflowStatus } from "@phasekit/core";
 import { nodeFs } from "../io/fs-port.js";
-import { describeHolder, readLockHolder, type LockInspection } from "../lock/holder.js";
+import { describeHolder, readLockHolder, type LockHolder, type LockInspection } from "../lock/holder.js";
 import { readControlRequest, type ControlRequest } from "../run/control-signals.js";
 import { resolveRunTarget, type RunLocation } from "../run/target.js";
 import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "../store/checkpoint-log.js";
@@ -106,7 +107,7 @@ export async function runDetail(roots: Roots, target: string, nowMs: number): Pr
     const read = await store.readMetadata(location.slug);
     const lock = await readLockHolder(location.runDir, { nowMs });
     const summary = summarize(location.slug, location.runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs);
-    const live = lock.held && !lock.stale;
+    const live = lock.held && !lock.stale && !holderGone(lock.holder);
     const steps = await readSteps(location.runDir, live);
     const control = await readControlRequest(location.runDir);
     return { summary, metadata: read.ok ? read.metadata : null, steps, pending: control.ok ? control.request : null };
@@ -160,7 +161,8 @@ function summarize(
   nowMs: number,
 ): RunSummary {
   const held = lock !== null && lock.held;
-  const live = held && !lock.stale;
+  const gone = held && holderGone(lock.holder);
+  const live = held && !lock.stale && !gone;
   let status: ShownStatus = error !== null ? "unreadable" : m === null ? "new" : m.status;
   // A run that says `running` but whose runner no longer refreshes the lock has crashed: it resumes when asked.
   if (m !== null && m.status === "running" && !live) status = "crashed";
@@ -175,7 +177,7 @@ function summarize(
     createdAt: m?.createdAt ?? null,
     updatedAt: m?.updatedAt ?? null,
     ageMs: m === null ? null : Math.max(0, nowMs - Date.parse(m.updatedAt)),
-    lockHolder: held ? describeHolder(lock.holder) : null,
+    lockHolder: held ? `${gone ? "gone: " : ""}${describeHolder(lock.holder)}` : null,
     lockStale: held && lock.stale,
     error: error === null ? null : { code: error.code, message: error.message },
   };
@@ -184,4 +186,18 @@ function summarize(
 /** True when the shown status is final. */
 export function isFinal(status: ShownStatus): boolean {
   return status !== "crashed" && status !== "unreadable" && status !== "new" && isFinished({ status });
+}
+
+/**
+ * True when the holder recorded this host and its pid is gone: its run crashed, though the lock is not stale yet.
+ * For display only; the lock's own takeover rules decide who may take it.
+ */
+function holderGone(holder: LockHolder | null): boolean {
+  if (holder === null || holder.host !== os.hostname()) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
 }

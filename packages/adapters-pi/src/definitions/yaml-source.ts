@@ -16,7 +16,7 @@ export function parseYamlSource(text: string, lineOffset = 0): YamlSource {
   const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: true, prettyErrors: false });
   const first = doc.errors[0];
   if (first !== undefined) {
-    const line = (first.linePos?.[0]?.line ?? 1) + lineOffset;
+    const line = (first.linePos?.[0]?.line ?? counter.linePos(first.pos[0]).line) + lineOffset;
     return { ok: false, line, reason: firstLine(first.message) };
   }
   let value: unknown;
