@@ -1,6 +1,6 @@
 /** `list`, `show` and `journal`: reading runs. */
 import type { Command } from "commander";
-import { migrateState, resolveActive, statusLine } from "@phasekit/core";
+import { isLive, migrateState, resolveActive, statusLine } from "@phasekit/core";
 import type { JournalEntry as JournalEntryLike } from "../store/journal.js";
 import { common } from "./context.js";
 import { age, duration, table } from "./format.js";
@@ -91,6 +91,8 @@ export function positionOf(detail: RunDetail, defDirs: readonly string[]): Posit
   const state = migrated.state;
   const path = state.currentPath.map((s) => ({ workflowKey: s.workflowKey, phaseIndex: s.phaseIndex }));
   const base = { workflowKey: state.workflowKey, path };
+  // A finished run has no current phase to resolve: its last path is all there is to show.
+  if (!isLive(state)) return { ...base, statusLine: null, unresolved: null };
   if (defDirs.length === 0) return { ...base, statusLine: null, unresolved: "no definition folders (pass --defs DIR)" };
   const loaded = loadDefinitionFolders(defDirs);
   const active = resolveActive(state, loaded.registry);
