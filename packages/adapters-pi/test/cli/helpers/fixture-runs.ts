@@ -47,11 +47,13 @@ export async function fixtureRepo(): Promise<FixtureRepo> {
       return ctx.step("test", {}, () => "never");
     },
   );
+  // One after the other, so that `live` is always the newest run (list order is part of the docs' transcripts).
   const crashed = spawnLines(process.execPath, [LIVE_CHILD, repo, "crashed"]);
-  const live = spawnLines(process.execPath, [LIVE_CHILD, repo, "live"]);
-  await Promise.all([crashed.waitFor(/"in"/), live.waitFor(/"in"/)]);
+  await crashed.waitFor(/"in"/);
   crashed.proc.kill("SIGKILL");
   await crashed.exited;
+  const live = spawnLines(process.execPath, [LIVE_CHILD, repo, "live"]);
+  await live.waitFor(/"in"/);
   return {
     repo,
     live,
