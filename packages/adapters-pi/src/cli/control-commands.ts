@@ -6,14 +6,15 @@ import { requestPause, requestStop } from "../run/control-requests.js";
 import { createFsPlanStore } from "../store/plan-store.js";
 import type { WorkflowMetadataInput } from "../store/metadata-schema.js";
 import { common, type Common } from "./context.js";
-import { fail, JSON_SCHEMAS, printJson, type CliIo } from "./io.js";
+import { EXIT, fail, JSON_SCHEMAS, printJson, type CliIo } from "./io.js";
+import { analyzeResumeTarget } from "../run/resume-analysis.js";
 import { isFinal, locateRun, runDetail } from "./run-view.js";
 
 /** The tool name the CLI writes under when it changes a run itself (cancel of a run nobody runs). */
 export const CLI_TOOL = "phasekit-cli";
 
 /** Registers the control commands. */
-export function registerControlCommands(program: Command, io: CliIo): void {
+export function registerControlCommands(program: Command, io: CliIo, setExit: (code: number) => void): void {
   for (const signal of ["pause", "stop"] as const) {
     program
       .command(signal)
@@ -44,6 +45,18 @@ export function registerControlCommands(program: Command, io: CliIo): void {
       if (d.summary.status === "running") fail("cli", "NOT_PAUSED", `run ${id} is running and has no pending pause.`, { value: id });
       // The CLI cannot run the workflow's code: the owner does, by running the same target again.
       report(io, c, { id, action: "resume", ownerTool: d.summary.ownerTool }, `run ${id} is ${d.summary.status}; it continues when ${d.summary.ownerTool ?? "its owner"} runs target ${id} again`);
+    });
+
+  program
+    .command("inspect")
+    .description("could tool T resume this run? (not-found / ambiguous / unreadable / owned-by-other / resumable; exit 0 only for resumable)")
+    .argument("<run>", "run id, slug or path")
+    .requiredOption("--tool <name>", "the tool that would resume it")
+    .action(async (target: string, o: { tool: string }, cmd: Command) => {
+      const c = common(cmd, io);
+      const a = await analyzeResumeTarget({ ...c.roots, target, invokedTool: o.tool });
+      io.stdout.write(`${JSON.stringify(a, null, 2)}\n`);
+      if (a.kind !== "resumable") setExit(a.kind === "not-found" ? EXIT.notFound : EXIT.failed);
     });
 
   program

@@ -35,7 +35,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   registerRunCommands(program, io);
   registerStateCommands(program, io);
   registerDefinitionCommands(program, io, setExit);
-  registerControlCommands(program, io);
+  registerControlCommands(program, io, setExit);
   registerUiCommand(program, io);
   program.addHelpText(
     "after",

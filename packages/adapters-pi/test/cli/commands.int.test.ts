@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROKEN_DEFS, DEFS, fixtureRepo, type FixtureRepo } from "./helpers/fixture-runs.js";
 import { holdLock } from "../helpers/temp-repos.js";
-import { BIN, json, phasekit, phasekitAsync } from "./helpers/run-cli.js";
+import { BIN, json, phasekit, phasekitAsync, phasekitInProcess } from "./helpers/run-cli.js";
 
 let fx: FixtureRepo;
 let at: (...args: string[]) => ReturnType<typeof phasekit>;
@@ -185,6 +185,27 @@ describe("changing runs", () => {
     const junk = phasekit(["state", "set", "done", "--repo", fx.repo], { input: "{" });
     expect(junk.code).toBe(1);
     expect(junk.stderr).toContain("<stdin>");
+  });
+
+  it("state check and state set refuse damaged input with a typed error naming the problem", async () => {
+    for (const bad of ["", "{", '{"__proto__": {}}', '{"schemaVersion": 99}', "\uFEFF{}"]) {
+      for (const args of [["state", "check"], ["state", "set", "done"]]) {
+        const r = await phasekitInProcess([...args, "--repo", fx.repo, "--json"], { input: bad });
+        expect(r.code).toBe(1);
+        const e = JSON.parse(r.stderr) as { error: { code: string; message: string } };
+        expect(["CORRUPT_FILE", "UNSUPPORTED_VERSION"]).toContain(e.error.code);
+        expect(e.error.message).toContain("<stdin>");
+      }
+    }
+  });
+
+  it("inspect says whether a tool may resume a run (exit 0 only when it may)", () => {
+    const ok = at("inspect", "shipping", "--tool", "ship-bot");
+    expect([ok.code, JSON.parse(ok.stdout).kind]).toEqual([0, "resumable"]);
+    const other = at("inspect", "shipping", "--tool", "intruder");
+    expect([other.code, JSON.parse(other.stdout).kind]).toEqual([1, "owned-by-other"]);
+    expect(at("inspect", "nope", "--tool", "x").code).toBe(3);
+    expect(at("inspect", "shipping").code).toBe(2);
   });
 
   it("gc --dry-run touches nothing and never offers a live or locked run; gc removes only the finished run past the limit", async () => {

@@ -36,3 +36,22 @@ export function json<T = Record<string, unknown>>(out: string, schema: string): 
   if (doc.schema !== schema) throw new Error(`expected schema ${schema}, got ${doc.schema}`);
   return doc;
 }
+
+/** Runs the CLI in this process (no node start-up): for the many small error cases. */
+export async function phasekitInProcess(args: readonly string[], options: { input?: string; cwd?: string } = {}): Promise<CliRun> {
+  const { main } = await import("../../../src/cli/main.js");
+  let stdout = "";
+  let stderr = "";
+  const input = options.input ?? "";
+  const code = await main(args, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    stdin: (async function* () {
+      yield input;
+    })(),
+    cwd: options.cwd ?? process.cwd(),
+    env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir" },
+    now: () => new Date(),
+  });
+  return { code, stdout, stderr };
+}
