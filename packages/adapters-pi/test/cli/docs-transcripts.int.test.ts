@@ -1,13 +1,14 @@
 /**
  * docs/cli.md's transcripts are real: every ```console block there starting with `$ phasekit …` is run here, in
- * order, against the fixture repository (with `--repo` and `--defs` added), and must print what the doc shows
+ * order, against the fixture repository (with `--repo` and `--defs` added; `main()` in this process, the same
+ * code the bin runs), and must print what the doc shows
  * once times, pids, temp paths, durations and ages are normalized. PHASEKIT_UPDATE_DOCS=1 rewrites the blocks.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFS, BROKEN_DEFS, fixtureRepo, type FixtureRepo } from "./helpers/fixture-runs.js";
-import { phasekit } from "./helpers/run-cli.js";
+import { phasekitInProcess } from "./helpers/run-cli.js";
 
 const DOC = fileURLToPath(new URL("../../../../docs/cli.md", import.meta.url));
 const BLOCK = /```console\n\$ (phasekit[^\n]*)\n([\s\S]*?)```/g;
@@ -40,21 +41,24 @@ function normalize(text: string): string {
 }
 const squash = (s: string) => s.split("\n").map((l) => l.replace(/\s+/g, " ").trimEnd()).join("\n").trim();
 
-function transcript(line: string): string {
-  const r = phasekit([...argv(line), "--repo", fx.repo, "--defs", DEFS]);
+async function transcript(line: string): Promise<string> {
+  const r = await phasekitInProcess([...argv(line), "--repo", fx.repo, "--defs", DEFS]);
   const out = normalize(r.stdout + r.stderr);
   return `${out}${out.endsWith("\n") || out === "" ? "" : "\n"}${r.code === 0 ? "" : `[exit ${r.code}]\n`}`;
 }
 
 describe("docs/cli.md transcripts", () => {
-  it("each block prints what the doc shows", () => {
+  it("each block prints what the doc shows", async () => {
     const doc = readFileSync(DOC, "utf8");
     const blocks = [...doc.matchAll(BLOCK)];
     expect(blocks.length).toBeGreaterThan(10);
     if (process.env["PHASEKIT_UPDATE_DOCS"] === "1") {
-      writeFileSync(DOC, doc.replace(BLOCK, (_all, line: string) => `\`\`\`console\n$ ${line}\n${transcript(line)}\`\`\``));
+      const outputs: string[] = [];
+      for (const [, line] of blocks) outputs.push(await transcript(line as string));
+      let n = 0;
+      writeFileSync(DOC, doc.replace(BLOCK, (_all, line: string) => `\`\`\`console\n$ ${line}\n${outputs[n++] ?? ""}\`\`\``));
       return;
     }
-    for (const [, line, shown] of blocks) expect(squash(transcript(line as string)), line).toBe(squash(shown as string));
+    for (const [, line, shown] of blocks) expect(squash(await transcript(line as string)), line).toBe(squash(shown as string));
   });
 });
