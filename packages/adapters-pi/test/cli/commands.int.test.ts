@@ -6,7 +6,7 @@
  * and bin-tarball.int.test.ts runs it as installed.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROKEN_DEFS, DEFS, fixtureRepo, type FixtureRepo } from "./helpers/fixture-runs.js";
@@ -258,5 +258,19 @@ describe("changing runs", () => {
     const r = await follow;
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/status=completed/);
+  });
+
+  it("a corrupt workflow.json is named with its byte offset: list marks the run unreadable, show and state show say where", async () => {
+    const file = path.join(fx.repo, "ai_plan", "done", "workflow.json");
+    writeFileSync(file, '{"schemaVersion": 1, "slug": "done",, }');
+    const list = json<{ runs: Run[] }>((await at("list", "--json")).stdout, "phasekit.list/1");
+    expect(list.runs.find((r) => r.id === "done")).toMatchObject({ status: "unreadable", error: { code: "CORRUPT_FILE" } });
+    const show = await at("show", "done");
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain(`${file} is corrupt at byte 36`);
+    const state = await at("state", "show", "done");
+    expect(state.code).toBe(1);
+    expect(state.stderr).toContain(`${file} is corrupt at byte 36`);
+    expect(readFileSync(file, "utf8")).toBe('{"schemaVersion": 1, "slug": "done",, }'); // left as it was
   });
 });
