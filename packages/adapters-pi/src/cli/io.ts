@@ -86,10 +86,10 @@ export function progress(io: CliIo, label: string): { tick(n: number, total?: nu
   return {
     tick(n, total) {
       const t = Date.now();
-      if (t - last < 100) return;
+      if (n > 0 && t - last < 100) return;
       last = t;
       shown = true;
-      io.stderr.write(`\r${label} ${n}${total === undefined ? "" : `/${total}`}`);
+      io.stderr.write(`\r${label}${n > 0 ? ` ${n}` : ""}${total === undefined ? "" : `/${total}`}`);
     },
     done() {
       if (shown) io.stderr.write("\r\x1b[K");

@@ -7,7 +7,7 @@ import { createFsPlanStore } from "../store/plan-store.js";
 import { common } from "./context.js";
 import { CLI_TOOL } from "./control-commands.js";
 import { parseDuration } from "./format.js";
-import { fail, JSON_SCHEMAS, printJson, type CliIo } from "./io.js";
+import { fail, JSON_SCHEMAS, printJson, progress, type CliIo } from "./io.js";
 import { locateRun, readStepRecords } from "./run-view.js";
 import { positiveInt } from "./runs-commands.js";
 import { stepVerdict } from "./step-verdict.js";
@@ -80,9 +80,12 @@ export function registerStateCommands(program: Command, io: CliIo): void {
       if (o.olderThan !== undefined && olderThan === undefined) fail("cli", "INVALID_OPTIONS", `--older-than ${o.olderThan} is not a duration such as 30d, 12h or 90m.`, { field: "older-than", value: o.olderThan });
       if (o.keep === undefined && olderThan === undefined) fail("cli", "INVALID_OPTIONS", "gc needs --keep N or --older-than AGE (or both).", { field: "keep" });
       const store = createFsPlanStore(c.roots);
+      // gc reports no per-run progress; on a terminal, at least say what it is doing while it scans.
+      const bar = progress(io, `gc: scanning ${store.planRoot}`);
+      bar.tick(0);
       const report = await store
         .gc({ ...(o.keep === undefined ? {} : { keep: o.keep }), ...(olderThan === undefined ? {} : { olderThan }), now: () => io.now(), dryRun: o.dryRun === true })
-        .finally(() => store.close());
+        .finally(() => (bar.done(), store.close()));
       if (c.json) return printJson(io, JSON_SCHEMAS.gc, { dryRun: o.dryRun === true, removed: report.removed, kept: report.kept });
       const verb = o.dryRun === true ? "would remove" : "removed";
       for (const r of report.removed) io.stdout.write(`${verb}  ${r.slug}  (${r.reason}, ${r.status ?? "?"}, updated ${r.updatedAt ?? "?"})\n`);

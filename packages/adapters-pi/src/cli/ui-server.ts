@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { migrateState } from "@phasekit/core";
+import { migrateState, workflowError } from "@phasekit/core";
 import { loadDefinitionFolders } from "../definitions/folders.js";
 import { buildDiagram, toMermaid } from "./diagram.js";
 import { JSON_SCHEMAS } from "./io.js";
@@ -42,7 +42,10 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     handle(req, res, options, now).catch((error: unknown) => send(res, 500, { error: { message: String(error) } }));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      const why = error.code === "EADDRINUSE" ? "is in use" : `cannot be opened (${error.code ?? String(error)})`;
+      reject(workflowError("cli", "INVALID_OPTIONS", `port ${options.port} on 127.0.0.1 ${why}.`, { field: "port", value: options.port, hint: "pass another --port, or --port 0 for any free one" }));
+    });
     server.listen(options.port, "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;

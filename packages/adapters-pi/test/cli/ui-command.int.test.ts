@@ -1,5 +1,5 @@
 /** `phasekit ui` as a process: it serves the page and the API on 127.0.0.1, refuses a foreign Host, and ends on SIGTERM. */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -45,6 +45,9 @@ describe("phasekit ui", () => {
     expect(runs.runs.map((r) => [r.id, r.status])).toEqual([["one", "completed"]]);
     expect((await get(`${url}api/runs/nope`)).status).toBe(404);
     expect((await get(url, "evil.example:80")).status).toBe(403);
+    // The same port again: a typed error naming it, exit 1.
+    const busy = spawnSync(process.execPath, [BIN, "ui", "--port", new URL(url).port, "--repo", repo], { encoding: "utf8" });
+    expect([busy.status, busy.stderr]).toEqual([1, `phasekit: port ${new URL(url).port} on 127.0.0.1 is in use. Fix: pass another --port, or --port 0 for any free one\n`]);
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
