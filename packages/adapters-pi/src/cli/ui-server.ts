@@ -9,6 +9,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { migrateState, workflowError } from "@phasekit/core";
 import { loadDefinitionFolders } from "../definitions/folders.js";
+import { validateSlug } from "../io/plan-paths.js";
 import { buildDiagram, toMermaid } from "./diagram.js";
 import { JSON_SCHEMAS } from "./io.js";
 import { listRuns, readStepRecords, runDetail, runJournal, locateRun, type Roots } from "./run-view.js";
@@ -69,8 +70,11 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: In
   if (url.pathname === "/api/runs") return send(res, 200, { schema: JSON_SCHEMAS.list, runs: await listRuns(o.roots, now().getTime()) });
   const m = /^\/api\/runs\/([^/]+)$/.exec(url.pathname);
   if (m !== null) {
+    // Only a bare run id: a path-like id would let the page read folders outside the plan root.
+    const id = safeDecode(m[1] as string);
+    if (id === null || !validateSlug(id).ok) return send(res, 400, { error: { code: "INVALID_SLUG", message: `not a run id: ${JSON.stringify(m[1])}` } });
     try {
-      return send(res, 200, await runPage(o, decodeURIComponent(m[1] as string), now));
+      return send(res, 200, await runPage(o, id, now));
     } catch (error) {
       const e = error as { code?: string; message?: string };
       return send(res, e.code === "NOT_FOUND" ? 404 : 400, { error: { code: e.code ?? "ERROR", message: e.message ?? String(error) } });
@@ -97,6 +101,14 @@ async function runPage(o: InspectorOptions, id: string, now: () => Date): Promis
   }
   const journal = await runJournal(await locateRun(o.roots, detail.summary.runDir), o.roots);
   return { schema: "phasekit.inspector-run/1", summary: detail.summary, metadata: detail.metadata, pending: detail.pending, steps, diagram, journal };
+}
+
+function safeDecode(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
 }
 
 function send(res: http.ServerResponse, status: number, body: object): void {

@@ -44,6 +44,8 @@ describe("phasekit ui", () => {
     expect(runs.schema).toBe("phasekit.list/1");
     expect(runs.runs.map((r) => [r.id, r.status])).toEqual([["one", "completed"]]);
     expect((await get(`${url}api/runs/nope`)).status).toBe(404);
+    // Only bare run ids: a path-like id is refused before anything is read.
+    for (const evil of ["..%2F..%2Fetc", "%2Ftmp", ".hidden", "%E0%A4%A"]) expect((await get(`${url}api/runs/${evil}`)).status, evil).toBe(400);
     expect((await get(url, "evil.example:80")).status).toBe(403);
     // The same port again: a typed error naming it, exit 1.
     const busy = spawnSync(process.execPath, [BIN, "ui", "--port", new URL(url).port, "--repo", repo], { encoding: "utf8" });
