@@ -1,4 +1,5 @@
 /** `validate` and `diagram`: workflow definition folders in the pi extension's format. */
+import path from "node:path";
 import type { Command } from "commander";
 import { migrateState } from "@phasekit/core";
 import { loadDefinitionFolders } from "../definitions/folders.js";
@@ -15,7 +16,7 @@ export function registerDefinitionCommands(program: Command, io: CliIo, setExit:
     .argument("[dirs...]", "definition folders: a workflow folder, or a folder of them (default: --defs, else pi's roots)")
     .action(async (dirs: string[], _o: unknown, cmd: Command) => {
       const c = common(cmd, io);
-      const targets = dirs.length > 0 ? dirs.map((d) => (d.startsWith("/") ? d : `${io.cwd}/${d}`)) : c.defDirs;
+      const targets = dirs.length > 0 ? dirs.map((d) => path.resolve(io.cwd, d)) : c.defDirs;
       if (targets.length === 0) fail("cli", "NOT_FOUND", "no definition folders: pass DIR, or --defs DIR, or create .pi/workflows.", { field: "dirs" });
       const bar = progress(io, "validating");
       const loaded = loadDefinitionFolders(targets, { onFolder: (n) => bar.tick(n) });

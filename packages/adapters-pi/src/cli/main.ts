@@ -25,7 +25,11 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .version(version(), "-v, --version")
     .addOption(new Option("--repo <dir>", "the repository whose plan folder to use (default: the current folder)"))
     .addOption(new Option("--plan-root <dir>", "the plan root (default: <repo>/ai_plan)"))
-    .addOption(new Option("--defs <dirs...>", "workflow definition folders (default: pi's global and <repo>/.pi/workflows)"))
+    .addOption(
+      new Option("--defs <dir>", "a workflow definition folder; repeat for more (default: pi's global and <repo>/.pi/workflows)").argParser(
+        (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+      ),
+    )
     .addOption(new Option("--json", "print a versioned JSON document instead of text"))
     .showSuggestionAfterError(true)
     .showHelpAfterError("(run `phasekit --help` for the commands, `phasekit <command> --help` for one)")

@@ -155,6 +155,9 @@ describe("reading runs", () => {
     expect(wf.stdout).toContain('subgraph p1["Check"]');
     expect(wf.stdout).toContain("p1_1 -. loop .-> p1_0");
     expect(wf.stdout).not.toContain("class ");
+    // Global options go before or after the command; --defs repeats (a later folder overrides an earlier one).
+    const before = await phasekitInProcess(["--defs", BROKEN_DEFS, "--defs", DEFS, "diagram", "ship", "--repo", fx.repo]);
+    expect([before.code, before.stdout]).toEqual([0, wf.stdout]);
     const run = json<{ current: string; run: string; mermaid: string }>((await at("diagram", "shipping", "--json")).stdout, "phasekit.diagram/1");
     expect(run).toMatchObject({ current: "p1_0", run: "shipping" });
     expect(run.mermaid).toContain("class p1_0 current");
