@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { compileDefinitions, type WorkflowRegistry } from "@phasekit/core";
+import { compileDefinitions, type WorkflowErrorCode, type WorkflowRegistry } from "@phasekit/core";
 import { parseFrontMatter } from "./front-matter.js";
 import { parseYamlSource } from "./yaml-source.js";
 
@@ -14,7 +14,8 @@ import { parseYamlSource } from "./yaml-source.js";
 export interface DefinitionFileProblem {
   readonly file: string;
   readonly line: number;
-  readonly code: string;
+  /** PATH_OUTSIDE_ROOT, READ_FAILED (not a regular file, too large, unreadable), INVALID_DEFINITION (YAML or shape), or a compiler code. */
+  readonly code: WorkflowErrorCode;
   readonly message: string;
   readonly hint?: string;
   readonly workflowKey?: string;
@@ -88,13 +89,13 @@ function workflowFolders(dir: string, problems: DefinitionFileProblem[]): Array<
 
 /** A regular file inside `root`, read as UTF-8; anything else (a link out, a FIFO, a huge file) is a problem. */
 function readInside(file: string, root: string, problems: DefinitionFileProblem[], workflowKey: string): string | undefined {
-  const problem = (code: string, message: string) => problems.push({ file, line: 1, code, message: `${file} ${message}`, workflowKey });
+  const problem = (code: WorkflowErrorCode, message: string) => problems.push({ file, line: 1, code, message: `${file} ${message}`, workflowKey });
   try {
     const real = fs.realpathSync(file);
-    if (real !== root && !real.startsWith(root + path.sep)) return void problem("OUTSIDE_ROOT", `resolves to ${real}, outside ${root}; definition files must stay inside it`);
+    if (real !== root && !real.startsWith(root + path.sep)) return void problem("PATH_OUTSIDE_ROOT", `resolves to ${real}, outside ${root}; definition files must stay inside it`);
     const st = fs.statSync(real);
-    if (!st.isFile()) return void problem("NOT_A_FILE", "is not a regular file");
-    if (st.size > MAX_DEFINITION_FILE_BYTES) return void problem("FILE_TOO_LARGE", `is ${st.size} bytes; definition files are limited to ${MAX_DEFINITION_FILE_BYTES}`);
+    if (!st.isFile()) return void problem("READ_FAILED", "is not a regular file");
+    if (st.size > MAX_DEFINITION_FILE_BYTES) return void problem("READ_FAILED", `is ${st.size} bytes; definition files are limited to ${MAX_DEFINITION_FILE_BYTES}`);
     return fs.readFileSync(real, "utf8");
   } catch (error) {
     return void problem("READ_FAILED", `cannot be read: ${(error as Error).message}`);
@@ -112,7 +113,7 @@ function readWorkflow(key: string, dir: string, root: string, problems: Definiti
   const text = readInside(file, root, problems, key);
   if (text === undefined) return undefined;
   const parsed = parseYamlSource(text);
-  if (!parsed.ok) return void problems.push({ file, line: parsed.line, code: "YAML_ERROR", message: `${file}:${parsed.line}: ${parsed.reason}`, workflowKey: key });
+  if (!parsed.ok) return void problems.push({ file, line: parsed.line, code: "INVALID_DEFINITION", message: `${file}:${parsed.line}: ${parsed.reason}`, workflowKey: key });
   const doc = parsed.value;
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
     return void problems.push({ file, line: 1, code: "INVALID_DEFINITION", message: `${file} must be a YAML mapping (name, phases …)`, workflowKey: key });
@@ -141,7 +142,7 @@ function readWorkflow(key: string, dir: string, root: string, problems: Definiti
     const phaseText = readInside(phaseFile, root, problems, key);
     if (phaseText === undefined) return undefined;
     const fm = parseFrontMatter(phaseText);
-    if (!fm.ok) return void problems.push({ file: phaseFile, line: fm.line, code: "YAML_ERROR", message: `${phaseFile}:${fm.line}: front matter: ${fm.reason}`, workflowKey: key });
+    if (!fm.ok) return void problems.push({ file: phaseFile, line: fm.line, code: "INVALID_DEFINITION", message: `${phaseFile}:${fm.line}: front matter: ${fm.reason}`, workflowKey: key });
     source.phases.set(i, { file: phaseFile, lineOf: fm.lineOf });
     phases.push(phaseOf(fm.data, fm.body));
   }
@@ -157,7 +158,7 @@ function phaseOf(d: Record<string, unknown>, body: string): Record<string, unkno
 }
 
 /** Points a compiler problem (`ship.phases[2].id`) at the file and line it came from. */
-function locate(p: { code: string; path: string; message: string; hint: string; workflowKey?: string }, sources: ReadonlyMap<string, Source>): DefinitionFileProblem {
+function locate(p: { code: WorkflowErrorCode; path: string; message: string; hint: string; workflowKey?: string }, sources: ReadonlyMap<string, Source>): DefinitionFileProblem {
   const segments = splitPath(p.path);
   const key = p.workflowKey ?? (typeof segments[0] === "string" ? segments[0] : undefined);
   const source = key === undefined ? undefined : sources.get(key);

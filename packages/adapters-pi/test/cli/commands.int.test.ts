@@ -144,7 +144,7 @@ describe("reading runs", () => {
     expect(doc.problems.map((p) => [path.basename(p.file), p.line, p.code]).sort()).toEqual([
       ["two.md", 3, "DUPLICATE_PHASE_ID"],
       ["workflow.yaml", 4, "DANGLING_REFERENCE"],
-      ["workflow.yaml", 4, "YAML_ERROR"],
+      ["workflow.yaml", 4, "INVALID_DEFINITION"],
     ]);
     expect((await phasekitInProcess(["validate", "/nonexistent/defs"])).code).toBe(1);
   });

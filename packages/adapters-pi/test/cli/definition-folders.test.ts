@@ -19,6 +19,7 @@ function copyOfFixtures(): string {
   return path.join(dir, "workflows");
 }
 const codes = (dirs: string[]) => loadDefinitionFolders(dirs).problems.map((p) => [path.basename(p.file), p.code]);
+const messages = (dirs: string[]) => loadDefinitionFolders(dirs).problems.map((p) => p.message).join("\n");
 
 describe("loadDefinitionFolders", () => {
   it("loads the fixtures: two workflows, the sub-workflow hidden, phases from front matter", () => {
@@ -37,10 +38,12 @@ describe("loadDefinitionFolders", () => {
     symlinkSync(outside, path.join(root, "ship", "plan.md"));
     rmSync(path.join(root, "check", "test.md"));
     execFileSync("mkfifo", [path.join(root, "check", "test.md")]);
-    expect(codes([root])).toEqual(expect.arrayContaining([["plan.md", "OUTSIDE_ROOT"], ["test.md", "NOT_A_FILE"]]));
+    expect(codes([root])).toEqual(expect.arrayContaining([["plan.md", "PATH_OUTSIDE_ROOT"], ["test.md", "READ_FAILED"]]));
     const root2 = copyOfFixtures();
     writeFileSync(path.join(root2, "check", "review.md"), `---\nid: review\nname: R\n---\n${"x".repeat(MAX_DEFINITION_FILE_BYTES)}`);
-    expect(codes([root2])).toEqual(expect.arrayContaining([["review.md", "FILE_TOO_LARGE"]]));
+    expect(codes([root2])).toEqual(expect.arrayContaining([["review.md", "READ_FAILED"]]));
+    expect(messages([root])).toMatch(/test\.md is not a regular file/);
+    expect(messages([root2])).toMatch(/review\.md is \d+ bytes; definition files are limited to 524288/);
   });
 
   it("a later folder's workflow replaces an earlier one of the same key; a single workflow folder loads as one", () => {
