@@ -45,16 +45,20 @@ describe("the phasekit bin from a packed tarball", () => {
     }
   });
 
-  it("npx phasekit list prints the runs through the node_modules/.bin symlink; stop really writes its request", () => {
+  it("npx phasekit list prints the runs through the node_modules/.bin symlink; stop really reaches the run", () => {
     expect(lstatSync(path.join(app, "node_modules", ".bin", "phasekit")).isSymbolicLink()).toBe(true);
     const list = npx(["list", "--repo", repo]);
     expect(list.status).toBe(0);
     expect(list.stdout).toMatch(/^ID\s+STATUS/);
     expect(list.stdout).toMatch(/shipped\s+completed\s+builder/);
     expect(npx(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    const stop = npx(["stop", "shipped", "--repo", repo, "--json"]);
-    expect(stop.status).toBe(0);
-    expect(existsSync(path.join(repo, "ai_plan", "shipped", "stop-request.json"))).toBe(true);
+    // The old bin answered every command, stop included, with nothing and exit 0. Now a stop reaches the run's
+    // rules: a completed run refuses it, saying why, and no request file is written.
+    const stop = npx(["stop", "shipped", "--repo", repo]);
+    expect(stop.status).toBe(1);
+    // npm may print its own config warnings first; phasekit's line is the last.
+    expect(stop.stderr.trim().split("\n").at(-1)).toBe("phasekit: run shipped is completed; a stop request is refused. Fix: nothing to do: the run is over");
+    expect(existsSync(path.join(repo, "ai_plan", "shipped", "stop-request.json"))).toBe(false);
     expect(npx(["lsit"]).status).toBe(2);
   });
 
