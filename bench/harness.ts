@@ -9,11 +9,17 @@ export interface BenchRow {
   goal?: string;
   /** The ratio to report when measured per round (median of per-round ratios); else subjectNs / baselineNs. */
   ratio?: number;
+  /** What the two figures measure (default "ns": time per operation). */
+  unit?: "ns" | "bytes";
+  /** Whether the goal is met, when the suite can judge it. */
+  met?: boolean;
 }
 
 export interface BenchSuite {
   title: string;
   description: string;
+  /** Paragraphs printed under the table (why a goal is out of reach, measured). */
+  notes?: string[];
   run(): Promise<BenchRow[]>;
 }
 
@@ -40,7 +46,7 @@ export async function medians(
  * batch of `batch` calls, in a rotating order, so drift and noise (other processes, GC, CPU frequency) hit all
  * contenders alike. Returns per-task medians over rounds and, per pair, the median of the per-round ratios.
  */
-export function interleaved(
+export function interleavedSync(
   tasks: Record<string, () => unknown>,
   opts: { rounds?: number; batch?: number; warmupRounds?: number } = {},
 ): { ns: Record<string, number>; ratio: (a: string, b: string) => number } {

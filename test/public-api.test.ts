@@ -113,6 +113,7 @@ const ADAPTERS = [
   "isRunId",
   "nodeFs",
   "openJournal",
+  "openRunLog",
   "parseRunState",
   "parseVerifierVerdict",
   "planRootsOf",

@@ -1,14 +1,14 @@
 /**
  * A realistic walk through the release example, 3 levels deep: start in Build, enter Code Review and then
  * Security Audit, loop Security once, leave both sub-workflows at once, publish and complete — seven moves,
- * none repeated. The same walk on three engines, interleaved round by round (bench/harness.ts `interleaved`):
+ * none repeated. The same walk on three engines, interleaved round by round (bench/harness.ts `interleavedSync`):
  * phasekit `advance`/`loop`, pi-workflows 1.0.0 `advancePhase`/`loopPhase` on the same definitions, and
  * xstate 5 `transition()` on an equivalent machine (nested compound states, the loop as a transition to the
  * scope's initial state). pi-workflows and xstate are dev dependencies of the benchmark only.
  */
 import { createMachine, getInitialSnapshot, transition } from "xstate";
 import type { BenchSuite } from "../../../bench/harness.js";
-import { interleaved } from "../../../bench/harness.js";
+import { interleavedSync } from "../../../bench/harness.js";
 import { releaseDefinitions, releaseRegistry } from "../../../examples/release-workflow.js";
 import { advance } from "../src/transitions/advance.js";
 import { loop } from "../src/transitions/loop.js";
@@ -110,7 +110,7 @@ export const suite: BenchSuite = {
     const piEnd = piWalk() as { active: boolean };
     const xEnd = xWalk() as { status: string };
     if (end.status !== "completed" || piEnd.active || xEnd.status !== "done") throw new Error("the walks disagree on the end");
-    const m = interleaved({ phasekit: () => (sink = phasekitWalk(s0)), pi: () => (sink = piWalk()), xstate: () => (sink = xWalk()) }, { rounds: 300, batch: 100 });
+    const m = interleavedSync({ phasekit: () => (sink = phasekitWalk(s0)), pi: () => (sink = piWalk()), xstate: () => (sink = xWalk()) }, { rounds: 300, batch: 100 });
     void sink;
     return [
       { subject: "phasekit advance/loop, 7-move walk", baseline: "pi-workflows 1.0.0 advancePhase/loopPhase", subjectNs: m.ns["phasekit"] ?? NaN, baselineNs: m.ns["pi"] ?? NaN, ratio: m.ratio("phasekit", "pi"), goal: "≤ 1.0×" },
