@@ -1,0 +1,93 @@
+/**
+ * The event hooks. Session changes rebuild everything from the branch; `tool_call` asks core; the context
+ * goes in before each prompt; the end of an agent run is handled at the first idle moment: `agent_settled`
+ * where the host has it (1.5.x), else a timer after `agent_end` (inside `agent_end` 0.73.1 only queues
+ * messages until the user's next prompt).
+ */
+import { active, contextPrompt, isLive, toolDecision } from "./core-bridge.js";
+import type { Continuation, RunEnd } from "./continuation.js";
+import type { PiApi, PiContext } from "./host.js";
+import { MESSAGE, type Runtime } from "./runtime.js";
+
+/** How the last assistant message of a run ended. */
+export function runEndOf(messages: readonly unknown[]): RunEnd {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown; stopReason?: unknown } | undefined;
+    if (m?.role === "assistant") return { aborted: m.stopReason === "aborted", errored: m.stopReason === "error" };
+  }
+  return { aborted: false, errored: false };
+}
+
+/** Registers every hook on `pi`. */
+export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void {
+  let settledHost = false;
+  let lastEnd: RunEnd = { aborted: false, errored: false };
+
+  const onSession = async (ctx: PiContext): Promise<void> => {
+    rt.epoch += 1;
+    cont.cancel();
+    rt.reload(ctx);
+    rt.rebuild(ctx);
+    rt.refreshUi(ctx);
+    const s = rt.state;
+    if (s !== null && isLive(s) && rt.durable.enabled) {
+      const claimed = await rt.durable.claim(ctx.cwd, s, rt.now());
+      if (!claimed.ok) rt.tell(ctx, claimed.message, "warning");
+    } else if (s !== null && !isLive(s) && !s.completionNotified) {
+      // A run that ended without its message (e.g. killed right after the last step): say it once, when idle.
+      const epoch = rt.epoch;
+      setTimeout(() => {
+        if (epoch === rt.epoch) void rt.deliverEnd().catch(() => undefined);
+      }, 0);
+    }
+  };
+
+  const idle = async (ctx: PiContext, end: RunEnd): Promise<void> => {
+    if (await rt.deliverEnd()) {
+      try {
+        rt.refreshUi(ctx);
+      } catch {
+        // stale ctx: the next session event refreshes the UI
+      }
+      return;
+    }
+    cont.onIdle(ctx, end);
+  };
+
+  pi.on("session_start", (_e, ctx) => onSession(ctx));
+  pi.on("session_tree", (_e, ctx) => onSession(ctx));
+  pi.on("session_shutdown", async () => {
+    rt.epoch += 1;
+    cont.cancel();
+    await rt.durable.release();
+  });
+  pi.on("turn_end", (_e, ctx) => rt.refreshUi(ctx));
+  pi.on("tool_call", (e) => {
+    const d = toolDecision(rt.state, rt.registry, e.toolName);
+    return d.allowed ? undefined : { block: true, reason: d.reason };
+  });
+  pi.on("before_agent_start", () => {
+    cont.cancel();
+    const a = active(rt.state, rt.registry);
+    if (a === null || a.state.status !== "running") return undefined;
+    return { message: { customType: MESSAGE.context, content: contextPrompt(a), display: false } };
+  });
+  pi.on("input", (e) => {
+    if (e.source === "extension") return undefined;
+    cont.cancel();
+    cont.resetBudget();
+    return undefined;
+  });
+  pi.on("agent_end", (e, ctx) => {
+    lastEnd = runEndOf(e.messages);
+    if (settledHost) return;
+    const epoch = rt.epoch;
+    const end = lastEnd;
+    setTimeout(() => {
+      if (epoch === rt.epoch) void idle(ctx, end).catch(() => undefined);
+    }, 0);
+  });
+  // pi 1.5.x returns an unsubscribe function from `on` and fires agent_settled when truly idle; 0.73.1 does neither.
+  const unsubscribe = pi.on("agent_settled", (e, ctx) => idle(ctx, { aborted: e.aborted || lastEnd.aborted, errored: lastEnd.errored }));
+  settledHost = typeof unsubscribe === "function";
+}
