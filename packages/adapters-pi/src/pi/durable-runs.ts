@@ -31,7 +31,7 @@ export interface DurableRuns {
   heldSlug(): string | undefined;
   /** Takes the lock of a run (new or resumed in this session) and writes its state. */
   claim(cwd: string, state: WorkflowState, now: number): Promise<DurableResult>;
-  /** Writes the held run's state; a finished run is written, then its lock released. */
+  /** Writes the held run's state; a finished and notified run is written, then its lock released. */
   write(state: WorkflowState, now: number): Promise<DurableResult>;
   /** Reads run `id` under its lock and keeps holding it. */
   resume(cwd: string, id: string): Promise<DurableResult<{ state: WorkflowState }>>;
@@ -86,7 +86,8 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       const h = held;
       if (!enabled || h === undefined || h.slug !== state.taskId) return { ok: true };
       const r = await writeHeld(h, state, now);
-      if (!isLive(state)) await api.release();
+      // Keep the lock until the end is also notified, so that flag reaches the plan folder too.
+      if (!isLive(state) && state.completionNotified) await api.release();
       return r;
     },
     async resume(cwd, id) {
