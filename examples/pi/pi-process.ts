@@ -136,6 +136,7 @@ export function readSession(sessionDir: string): Array<Record<string, unknown>> 
       else if (e.name.endsWith(".jsonl")) files.push(p);
     }
   };
+  if (!fs.existsSync(sessionDir)) return [];
   walk(sessionDir);
   files.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
   const newest = files[0];
