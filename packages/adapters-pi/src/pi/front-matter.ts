@@ -35,7 +35,7 @@ export function parseFrontMatter(text: string): FrontMatterResult {
 export function parseYamlText(text: string, lineOffset = 0): { ok: true; value: unknown } | { ok: false; line: number; reason: string } {
   try {
     // uniqueKeys and a small alias budget: a hostile file cannot blow up memory through alias expansion.
-    return { ok: true, value: parseYaml(text, { uniqueKeys: true, maxAliasCount: 100, prettyErrors: false }) };
+    return { ok: true, value: parseYaml(text, { uniqueKeys: true, maxAliasCount: 100, prettyErrors: true }) };
   } catch (error) {
     if (error instanceof YAMLParseError) {
       const line = (error.linePos?.[0]?.line ?? 1) + lineOffset;
@@ -46,5 +46,6 @@ export function parseYamlText(text: string, lineOffset = 0): { ok: true; value: 
 }
 
 function firstLine(message: string): string {
-  return message.split("\n")[0] ?? message;
+  // The line is reported separately (shifted to the file); drop yaml's own "at line L, column C:" suffix.
+  return (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
 }
