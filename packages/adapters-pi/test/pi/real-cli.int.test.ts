@@ -71,4 +71,55 @@ describe.each(HOSTS)("pi $name (real CLI)", ({ get }) => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it("a run continues in a brand-new session with /workflow-resume <id>; while another session drives it, that is refused", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "phasekit-pi-resume-"));
+    const cwd = path.join(root, "project");
+    fs.mkdirSync(path.join(cwd, ".pi"), { recursive: true });
+    fs.cpSync(EXAMPLE_WORKFLOWS, path.join(cwd, ".pi", "workflows"), { recursive: true });
+    const model = await startScriptedModel();
+    const agentDir = path.join(root, "home", ".pi", "agent");
+    const common = { host, cwd, agentDir, extension: EXTENSION_FILE, baseUrl: model.baseUrl, env: { PHASEKIT_COUNTDOWN_MS: "60000" } };
+    const a = startPi({ ...common, sessionDir: path.join(root, "a") });
+    let b: ReturnType<typeof startPi> | undefined;
+    try {
+      model.push({ tool: "workflow_step", args: { action: "next" } }, { text: "testing…", hold: true });
+      a.send({ type: "prompt", message: "/workflow ship Add a flag" });
+      await model.waitForRequests(2);
+      const runs = path.join(cwd, "ai_plan");
+      const end = Date.now() + 20_000;
+      const heldState = () => {
+        const id = fs.existsSync(runs) ? fs.readdirSync(runs)[0] : undefined;
+        if (id === undefined) return undefined;
+        const meta = JSON.parse(fs.readFileSync(path.join(runs, id, "workflow.json"), "utf8")) as { state: { currentPath: Array<{ phaseIndex: number }> } };
+        return { id, meta };
+      };
+      while ((heldState()?.meta.state.currentPath.length ?? 0) < 2 && Date.now() < end) await new Promise((res) => setTimeout(res, 50));
+      const id = heldState()?.id as string;
+      expect(id).toMatch(/^[0-9a-z]{8}$/);
+
+      b = startPi({ ...common, sessionDir: path.join(root, "b") });
+      b.send({ type: "prompt", message: `/workflow-resume ${id}` });
+      const refused = await b.waitFor((l) => l["method"] === "notify" && String(l["message"]).includes(id), 30_000, "the refusal");
+      expect(String(refused["message"])).toContain("is being driven elsewhere");
+      expect(b.statuses().filter((s) => s !== undefined)).toEqual([]);
+
+      await a.kill("SIGKILL");
+      model.release();
+      model.push({ tool: "workflow_step", args: { action: "next" } }, { text: "reviewing" });
+      b.send({ type: "prompt", message: `/workflow-resume ${id}` });
+      await b.waitFor((l) => l["method"] === "setStatus" && String(l["statusText"]).includes("🔍 Review"), 30_000, "Review in session B");
+      expect(b.statuses().filter((s) => s !== undefined)[0]).toBe("Ship a change > Check [2/3] > 🧪 Test [1/2]");
+      const meta = JSON.parse(fs.readFileSync(path.join(runs, id, "workflow.json"), "utf8")) as { state: { currentPath: Array<{ phaseIndex: number }> } };
+      await new Promise((res) => setTimeout(res, 200));
+      const after = JSON.parse(fs.readFileSync(path.join(runs, id, "workflow.json"), "utf8")) as { state: { currentPath: Array<{ workflowKey: string; phaseIndex: number }> } };
+      expect(after.state.currentPath.map((s) => [s.workflowKey, s.phaseIndex])).toEqual([["ship", 1], ["check", 1]]);
+      expect(meta).toBeDefined();
+    } finally {
+      await a.kill("SIGKILL");
+      await b?.kill("SIGKILL");
+      await model.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
