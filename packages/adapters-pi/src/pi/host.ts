@@ -39,6 +39,11 @@ export interface PiToolResult {
   details: Record<string, unknown>;
 }
 
+/** A tool result as a renderer receives it (hosts also carry images). */
+export interface PiRenderedResult {
+  content: ReadonlyArray<{ type: string; text?: string }>;
+}
+
 /** A plain renderable: both hosts accept any object with `render(width)` and `invalidate()`. */
 export interface PlainComponent {
   render(width: number): string[];
@@ -62,7 +67,7 @@ export interface PiToolDefinition {
   // `any` for params: pi passes what the schema validated; each tool narrows it itself.
   execute(toolCallId: string, params: any, signal: AbortSignal | undefined, onUpdate: unknown, ctx: PiContext): Promise<PiToolResult>; // eslint-disable-line @typescript-eslint/no-explicit-any
   renderCall?(args: any, theme: PiTheme, context?: unknown): PlainComponent; // eslint-disable-line @typescript-eslint/no-explicit-any
-  renderResult?(result: PiToolResult, options: { expanded: boolean; isPartial: boolean }, theme: PiTheme, context?: unknown): PlainComponent;
+  renderResult?(result: PiRenderedResult, options: { expanded: boolean; isPartial: boolean }, theme: PiTheme, context?: unknown): PlainComponent;
 }
 
 /** A slash command. */

@@ -2,7 +2,7 @@
  * Renderers as plain `{ render(width), invalidate() }` objects: both hosts accept them, so no TUI package is
  * loaded at run time. Long lines are cut to the width pi gives.
  */
-import type { PiApi, PiMessageRenderer, PiTheme, PiToolResult, PlainComponent } from "./host.js";
+import type { PiApi, PiMessageRenderer, PiRenderedResult, PiTheme, PlainComponent } from "./host.js";
 import { MESSAGE } from "./runtime.js";
 
 /** A component showing fixed lines, cut to the render width. */
@@ -30,7 +30,7 @@ export function stepCallComponent(args: { action?: unknown; summary?: unknown } 
 }
 
 /** The tool result: the transition line (previous → current) collapsed, the whole context expanded. */
-export function stepResultComponent(result: PiToolResult, options: { expanded: boolean }, theme: PiTheme): PlainComponent {
+export function stepResultComponent(result: PiRenderedResult, options: { expanded: boolean }, theme: PiTheme): PlainComponent {
   const t = result.content.find((c) => c.type === "text")?.text ?? "";
   const lines = t.split("\n");
   return linesComponent((options.expanded ? lines : lines.slice(0, 1)).map((l) => theme.fg("toolOutput", l)));
