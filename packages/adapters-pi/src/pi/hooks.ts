@@ -4,7 +4,7 @@
  * where the host has it (1.5.x), else a timer after `agent_end` (inside `agent_end` 0.73.1 only queues
  * messages until the user's next prompt).
  */
-import { active, contextPrompt, isLive, toolDecision } from "./core-bridge.js";
+import { active, contextPrompt, isLive } from "./core-bridge.js";
 import type { Continuation, RunEnd } from "./continuation.js";
 import type { PiApi, PiContext } from "./host.js";
 import { MESSAGE, type Runtime } from "./runtime.js";
@@ -63,7 +63,7 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
   });
   pi.on("turn_end", (_e, ctx) => rt.refreshUi(ctx));
   pi.on("tool_call", (e) => {
-    const d = toolDecision(rt.state, rt.registry, e.toolName);
+    const d = rt.decide(e.toolName);
     return d.allowed ? undefined : { block: true, reason: d.reason };
   });
   pi.on("before_agent_start", () => {

@@ -4,7 +4,7 @@
  * widget, messages). Hooks, the tool and the commands all change state through `commit`.
  */
 import { generateRunId } from "../run/id.js";
-import { active, emptyRegistry, endOfRunText, isLive, move, readState, statusLine, toPersisted, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
+import { active, emptyRegistry, endOfRunText, isLive, move, readState, statusLine, toolDecision, toPersisted, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
 import { defaultDefinitionRoots, loadDefinitionFolders, type DefinitionLoadProblem, type DefinitionRoots, type LoadedDefinitions } from "./definition-folders.js";
 import { createDurableRuns, type DurableRuns } from "./durable-runs.js";
 import type { PiApi, PiContext } from "./host.js";
@@ -60,6 +60,8 @@ export interface Runtime {
   refreshUi(ctx: PiContext): void;
   /** Sends the end-of-run message once (the notified flag is persisted before the message goes out). */
   deliverEnd(): Promise<boolean>;
+  /** The tool rule for `toolName` now (core's decision, remembered until the state or definitions change). */
+  decide(toolName: string): { allowed: true } | { allowed: false; reason: string };
   /** Says something to the user: a notification with UI, stderr without. */
   tell(ctx: PiContext | undefined, text: string, level?: "info" | "warning" | "error"): void;
 }
@@ -67,6 +69,9 @@ export interface Runtime {
 /** Creates the runtime. */
 export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Runtime {
   const shown = new Set<string>();
+  // tool_call runs on every tool call while the state changes a few times per phase: decide once per tool name.
+  let decisions = new Map<string, ReturnType<typeof toolDecision>>();
+  let decidedFor: { state: WorkflowState | null; registry: WorkflowRegistry } | undefined;
   const now = options.now ?? Date.now;
   const rt: Runtime = {
     pi,
@@ -122,6 +127,18 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
       await rt.commit(marked.state, undefined);
       pi.sendMessage({ customType: MESSAGE.complete, content: text, display: true, details: { status: s.status, taskId: s.taskId } }, { triggerTurn: false });
       return true;
+    },
+    decide(toolName) {
+      if (decidedFor?.state !== rt.state || decidedFor.registry !== rt.registry) {
+        decisions = new Map();
+        decidedFor = { state: rt.state, registry: rt.registry };
+      }
+      let d = decisions.get(toolName);
+      if (d === undefined) {
+        d = toolDecision(rt.state, rt.registry, toolName);
+        decisions.set(toolName, d);
+      }
+      return d;
     },
     tell(ctx, text, level = "info") {
       if (ctx?.hasUI) ctx.ui.notify(text, level);

@@ -17,13 +17,30 @@ export interface RebuiltState {
   readonly skipped: readonly { index: number; error: WorkflowError }[];
 }
 
+type ReadResult = ReturnType<typeof readState>;
+
+// pi keeps entry objects for the session's lifetime, so a tree move or reload reads the same data again: parse
+// (migrate + validate) each entry's data once.
+const parsed = new WeakMap<object, ReadResult>();
+
+function readEntry(data: unknown): ReadResult {
+  if (typeof data !== "object" || data === null) return readState(data);
+  let r = parsed.get(data);
+  if (r === undefined) {
+    r = readState(data);
+    parsed.set(data, r);
+  }
+  return r;
+}
+
 /** The newest valid state on the branch, scanning from the leaf and stopping at the first readable one. */
 export function rebuildState(branch: readonly BranchEntry[]): RebuiltState {
   let skipped: { index: number; error: WorkflowError }[] | undefined;
   for (let i = branch.length - 1; i >= 0; i--) {
     const e = branch[i] as BranchEntry;
-    if (e.customType !== STATE_ENTRY || e.type !== "custom") continue;
-    const r = readState(e.data);
+    // `type` first: every entry has it, while most lack `customType` (a missing property is a slow lookup).
+    if (e.type !== "custom" || e.customType !== STATE_ENTRY) continue;
+    const r = readEntry(e.data);
     if (r.ok) return { state: r.state, skipped: skipped ?? NONE };
     (skipped ??= []).push({ index: i, error: r.error });
   }
