@@ -8,9 +8,19 @@ const ROOT = path.resolve(import.meta.dirname, "..", "..", "..", "..");
 /** The built default extension file, as pi loads it. */
 export const EXTENSION_FILE = path.join(ROOT, "packages", "adapters-pi", "dist", "pi", "default-extension.js");
 
+/** Runs .ci/setup-pi.sh (idempotent) and returns the folder it filled. */
+export function hostsDir(): string {
+  return execFileSync(path.join(ROOT, ".ci", "setup-pi.sh"), { encoding: "utf8", timeout: 300_000, stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").pop() as string;
+}
+
+/** pi-workflows 1.0.0's extension entry, as published (installed by .ci/setup-pi.sh). */
+export function piWorkflowsExtension(): string {
+  return path.join(hostsDir(), "pi-workflows-1.0.0", "package", "src", "index.ts");
+}
+
 /** Installs (once) and returns pi 1.5.2 with its Node 22, from the npm registry. */
 export function currentHost(): PiHost {
-  const dir = execFileSync(path.join(ROOT, ".ci", "setup-pi.sh"), { encoding: "utf8", timeout: 300_000, stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").pop() as string;
+  const dir = hostsDir();
   return { name: "1.5.2", node: path.join(dir, "node22", "node_modules", ".bin", "node"), cli: path.join(dir, "pi-1.5.2", "package", "dist", "bundle", "cli.js") };
 }
 
