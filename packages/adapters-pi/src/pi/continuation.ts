@@ -65,6 +65,8 @@ export function createContinuation(rt: Runtime): Continuation {
       const s = rt.state;
       const a = active(s, rt.registry);
       if (s === null || a === null || s.status !== "running") return;
+      // pi 1.5.x says how it runs: a one-shot print/json run ends after its prompt, so nobody is there to remind.
+      if (ctx.mode === "print" || ctx.mode === "json") return;
       if (s.taskId !== atTask || s.generation !== atGeneration) {
         atTask = s.taskId;
         atGeneration = s.generation;

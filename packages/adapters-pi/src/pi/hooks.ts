@@ -61,7 +61,16 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     cont.cancel();
     await rt.durable.release();
   });
-  pi.on("turn_end", (_e, ctx) => rt.refreshUi(ctx));
+  pi.on("turn_end", (e, ctx) => {
+    rt.refreshUi(ctx);
+    if (!Array.isArray(e.entries)) return undefined;
+    const a = active(rt.state, rt.registry);
+    if (a === null || a.state.status !== "running") return undefined;
+    const key = contextKey(a.state);
+    if (key === rt.contextGivenFor) return undefined;
+    rt.contextGivenFor = key;
+    return { entries: [{ type: "custom_message", customType: MESSAGE.context, content: contextPrompt(a), display: false }] };
+  });
   pi.on("tool_call", (e) => {
     const d = rt.decide(e.toolName);
     return d.allowed ? undefined : { block: true, reason: d.reason };
@@ -70,6 +79,7 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     cont.cancel();
     const a = active(rt.state, rt.registry);
     if (a === null || a.state.status !== "running") return undefined;
+    rt.contextGivenFor = contextKey(a.state);
     return { message: { customType: MESSAGE.context, content: contextPrompt(a), display: false } };
   });
   pi.on("input", (e) => {
@@ -90,4 +100,10 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
   // pi 1.5.x returns an unsubscribe function from `on` and fires agent_settled when truly idle; 0.73.1 does neither.
   const unsubscribe = pi.on("agent_settled", (e, ctx) => idle(ctx, { aborted: e.aborted || lastEnd.aborted, errored: lastEnd.errored }));
   settledHost = typeof unsubscribe === "function";
+  rt.boundaryTurns = settledHost;
+}
+
+/** Which state a context prompt was rendered for. */
+export function contextKey(s: { taskId: string; generation: number }): string {
+  return `${s.taskId}:${s.generation}`;
 }

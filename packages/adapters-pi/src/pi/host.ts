@@ -93,7 +93,8 @@ export interface PiEvents {
   session_start: { type: "session_start"; reason?: string };
   session_tree: { type: "session_tree" };
   session_shutdown: { type: "session_shutdown" };
-  turn_end: { type: "turn_end" };
+  /** 1.5.x adds `entries` (a boundary: returned entries reach the next model request of the same run). */
+  turn_end: { type: "turn_end"; entries?: unknown[] };
   tool_call: { type: "tool_call"; toolName: string; toolCallId?: string; input?: unknown };
   before_agent_start: { type: "before_agent_start"; prompt?: string };
   agent_end: { type: "agent_end"; messages: readonly unknown[] };
@@ -106,6 +107,12 @@ export interface PiEventResults {
   tool_call: { block: true; reason: string } | undefined;
   before_agent_start: { message: PiCustomMessage } | undefined;
   input: undefined;
+  turn_end: { entries: PiCustomMessageDraft[] } | undefined;
+}
+
+/** A custom message appended at a 1.5.x turn boundary. */
+export interface PiCustomMessageDraft extends PiCustomMessage {
+  type: "custom_message";
 }
 
 /** A handler: pi awaits a returned promise. */

@@ -46,6 +46,13 @@ export interface Runtime {
   state: WorkflowState | null;
   registry: WorkflowRegistry;
   loaded: LoadedDefinitions | undefined;
+  /**
+   * The host appends entries returned from `turn_end` to the running context (pi 1.5.x): a phase change inside
+   * a run then reaches the model as the hidden context message, and workflow_step's result stays short.
+   */
+  boundaryTurns: boolean;
+  /** `taskId:generation` of the state whose context the model was last given. */
+  contextGivenFor: string | undefined;
   /** Increases on every session change: a timer armed in an older session does nothing. */
   epoch: number;
   now(): number;
@@ -80,6 +87,8 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
     state: null,
     registry: emptyRegistry(),
     loaded: undefined,
+    boundaryTurns: false,
+    contextGivenFor: undefined,
     epoch: 0,
     now,
     newTaskId: options.newTaskId ?? (() => generateRunId(() => false)),

@@ -99,7 +99,10 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
       if (now === null) return text(`✓ ${from} → ?${extra}`, {});
       const verb = r.happened.type === "looped" ? "Looped back" : r.happened.type === "exited-subworkflow" ? "Left sub-workflow" : r.happened.type === "entered-subworkflow" ? "Entered sub-workflow" : "Advanced";
       const to = `${now.phase.emoji === "" ? "" : `${now.phase.emoji} `}${now.phase.name}`;
-      return text(`✓ ${verb}: ${from} → ${to}\n\nYou are now in a new phase. Its context:\n\n${contextPrompt(now)}${extra}`, { from, to: now.phase.name });
+      // pi 1.5.x puts the new phase's context into the run at the turn boundary (turn_end); 0.73.1 cannot, so
+      // there the result itself carries it.
+      const context = rt.boundaryTurns ? "The new phase's context follows as a workflow message." : `You are now in a new phase. Its context:\n\n${contextPrompt(now)}`;
+      return text(`✓ ${verb}: ${from} → ${to}\n\n${context}${extra}`, { from, to: now.phase.name });
     }
   }
 }

@@ -116,4 +116,17 @@ describe("not-done reminder", () => {
     expect(pi.widgets.size).toBe(0);
     expect(ui).toBeDefined();
   });
+
+  it("1.5.x print and json modes: no reminder (the run ends with its prompt)", async () => {
+    const pi = await started({ settledHost: true, hasUI: false });
+    pi.mode = "print";
+    await pi.emit("agent_settled", { aborted: false });
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(pi.userMessages).toEqual([]);
+    expect(pi.sent.filter((m) => m.customType === "workflow:countdown")).toEqual([]);
+    pi.mode = "rpc";
+    await pi.emit("agent_settled", { aborted: false });
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(pi.userMessages).toHaveLength(1);
+  });
 });

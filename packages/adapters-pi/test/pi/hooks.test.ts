@@ -167,3 +167,26 @@ describe("end of run", () => {
     expect(pi.widgets.get("workflow-phases")).toBeUndefined();
   });
 });
+
+describe("turn_end", () => {
+  it("1.5.x: after a phase change inside a run, the boundary gets the new context once, and the tool result stays short", async () => {
+    const { pi } = await started({ settledHost: true });
+    await pi.emit("before_agent_start", {});
+    expect(await pi.emit("turn_end", { entries: [] })).toEqual([undefined]);
+    const r = await pi.step({ action: "next" });
+    expect(resultText(r)).toBe("✓ Advanced: Plan → 🧪 Test\n\nThe new phase's context follows as a workflow message.");
+    const [boundary] = (await pi.emit("turn_end", { entries: [] })) as [{ entries: Array<{ type: string; customType: string; content: string; display: boolean }> }];
+    expect(boundary.entries).toHaveLength(1);
+    expect(boundary.entries[0]).toMatchObject({ type: "custom_message", customType: "workflow:context", display: false });
+    expect(boundary.entries[0]?.content).toContain("[Workflow path: Ship a change > Check ▸ 🧪 Test]");
+    expect(await pi.emit("turn_end", { entries: [] })).toEqual([undefined]);
+  });
+
+  it("0.73.1: turn_end returns nothing (its events carry no entries) and the tool result carries the context", async () => {
+    const { pi } = await started();
+    const r = await pi.step({ action: "next" });
+    expect(resultText(r)).toContain("[Workflow path: Ship a change > Check ▸ 🧪 Test]");
+    expect(await pi.emit("turn_end", {})).toEqual([undefined]);
+    expect(pi.statuses.at(-1)).toBe("Ship a change > Check [2/3] > 🧪 Test [1/2]");
+  });
+});

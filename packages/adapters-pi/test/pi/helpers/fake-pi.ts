@@ -29,6 +29,8 @@ export interface FakePi {
   confirmAnswers: boolean[];
   hasUI: boolean;
   cwd: string;
+  /** pi 1.5.x's `ctx.mode`; undefined like 0.73.1. */
+  mode: string | undefined;
   ctx(): PiContext;
   emit<E extends keyof PiEvents>(event: E, payload: Omit<PiEvents[E], "type">): Promise<unknown[]>;
   /** Calls `workflow_step`; a thrown refusal comes back as `{ error }`. */
@@ -52,6 +54,7 @@ export function createFakePi(options: { settledHost?: boolean; hasUI?: boolean; 
     sessionName: undefined,
     confirmAnswers: [],
     hasUI: options.hasUI ?? true,
+    mode: undefined,
     cwd: options.cwd ?? process.cwd(),
     api: {
       on<E extends keyof PiEvents>(event: E, handler: PiHandler<E>) {
@@ -75,6 +78,7 @@ export function createFakePi(options: { settledHost?: boolean; hasUI?: boolean; 
       return {
         hasUI: fake.hasUI,
         cwd: fake.cwd,
+        ...(fake.mode === undefined ? {} : { mode: fake.mode }),
         sessionManager: { getBranch: () => fake.branch },
         ui: {
           setStatus: (key, text) => void (key === "workflow" && fake.statuses.push(text)),
