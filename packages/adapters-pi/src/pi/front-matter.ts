@@ -35,7 +35,7 @@ export function parseFrontMatter(text: string): FrontMatterResult {
 export function parseYamlText(text: string, lineOffset = 0): { ok: true; value: unknown } | { ok: false; line: number; reason: string } {
   try {
     // uniqueKeys and a small alias budget: a hostile file cannot blow up memory through alias expansion.
-    return { ok: true, value: parseYaml(text, { uniqueKeys: true, maxAliasCount: 100, prettyErrors: true }) };
+    return { ok: true, value: parseYaml(text, { uniqueKeys: true, maxAliasCount: 100, prettyErrors: true, logLevel: "error" }) };
   } catch (error) {
     if (error instanceof YAMLParseError) {
       const line = (error.linePos?.[0]?.line ?? 1) + lineOffset;
