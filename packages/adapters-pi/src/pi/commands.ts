@@ -36,6 +36,7 @@ export function createCommands(rt: Runtime, cont: Continuation): Record<string, 
         cont.cancel();
         const s = rt.state;
         if (s === null || !isLive(s)) return rt.tell(ctx, "No active workflow to cancel.");
+        if (rt.drivenElsewhere === s.taskId) return rt.tell(ctx, `Run ${s.taskId} is driven by another session; cancel it there.`, "error");
         const r = move("cancel-now", s, rt.registry, rt.now());
         if (!r.ok) return rt.tell(ctx, `[phasekit] cancel refused: ${r.error.message}`, "error");
         const warning = await rt.commit(r.state, ctx);
@@ -94,6 +95,7 @@ async function startCommand(rt: Runtime, cont: Continuation, args: string, ctx: 
   if (!r.ok) return rt.tell(ctx, `[phasekit] cannot start ${name}: ${r.error.message}`, "error");
   cont.resetBudget();
   rt.state = r.state;
+  rt.drivenElsewhere = undefined;
   const claimed = await rt.durable.claim(ctx.cwd, r.state, rt.now());
   if (!claimed.ok) rt.tell(ctx, claimed.message, "warning");
   await rt.commit(r.state, ctx);
@@ -108,7 +110,7 @@ async function resumeCommand(rt: Runtime, cont: Continuation, id: string, ctx: P
   if (id === "") return rt.tell(ctx, "Usage: /workflow-resume <id> (the run id /workflow-status shows)", "warning");
   rt.reload(ctx);
   const current = rt.state;
-  if (current !== null && isLive(current) && current.taskId !== id) {
+  if (current !== null && isLive(current) && current.taskId !== id && rt.drivenElsewhere !== current.taskId) {
     const ok = await ctx.ui.confirm("A workflow is active", `Task: ${current.taskDescription}\n\nLeave it and resume run ${id}?`);
     if (!ok) return rt.tell(ctx, "Kept the active workflow.");
   }
@@ -120,6 +122,7 @@ async function resumeCommand(rt: Runtime, cont: Continuation, id: string, ctx: P
     return rt.tell(ctx, `[phasekit] run ${id} (workflow ${r.state.workflowKey}) does not match the loaded definitions.`, "error");
   }
   cont.resetBudget();
+  rt.drivenElsewhere = undefined;
   await rt.commit(r.state, ctx);
   rt.pi.sendUserMessage(`Resume the workflow run ${id} (${a.definition.name}) where it stopped: ${a.phase.name}.`);
 }

@@ -67,6 +67,7 @@ export function createContinuation(rt: Runtime): Continuation {
       if (s === null || a === null || s.status !== "running") return;
       // pi 1.5.x says how it runs: a one-shot print/json run ends after its prompt, so nobody is there to remind.
       if (ctx.mode === "print" || ctx.mode === "json") return;
+      if (rt.drivenElsewhere === s.taskId) return; // the session that holds the run keeps it going
       if (s.taskId !== atTask || s.generation !== atGeneration) {
         atTask = s.taskId;
         atGeneration = s.generation;

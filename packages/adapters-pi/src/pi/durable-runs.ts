@@ -93,6 +93,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
     async resume(cwd, id) {
       if (!enabled) return { ok: false, message: "[phasekit] plan folders are turned off (planRoot: false); nothing to resume from." };
       if (held?.slug === id) return { ok: false, message: `[phasekit] run ${id} is already driven by this session.` };
+      // A session that only shows this run (another one held it at start) may take it over now.
       const store = storeFor(cwd);
       let meta;
       try {

@@ -30,9 +30,13 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     rt.rebuild(ctx);
     rt.refreshUi(ctx);
     const s = rt.state;
+    rt.drivenElsewhere = undefined;
     if (s !== null && isLive(s) && rt.durable.enabled) {
       const claimed = await rt.durable.claim(ctx.cwd, s, rt.now());
-      if (!claimed.ok) rt.tell(ctx, claimed.message, "warning");
+      if (!claimed.ok) {
+        rt.drivenElsewhere = s.taskId;
+        rt.tell(ctx, `${claimed.message} This session shows the run but does not move it; /workflow-resume ${s.taskId} takes it over once that session has ended.`, "warning");
+      }
     } else if (s !== null && !isLive(s) && !s.completionNotified) {
       // A run that ended without its message (e.g. killed right after the last step): say it once, when idle.
       const epoch = rt.epoch;

@@ -51,6 +51,8 @@ export interface Runtime {
    * a run then reaches the model as the hidden context message, and workflow_step's result stays short.
    */
   boundaryTurns: boolean;
+  /** Set when another live session holds this run's plan folder: this session shows the run but does not move it. */
+  drivenElsewhere: string | undefined;
   /** `taskId:generation` of the state whose context the model was last given. */
   contextGivenFor: string | undefined;
   /** Increases on every session change: a timer armed in an older session does nothing. */
@@ -88,6 +90,7 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
     registry: emptyRegistry(),
     loaded: undefined,
     boundaryTurns: false,
+    drivenElsewhere: undefined,
     contextGivenFor: undefined,
     epoch: 0,
     now,

@@ -72,6 +72,9 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
     if (s.cancelPending) rt.state = { ...s, cancelPending: false }; // any other action disarms a pending cancel
     return text(statusText(rt, rt.state as WorkflowState, ctx), { active: true, taskId: s.taskId });
   }
+  if (rt.drivenElsewhere === s.taskId) {
+    throw new Error(`[phasekit] run ${s.taskId} is driven by another session right now; this one may not move it. Tell the user.`);
+  }
   const before = active(s, rt.registry);
   const kind = action === "next" ? "advance" : action;
   const r = move(kind, s, rt.registry, rt.now());
