@@ -33,14 +33,24 @@ function readEntry(data: unknown): ReadResult {
   return r;
 }
 
+/**
+ * Index of the newest `workflow:state` entry at or before `from`, or -1. A small loop of its own so the engine
+ * optimises it alone: it is the whole cost of a rebuild on a long branch. `type` is checked first: every entry
+ * has it, while most lack `customType` (a missing property is a slow lookup).
+ */
+function previousStateEntry(branch: readonly BranchEntry[], from: number): number {
+  for (let i = from; i >= 0; i--) {
+    const e = branch[i] as BranchEntry;
+    if (e.type === "custom" && e.customType === "workflow:state") return i;
+  }
+  return -1;
+}
+
 /** The newest valid state on the branch, scanning from the leaf and stopping at the first readable one. */
 export function rebuildState(branch: readonly BranchEntry[]): RebuiltState {
   let skipped: { index: number; error: WorkflowError }[] | undefined;
-  for (let i = branch.length - 1; i >= 0; i--) {
-    const e = branch[i] as BranchEntry;
-    // `type` first: every entry has it, while most lack `customType` (a missing property is a slow lookup).
-    if (e.type !== "custom" || e.customType !== STATE_ENTRY) continue;
-    const r = readEntry(e.data);
+  for (let i = previousStateEntry(branch, branch.length - 1); i >= 0; i = previousStateEntry(branch, i - 1)) {
+    const r = readEntry((branch[i] as BranchEntry).data);
     if (r.ok) return { state: r.state, skipped: skipped ?? NONE };
     (skipped ??= []).push({ index: i, error: r.error });
   }
