@@ -21,10 +21,14 @@ export function runEndOf(messages: readonly unknown[]): RunEnd {
 /** Registers every hook on `pi`. */
 export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void {
   let settledHost = false;
+  // After a restart the transcript may show a workflow_step call without its result (pi saves the extension's
+  // entry before the tool result): the first context then says that the context, not the transcript, is current.
+  let restarted = false;
   let lastEnd: RunEnd = { aborted: false, errored: false };
 
-  const onSession = async (ctx: PiContext): Promise<void> => {
+  const onSession = async (ctx: PiContext, reason: string | undefined): Promise<void> => {
     rt.epoch += 1;
+    restarted = reason === "startup" || reason === "resume" || reason === "reload";
     cont.cancel();
     rt.reload(ctx);
     rt.rebuild(ctx);
@@ -58,8 +62,8 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     cont.onIdle(ctx, end);
   };
 
-  pi.on("session_start", (_e, ctx) => onSession(ctx));
-  pi.on("session_tree", (_e, ctx) => onSession(ctx));
+  pi.on("session_start", (e, ctx) => onSession(ctx, e.reason));
+  pi.on("session_tree", (_e, ctx) => onSession(ctx, "tree"));
   pi.on("session_shutdown", async () => {
     rt.epoch += 1;
     cont.cancel();
@@ -84,7 +88,9 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     const a = active(rt.state, rt.registry);
     if (a === null || a.state.status !== "running") return undefined;
     rt.contextGivenFor = contextKey(a.state);
-    return { message: { customType: MESSAGE.context, content: contextPrompt(a), display: false } };
+    const note = restarted && a.state.globalStepCount > 0 ? "\n\n(pi was restarted. This is the workflow's current state; an earlier workflow_step call shown without a result did take effect.)" : "";
+    restarted = false;
+    return { message: { customType: MESSAGE.context, content: contextPrompt(a) + note, display: false } };
   });
   pi.on("input", (e) => {
     if (e.source === "extension") return undefined;

@@ -101,11 +101,14 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
       const now = active(r.state, rt.registry);
       if (now === null) return text(`✓ ${from} → ?${extra}`, {});
       const verb = r.happened.type === "looped" ? "Looped back" : r.happened.type === "exited-subworkflow" ? "Left sub-workflow" : r.happened.type === "entered-subworkflow" ? "Entered sub-workflow" : "Advanced";
-      const to = `${now.phase.emoji === "" ? "" : `${now.phase.emoji} `}${now.phase.name}`;
+      const label = (emoji: string, name: string): string => (emoji === "" ? name : `${emoji} ${name}`);
+      const to = label(now.phase.emoji, now.phase.name);
+      const after = now.nextPhase === null ? "DONE" : label(now.nextPhase.emoji, now.nextPhase.phaseName);
       // pi 1.5.x puts the new phase's context into the run at the turn boundary (turn_end); 0.73.1 cannot, so
       // there the result itself carries it.
       const context = rt.boundaryTurns ? "The new phase's context follows as a workflow message." : `You are now in a new phase. Its context:\n\n${contextPrompt(now)}`;
-      return text(`✓ ${verb}: ${from} → ${to}\n\n${context}${extra}`, { from, to: now.phase.name });
+      // The first line is what the renderer shows collapsed: previous → current (then next).
+      return text(`✓ ${verb}: ${from} → ${to} (then ${after})\n\n${context}${extra}`, { from, to: now.phase.name, next: after });
     }
   }
 }

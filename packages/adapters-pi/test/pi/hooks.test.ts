@@ -174,7 +174,7 @@ describe("turn_end", () => {
     await pi.emit("before_agent_start", {});
     expect(await pi.emit("turn_end", { entries: [] })).toEqual([undefined]);
     const r = await pi.step({ action: "next" });
-    expect(resultText(r)).toBe("✓ Advanced: Plan → 🧪 Test\n\nThe new phase's context follows as a workflow message.");
+    expect(resultText(r)).toBe("✓ Advanced: Plan → 🧪 Test (then 🔍 Review)\n\nThe new phase's context follows as a workflow message.");
     const [boundary] = (await pi.emit("turn_end", { entries: [] })) as [{ entries: Array<{ type: string; customType: string; content: string; display: boolean }> }];
     expect(boundary.entries).toHaveLength(1);
     expect(boundary.entries[0]).toMatchObject({ type: "custom_message", customType: "workflow:context", display: false });
@@ -188,5 +188,16 @@ describe("turn_end", () => {
     expect(resultText(r)).toContain("[Workflow path: Ship a change > Check ▸ 🧪 Test]");
     expect(await pi.emit("turn_end", {})).toEqual([undefined]);
     expect(pi.statuses.at(-1)).toBe("Ship a change > Check [2/3] > 🧪 Test [1/2]");
+  });
+
+  it("after a restart, the first context says it is current even if a workflow_step result is missing", async () => {
+    const { pi } = await started();
+    await pi.step({ action: "next" });
+    const again = loadExtension(project, { branch: [...pi.branch] });
+    await again.pi.emit("session_start", { reason: "startup" });
+    const [first] = (await again.pi.emit("before_agent_start", {})) as [{ message: { content: string } }];
+    expect(first.message.content).toContain("pi was restarted. This is the workflow's current state");
+    const [second] = (await again.pi.emit("before_agent_start", {})) as [{ message: { content: string } }];
+    expect(second.message.content).not.toContain("pi was restarted");
   });
 });

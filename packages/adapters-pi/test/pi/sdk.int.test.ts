@@ -74,7 +74,12 @@ describe("pi 0.73.1 SDK", () => {
       expect(textOf(afterWrite.content)).toContain('[workflow] The tool "write" is blocked during the Plan phase.');
       // Each workflow_step result carries the next phase, through the sub-workflow and out of it.
       const results = seen.slice(2).map((c) => textOf((c.messages.at(-1) as { content?: unknown }).content).split("\n")[0]);
-      expect(results).toEqual(["✓ Advanced: Plan → 🧪 Test", "✓ Advanced: Test → 🔍 Review", "✓ Left sub-workflow: Review → 📝 Report", expect.stringMatching(/^✓ Report → DONE/)]);
+      expect(results).toEqual([
+        "✓ Advanced: Plan → 🧪 Test (then 🔍 Review)",
+        "✓ Advanced: Test → 🔍 Review (then 📝 Report)",
+        "✓ Left sub-workflow: Review → 📝 Report (then DONE)",
+        expect.stringMatching(/^✓ Report → DONE/),
+      ]);
 
       // Back in the tree to where the run was in Test: the state follows, and the next prompt gets Test's context.
       const states = sessionManager.getBranch().filter((e) => e.type === "custom" && (e as { customType?: string }).customType === "workflow:state");
