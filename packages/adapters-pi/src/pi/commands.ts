@@ -25,7 +25,7 @@ export function createCommands(rt: Runtime, cont: Continuation): Record<string, 
       },
       async handler(args, ctx) {
         remember(ctx);
-        cont.cancel();
+        cont.cancel(ctx.ui);
         await startCommand(rt, cont, args, ctx);
       },
     },
@@ -33,7 +33,7 @@ export function createCommands(rt: Runtime, cont: Continuation): Record<string, 
       description: "Cancel the active workflow at once",
       async handler(_args, ctx) {
         remember(ctx);
-        cont.cancel();
+        cont.cancel(ctx.ui);
         const s = rt.state;
         if (s === null || !isLive(s)) return rt.tell(ctx, "No active workflow to cancel.");
         if (rt.drivenElsewhere === s.taskId) return rt.tell(ctx, `Run ${s.taskId} is driven by another session; cancel it there.`, "error");
@@ -49,7 +49,7 @@ export function createCommands(rt: Runtime, cont: Continuation): Record<string, 
       description: "Show the active workflow's phase and instructions",
       async handler(_args, ctx) {
         remember(ctx);
-        cont.cancel();
+        cont.cancel(ctx.ui);
         const s = rt.state;
         const a = active(s, rt.registry);
         if (s === null || a === null) return rt.tell(ctx, s === null ? "No active workflow." : `Workflow ${s.workflowKey} (task ${s.taskId}) is ${s.status}.`);
@@ -61,7 +61,7 @@ export function createCommands(rt: Runtime, cont: Continuation): Record<string, 
       description: "Continue a workflow run from its plan folder: /workflow-resume <id>",
       async handler(args, ctx) {
         remember(ctx);
-        cont.cancel();
+        cont.cancel(ctx.ui);
         await resumeCommand(rt, cont, args.trim(), ctx);
       },
     },

@@ -17,8 +17,11 @@ export interface RunEnd {
 
 /** The countdown and reminder budget. */
 export interface Continuation {
-  /** Stops a pending countdown (a command, a tool call, user input, a session change). */
-  cancel(): void;
+  /**
+   * Stops a pending countdown (a command, a tool call, user input, a session change). The widget is cleared
+   * through `ui`, the caller's current one, so a ctx from before a session change is never touched.
+   */
+  cancel(ui?: PiContext["ui"]): void;
   /** Forgets the reminder count (the user spoke, or a new run started). */
   resetBudget(): void;
   /** The agent is idle after a run: remind it if the workflow is still running. */
@@ -31,6 +34,7 @@ export interface Continuation {
 export function createContinuation(rt: Runtime): Continuation {
   let timers: ReturnType<typeof setTimeout>[] = [];
   let widgetUi: PiContext["ui"] | undefined;
+  let widgetEpoch = -1;
   let count = 0;
   let atGeneration = -1;
   let atTask = "";
@@ -40,20 +44,22 @@ export function createContinuation(rt: Runtime): Continuation {
     for (const t of timers) clearTimeout(t);
     timers = [];
   };
-  const clearWidget = (): void => {
-    const ui = widgetUi;
+  const clearWidget = (current?: PiContext["ui"]): void => {
+    const shown = widgetUi !== undefined;
+    const ui = current ?? (widgetEpoch === rt.epoch ? widgetUi : undefined);
     widgetUi = undefined;
+    if (!shown || ui === undefined) return;
     try {
-      ui?.setWidget(UI_KEY.countdown, undefined);
+      ui.setWidget(UI_KEY.countdown, undefined);
     } catch {
-      // the ctx went stale with its session: nothing to clear there
+      // a host that throws here has nothing left to clear
     }
   };
 
   const api: Continuation = {
-    cancel() {
+    cancel(ui) {
       clearTimers();
-      clearWidget();
+      clearWidget(ui);
     },
     resetBudget() {
       count = 0;
@@ -61,7 +67,7 @@ export function createContinuation(rt: Runtime): Continuation {
     },
     remindersWithoutProgress: () => count,
     onIdle(ctx, end) {
-      api.cancel();
+      api.cancel(ctx.ui);
       const s = rt.state;
       const a = active(s, rt.registry);
       if (s === null || a === null || s.status !== "running") return;
@@ -104,6 +110,7 @@ export function createContinuation(rt: Runtime): Continuation {
       const line = (left: number): string[] => [`⏳ Workflow not done: reminding the agent in ${left}s… (type anything to interrupt)`];
       if (ctx.hasUI) {
         widgetUi = ctx.ui;
+        widgetEpoch = epoch;
         try {
           ctx.ui.setWidget(UI_KEY.countdown, line(seconds), { placement: "aboveEditor" });
         } catch {
@@ -113,6 +120,7 @@ export function createContinuation(rt: Runtime): Continuation {
           const at = total - left * (total / seconds);
           timers.push(setTimeout(() => {
             if (!live()) return api.cancel();
+            // live() also checked the epoch: widgetUi belongs to the current session
             try {
               widgetUi?.setWidget(UI_KEY.countdown, line(left), { placement: "aboveEditor" });
             } catch {

@@ -29,7 +29,7 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
   const onSession = async (ctx: PiContext, reason: string | undefined): Promise<void> => {
     rt.epoch += 1;
     restarted = reason === "startup" || reason === "resume" || reason === "reload";
-    cont.cancel();
+    cont.cancel(ctx.ui);
     rt.reload(ctx);
     rt.rebuild(ctx);
     rt.refreshUi(ctx);
@@ -83,8 +83,8 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     const d = rt.decide(e.toolName);
     return d.allowed ? undefined : { block: true, reason: d.reason };
   });
-  pi.on("before_agent_start", () => {
-    cont.cancel();
+  pi.on("before_agent_start", (_e, ctx) => {
+    cont.cancel(ctx.ui);
     const a = active(rt.state, rt.registry);
     if (a === null || a.state.status !== "running") return undefined;
     rt.contextGivenFor = contextKey(a.state);
@@ -92,9 +92,9 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     restarted = false;
     return { message: { customType: MESSAGE.context, content: contextPrompt(a) + note, display: false } };
   });
-  pi.on("input", (e) => {
+  pi.on("input", (e, ctx) => {
     if (e.source === "extension") return undefined;
-    cont.cancel();
+    cont.cancel(ctx.ui);
     cont.resetBudget();
     return undefined;
   });

@@ -49,7 +49,7 @@ export function createStepTool(rt: Runtime, cont: Continuation): PiToolDefinitio
     ],
     parameters: STEP_PARAMETERS,
     async execute(_id, params: { action?: unknown; summary?: unknown }, _signal, _onUpdate, ctx) {
-      cont.cancel();
+      cont.cancel(ctx.ui);
       const action = params?.action;
       if (typeof action !== "string" || !(ACTIONS as readonly string[]).includes(action)) {
         throw new Error(`[phasekit] workflow_step: action must be one of ${ACTIONS.join(", ")}, got ${JSON.stringify(action)}`);

@@ -108,13 +108,13 @@ describe("not-done reminder", () => {
   it("a timer armed before a session change never touches the old ctx", async () => {
     const pi = await started();
     await agentStops(pi);
-    const ui = pi.ctx().ui;
+    await vi.advanceTimersByTimeAsync(1000); // mid-countdown, the widget is up
+    pi.staleAll(); // pi replaced the session: every earlier ctx now throws
     await pi.emit("session_start", { reason: "new" });
-    pi.widgets.clear();
     await vi.advanceTimersByTimeAsync(5000);
     expect(pi.userMessages).toEqual([]);
-    expect(pi.widgets.size).toBe(0);
-    expect(ui).toBeDefined();
+    expect(pi.staleUses).toEqual([]);
+    expect(pi.widgets.get("workflow-countdown")).toBeUndefined(); // cleared through the new session's ctx
   });
 
   it("1.5.x print and json modes: no reminder (the run ends with its prompt)", async () => {

@@ -32,6 +32,10 @@ export interface FakePi {
   /** pi 1.5.x's `ctx.mode`; undefined like 0.73.1. */
   mode: string | undefined;
   ctx(): PiContext;
+  /** Makes every ctx handed out so far throw on use, as pi does once a session is replaced or reloaded. */
+  staleAll(): void;
+  /** Uses of a stale ctx (each one a bug: pi would throw there). */
+  readonly staleUses: string[];
   emit<E extends keyof PiEvents>(event: E, payload: Omit<PiEvents[E], "type">): Promise<unknown[]>;
   /** Calls `workflow_step`; a thrown refusal comes back as `{ error }`. */
   step(params: Record<string, unknown>): Promise<PiToolResult | { error: string }>;
@@ -41,6 +45,7 @@ export interface FakePi {
 /** Creates a fake; `branch` may hold entries of an earlier session. */
 export function createFakePi(options: { settledHost?: boolean; hasUI?: boolean; cwd?: string; branch?: BranchEntry[] } = {}): FakePi {
   const handlers = new Map<string, Array<(e: unknown, ctx: PiContext) => unknown>>();
+  let generation = 0;
   const fake: FakePi = {
     branch: options.branch ?? [],
     sent: [],
@@ -52,6 +57,8 @@ export function createFakePi(options: { settledHost?: boolean; hasUI?: boolean; 
     commands: new Map(),
     renderers: new Map(),
     sessionName: undefined,
+    staleUses: [],
+    staleAll: () => void (generation += 1),
     confirmAnswers: [],
     hasUI: options.hasUI ?? true,
     mode: undefined,
@@ -75,16 +82,23 @@ export function createFakePi(options: { settledHost?: boolean; hasUI?: boolean; 
       setSessionName: (name) => void (fake.sessionName = name),
     },
     ctx() {
+      const born = generation;
+      const live = (what: string): void => {
+        if (born !== generation) {
+          fake.staleUses.push(what);
+          throw new Error(`This extension ctx is stale after session replacement or reload (${what})`);
+        }
+      };
       return {
         hasUI: fake.hasUI,
         cwd: fake.cwd,
         ...(fake.mode === undefined ? {} : { mode: fake.mode }),
-        sessionManager: { getBranch: () => fake.branch },
+        sessionManager: { getBranch: () => (live("getBranch"), fake.branch) },
         ui: {
-          setStatus: (key, text) => void (key === "workflow" && fake.statuses.push(text)),
-          setWidget: (key, lines) => void fake.widgets.set(key, lines),
-          notify: (text, level) => void fake.notices.push({ text, level }),
-          confirm: async () => fake.confirmAnswers.shift() ?? false,
+          setStatus: (key, text) => void (live("setStatus"), key === "workflow" && fake.statuses.push(text)),
+          setWidget: (key, lines) => void (live("setWidget"), fake.widgets.set(key, lines)),
+          notify: (text, level) => void (live("notify"), fake.notices.push({ text, level })),
+          confirm: async () => (live("confirm"), fake.confirmAnswers.shift() ?? false),
         },
       };
     },
