@@ -149,7 +149,6 @@ const PI = [
   "defaultDefinitionRoots",
   "linesComponent",
   "loadDefinitionFolders",
-  "parseFrontMatter",
   "phaseListWidget",
   "phasekitWorkflows",
   "rebuildState",

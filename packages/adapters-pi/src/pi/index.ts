@@ -11,7 +11,6 @@ export { createCommands } from "./commands.js";
 export { registerRenderers, linesComponent } from "./renderers.js";
 export { loadDefinitionFolders, defaultDefinitionRoots } from "./definition-folders.js";
 export type { LoadedDefinitions, DefinitionLoadProblem, DefinitionRoots } from "./definition-folders.js";
-export { parseFrontMatter } from "./front-matter.js";
 export { rebuildState, summariesOf, STATE_ENTRY, SUMMARY_ENTRY } from "./session-entries.js";
 export type { RebuiltState, PhaseSummary } from "./session-entries.js";
 export { createDurableRuns } from "./durable-runs.js";

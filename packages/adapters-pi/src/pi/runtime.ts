@@ -162,5 +162,5 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
 }
 
 function problemText(p: DefinitionLoadProblem): string {
-  return `[phasekit] workflow definition ${p.file}${p.line === undefined ? "" : `:${p.line}`}: ${p.message}`;
+  return `[phasekit] workflow definition: ${p.message}`;
 }

@@ -1,9 +1,12 @@
-/** Definition folders in pi-workflows 1.0.0's format: loading, errors with file and line, hostile files. */
+/**
+ * The pi extension's definition roots over definitions/ (pi-workflows 1.0.0's format): global and project folders,
+ * errors with file and line shown once, hostile files.
+ */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadDefinitionFolders, parseFrontMatter } from "../../src/pi/index.js";
+import { loadDefinitionFolders } from "../../src/pi/index.js";
 import { loadExtension, tempProject } from "./helpers/setup.js";
 
 let project: ReturnType<typeof tempProject>;
@@ -33,7 +36,7 @@ describe("loadDefinitionFolders", () => {
     const r = load();
     expect(r.registry.workflows.has("ship")).toBe(true);
     expect(r.problems).toHaveLength(1);
-    expect(r.problems[0]).toMatchObject({ file: expect.stringMatching(/broken\/workflow\.yaml$/), line: 4, workflowKey: "broken", message: "YAML error: All mapping items must start at the same column" });
+    expect(r.problems[0]).toMatchObject({ file: expect.stringMatching(/broken\/workflow\.yaml$/), line: 4, workflowKey: "broken", message: expect.stringMatching(/broken\/workflow\.yaml:4: All mapping items must start at the same column$/) });
   });
 
   it("a front-matter error names the phase file and its line", () => {
@@ -52,9 +55,9 @@ describe("loadDefinitionFolders", () => {
     fs.rmSync(path.join(project.workflows, "check", "review.md"));
     execFileSync("mkfifo", [path.join(project.workflows, "check", "review.md")]);
     const r = load();
-    const texts = r.problems.map((p) => `${path.basename(p.file)}: ${p.message}`);
-    expect(texts.some((t) => t.startsWith("report.md: resolves to") && t.includes("outside the workflows folder"))).toBe(true);
-    expect(texts).toContain("review.md: is not a regular file");
+    const texts = r.problems.map((p) => p.message);
+    expect(texts.some((t) => /ship\/report\.md resolves to .*secret\.md, outside .*definition files must stay inside it/.test(t))).toBe(true);
+    expect(texts.some((t) => /check\/review\.md is not a regular file/.test(t))).toBe(true);
     expect(r.registry.workflows.size).toBe(0); // ship uses check, which is broken
   });
 
@@ -74,14 +77,5 @@ describe("loadDefinitionFolders", () => {
     await pi.command("workflow", "ship x");
     const said = pi.notices.filter((n) => n.text.includes("test.md:"));
     expect(said).toHaveLength(1);
-  });
-});
-
-describe("parseFrontMatter", () => {
-  it("splits the front matter from the body, which keeps its text", () => {
-    expect(parseFrontMatter("---\nid: a\nname: A\n---\n\nDo {phaseName}.\n")).toEqual({ ok: true, data: { id: "a", name: "A" }, body: "\nDo {phaseName}.\n" });
-    expect(parseFrontMatter("no front matter")).toEqual({ ok: true, data: {}, body: "no front matter" });
-    expect(parseFrontMatter("---\nid: a\n")).toMatchObject({ ok: false, line: 1 });
-    expect(parseFrontMatter("---\n- a\n---\n")).toMatchObject({ ok: false, line: 2 });
   });
 });
