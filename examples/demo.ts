@@ -2,7 +2,8 @@
  * `pnpm demo`: the main job. A release workflow runs durably in a temporary plan folder: a child process starts
  * it, the demo SIGKILLs the child in the middle of a step, then resumes the run here. Completed steps are reused
  * from their checkpoints (the demo says which and why), the interrupted one runs again, the run finishes, and the
- * journal and status are printed. Runs in a few seconds.
+ * journal and status are printed. Then the pi extension runs the example workflow inside the real pi CLI against a
+ * scripted model (a blocked tool, pi killed and continued with -c, one completion). Runs in about 15 seconds.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { endOfRunMessage, migrateState } from "@phasekit/core";
 import { createFsPlanStore, createReporter, runWorkflow, type RunWorkflowOptions } from "@phasekit/adapters-pi";
 import { releaseRunBody, seedRepo } from "./release-run.js";
 import { releaseRegistry } from "./release-workflow.js";
+import { runPiDemo } from "./pi/pi-demo.js";
 
 const SLUG = "release-demo";
 const KILL_DURING = "threat-model";
@@ -120,5 +122,7 @@ if (process.argv[2] === "--child") {
   await firstAttempt(repo);
   await resumeHere(repo);
   await printJournalAndStatus(repo);
+  console.log("\n5. The pi extension in the real pi CLI (0.73.1, offline: a scripted model on 127.0.0.1)");
+  await runPiDemo();
   console.log(`\ndone in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -5,6 +5,7 @@
  */
 import * as core from "@phasekit/core";
 import * as adapters from "@phasekit/adapters-pi";
+import * as pi from "@phasekit/adapters-pi/pi";
 import { describe, expect, it } from "vitest";
 
 const CORE = [
@@ -143,7 +144,35 @@ const ADAPTERS = [
   "writeWorkflowMetadata",
 ];
 
+const PI = [
+  "MESSAGE",
+  "STATE_ENTRY",
+  "STEP_PARAMETERS",
+  "STEP_TOOL",
+  "SUMMARY_ENTRY",
+  "UI_KEY",
+  "createCommands",
+  "createContinuation",
+  "createDurableRuns",
+  "createRuntime",
+  "createStepTool",
+  "createWorkflowExtension",
+  "defaultDefinitionRoots",
+  "linesComponent",
+  "loadDefinitionFolders",
+  "phaseListWidget",
+  "phasekitWorkflows",
+  "rebuildState",
+  "registerHooks",
+  "registerRenderers",
+  "runEndOf",
+  "summariesOf",
+];
+
 describe("public API", () => {
+  it("@phasekit/adapters-pi/pi exports exactly the documented names", () => {
+    expect(Object.keys(pi).sort()).toEqual(PI);
+  });
   it("@phasekit/core exports exactly the documented names", () => {
     expect(Object.keys(core).sort()).toEqual(CORE);
   });
@@ -151,6 +180,6 @@ describe("public API", () => {
     expect(Object.keys(adapters).sort()).toEqual(ADAPTERS);
   });
   it("every export is defined (no re-export of a missing name)", () => {
-    for (const [name, value] of [...Object.entries(core), ...Object.entries(adapters)]) expect(value, name).toBeDefined();
+    for (const [name, value] of [...Object.entries(core), ...Object.entries(adapters), ...Object.entries(pi)]) expect(value, name).toBeDefined();
   });
 });

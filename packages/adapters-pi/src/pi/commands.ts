@@ -1,0 +1,128 @@
+/**
+ * The slash commands: `/workflow <name> <task>`, `/cancel-workflow`, `/workflow-status`, `/workflow-resume <id>`.
+ * Each cancels a pending countdown first: the user acted.
+ */
+import { active, contextPrompt, initialUserMessage, isLive, move, startRun } from "./core-bridge.js";
+import type { Continuation } from "./continuation.js";
+import type { PiCommandContext, PiCommandDefinition } from "./host.js";
+import type { Runtime } from "./runtime.js";
+
+/** Registers the four commands. */
+export function createCommands(rt: Runtime, cont: Continuation): Record<string, PiCommandDefinition> {
+  let lastCwd = process.cwd();
+  const remember = (ctx: PiCommandContext): void => {
+    lastCwd = ctx.cwd;
+  };
+  return {
+    workflow: {
+      description: "Start a workflow: /workflow <name> <task>",
+      getArgumentCompletions(prefix) {
+        if (rt.loaded === undefined) rt.reload({ cwd: lastCwd, hasUI: false, ui: SILENT_UI, sessionManager: { getBranch: () => [] } });
+        const items = [...rt.registry.commands.entries()]
+          .filter(([name]) => name.startsWith(prefix.trim()))
+          .map(([name, key]) => ({ value: name, label: `${name} — ${rt.registry.workflows.get(key)?.name ?? key} (${rt.loaded?.sources.get(key)?.scope ?? "?"})` }));
+        return items.length > 0 ? items : null;
+      },
+      async handler(args, ctx) {
+        remember(ctx);
+        cont.cancel(ctx.ui);
+        await startCommand(rt, cont, args, ctx);
+      },
+    },
+    "cancel-workflow": {
+      description: "Cancel the active workflow at once",
+      async handler(_args, ctx) {
+        remember(ctx);
+        cont.cancel(ctx.ui);
+        const s = rt.state;
+        if (s === null || !isLive(s)) return rt.tell(ctx, "No active workflow to cancel.");
+        if (rt.drivenElsewhere === s.taskId) return rt.tell(ctx, `Run ${s.taskId} is driven by another session; cancel it there.`, "error");
+        const r = move("cancel-now", s, rt.registry, rt.now());
+        if (!r.ok) return rt.tell(ctx, `[phasekit] cancel refused: ${r.error.message}`, "error");
+        const warning = await rt.commit(r.state, ctx);
+        if (warning) rt.tell(ctx, warning, "warning");
+        await rt.deliverEnd();
+        rt.refreshUi(ctx);
+      },
+    },
+    "workflow-status": {
+      description: "Show the active workflow's phase and instructions",
+      async handler(_args, ctx) {
+        remember(ctx);
+        cont.cancel(ctx.ui);
+        const s = rt.state;
+        const a = active(s, rt.registry);
+        if (s === null || a === null) return rt.tell(ctx, s === null ? "No active workflow." : `Workflow ${s.workflowKey} (task ${s.taskId}) is ${s.status}.`);
+        const held = rt.durable.heldSlug();
+        rt.tell(ctx, `${contextPrompt(a)}\n\nRun id: ${s.taskId}${held === s.taskId ? " (plan folder held by this session; /workflow-resume " + s.taskId + " continues it elsewhere)" : ""}`);
+      },
+    },
+    "workflow-resume": {
+      description: "Continue a workflow run from its plan folder: /workflow-resume <id>",
+      async handler(args, ctx) {
+        remember(ctx);
+        cont.cancel(ctx.ui);
+        await resumeCommand(rt, cont, args.trim(), ctx);
+      },
+    },
+  };
+}
+
+const SILENT_UI: PiCommandContext["ui"] = { setStatus() {}, setWidget() {}, notify() {}, confirm: async () => false };
+
+async function startCommand(rt: Runtime, cont: Continuation, args: string, ctx: PiCommandContext): Promise<void> {
+  rt.reload(ctx);
+  const m = /^(\S+)\s*([\s\S]*)$/.exec(args.trim());
+  const shown = [...rt.registry.commands.keys()].sort().join(", ") || "(none)";
+  if (m === null) return rt.tell(ctx, `Usage: /workflow <name> <task>. Available: ${shown}`);
+  const name = m[1] as string;
+  const task = (m[2] ?? "").trim();
+  const key = rt.registry.commands.get(name);
+  if (key === undefined) {
+    const hidden = rt.registry.workflows.get(name);
+    if (hidden !== undefined && !hidden.show) return rt.tell(ctx, `"${name}" can only run inside other workflows; it cannot be started directly.`, "error");
+    return rt.tell(ctx, `Unknown workflow "${name}". Available: ${shown}`, "error");
+  }
+  if (task === "") return rt.tell(ctx, `Usage: /workflow ${name} <task>`, "warning");
+  const current = rt.state;
+  const cur = active(current, rt.registry);
+  if (current !== null && isLive(current)) {
+    const ok = await ctx.ui.confirm("A workflow is active", `Phase: ${cur?.phase.name ?? "?"}\nTask: ${current.taskDescription}\n\nReplace it with ${name}?`);
+    if (!ok) return rt.tell(ctx, "Kept the active workflow.");
+  }
+  const taskId = await rt.newTaskId();
+  const r = startRun(rt.registry, key, taskId, task, rt.now());
+  if (!r.ok) return rt.tell(ctx, `[phasekit] cannot start ${name}: ${r.error.message}`, "error");
+  cont.resetBudget();
+  rt.state = r.state;
+  rt.drivenElsewhere = undefined;
+  const claimed = await rt.durable.claim(ctx.cwd, r.state, rt.now());
+  if (!claimed.ok) rt.tell(ctx, claimed.message, "warning");
+  await rt.commit(r.state, ctx);
+  const def = rt.registry.workflows.get(key);
+  const prefix = def?.sessionNamePrefix ?? "Workflow: ";
+  const max = def?.sessionNameMaxLength ?? 50;
+  rt.pi.setSessionName(`${prefix}${task.length > max ? `${task.slice(0, max)}…` : task}`);
+  rt.pi.sendUserMessage(initialUserMessage(r.state, rt.registry));
+}
+
+async function resumeCommand(rt: Runtime, cont: Continuation, id: string, ctx: PiCommandContext): Promise<void> {
+  if (id === "") return rt.tell(ctx, "Usage: /workflow-resume <id> (the run id /workflow-status shows)", "warning");
+  rt.reload(ctx);
+  const current = rt.state;
+  if (current !== null && isLive(current) && current.taskId !== id && rt.drivenElsewhere !== current.taskId) {
+    const ok = await ctx.ui.confirm("A workflow is active", `Task: ${current.taskDescription}\n\nLeave it and resume run ${id}?`);
+    if (!ok) return rt.tell(ctx, "Kept the active workflow.");
+  }
+  const r = await rt.durable.resume(ctx.cwd, id);
+  if (!r.ok) return rt.tell(ctx, r.message, "error");
+  const a = active(r.state, rt.registry);
+  if (a === null) {
+    await rt.durable.release();
+    return rt.tell(ctx, `[phasekit] run ${id} (workflow ${r.state.workflowKey}) does not match the loaded definitions.`, "error");
+  }
+  cont.resetBudget();
+  rt.drivenElsewhere = undefined;
+  await rt.commit(r.state, ctx);
+  rt.pi.sendUserMessage(`Resume the workflow run ${id} (${a.definition.name}) where it stopped: ${a.phase.name}.`);
+}

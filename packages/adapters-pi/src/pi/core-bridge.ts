@@ -1,0 +1,155 @@
+/**
+ * The one place the pi wiring reaches into @phasekit/core (v2: registry first, refusals as plain data that change
+ * nothing). The wiring keeps a `Step` that carries the state to keep on a refusal, so callers never need a
+ * second variable for it; the refusal itself becomes a throwable `WorkflowError` here.
+ */
+import {
+  advance as coreAdvance,
+  cancel as coreCancel,
+  cancelNow as coreCancelNow,
+  checkTool as coreCheckTool,
+  compileDefinitions,
+  contextPrompt as coreContextPrompt,
+  endOfRunMessage as coreEndOfRunMessage,
+  isLive,
+  loop as coreLoop,
+  markCompletionNotified,
+  migrateState,
+  refusalToError,
+  notDoneReminder as coreNotDoneReminder,
+  resolveActive as coreResolveActive,
+  start as coreStart,
+  statusLine as coreStatusLine,
+  renderTemplate,
+  toPersisted,
+} from "@phasekit/core";
+import type { ActiveWorkflow, DefinitionProblem, Happening, WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
+
+export type { ActiveWorkflow, DefinitionProblem, Happening, WorkflowError, WorkflowRegistry, WorkflowState };
+export { isLive, toPersisted };
+
+/** A transition's result as the pi wiring uses it. */
+export type Step = { ok: true; state: WorkflowState; happened: Happening } | { ok: false; error: WorkflowError; state: WorkflowState | null };
+
+/** Compiles raw definitions: the registry of healthy workflows and every problem. */
+export function compile(raw: Record<string, unknown>): { registry: WorkflowRegistry; problems: readonly DefinitionProblem[] } {
+  const r = compileDefinitions(raw, { keepHealthy: true });
+  return r.ok ? { registry: r.registry, problems: r.problems } : { registry: emptyRegistry(), problems: r.problems };
+}
+
+let EMPTY: WorkflowRegistry | undefined;
+
+/** An empty registry (no definitions loaded yet). */
+export function emptyRegistry(): WorkflowRegistry {
+  if (EMPTY === undefined) {
+    const r = compileDefinitions({});
+    if (!r.ok) throw refusalToError(r.error); // cannot happen: an empty set has no problems
+    EMPTY = r.registry;
+  }
+  return EMPTY;
+}
+
+/** Reads any persisted state shape (ours or pi-workflows 1.0.0's) into the current one. */
+export function readState(raw: unknown): { ok: true; state: WorkflowState } | { ok: false; error: WorkflowError } {
+  const r = migrateState(raw);
+  return r.ok ? { ok: true, state: r.state } : { ok: false, error: refusalToError(r.error) };
+}
+
+/** Starts a run. */
+export function startRun(registry: WorkflowRegistry, workflowKey: string, taskId: string, taskDescription: string, now: number): Step {
+  const r = coreStart(registry, { workflowKey, taskId, taskDescription }, { now });
+  return r.ok ? { ok: true, state: r.state, happened: r.happened } : { ok: false, error: refusalToError(r.error), state: null };
+}
+
+/** One `workflow_step` / command move. */
+export function move(kind: "advance" | "loop" | "cancel" | "cancel-now" | "mark-notified", state: WorkflowState, registry: WorkflowRegistry, now: number): Step {
+  const ctx = { now };
+  const r = (() => {
+    switch (kind) {
+      case "advance":
+        return coreAdvance(registry, state, ctx);
+      case "loop":
+        return coreLoop(registry, state, ctx);
+      case "cancel":
+        return coreCancel(registry, state, ctx);
+      case "cancel-now":
+        return coreCancelNow(registry, state, ctx);
+      case "mark-notified":
+        return markCompletionNotified(registry, state, ctx);
+      default: {
+        const never: never = kind;
+        throw new Error(`unknown move ${String(never)}`);
+      }
+    }
+  })();
+  // A v2 refusal changes nothing: the state to keep is the one we passed in.
+  return r.ok ? { ok: true, state: r.state, happened: r.happened } : { ok: false, error: refusalToError(r.error), state };
+}
+
+/** The resolved run (current phase, breadcrumb, neighbours), or null when it has ended or does not resolve. */
+export function active(state: WorkflowState | null, registry: WorkflowRegistry): ActiveWorkflow | null {
+  if (state === null || !isLive(state)) return null;
+  const r = coreResolveActive(registry, state);
+  return r.ok ? r.active : null;
+}
+
+/** Why a live state does not resolve against the definitions (null when it does). */
+export function resolveProblem(state: WorkflowState, registry: WorkflowRegistry): WorkflowError | null {
+  const r = coreResolveActive(registry, state);
+  return r.ok ? null : refusalToError(r.error);
+}
+
+/**
+ * The tool rule for `toolName` now. A run whose position no longer resolves blocks every tool (core's documented
+ * rule for an unresolvable run), with core's reason, until the user cancels or restarts the scope.
+ */
+export function toolDecision(state: WorkflowState | null, registry: WorkflowRegistry, toolName: string): { allowed: true } | { allowed: false; reason: string } {
+  const r = coreCheckTool(registry, state, toolName);
+  if (!r.ok) return { allowed: false, reason: r.error.message };
+  return r.allowed ? { allowed: true } : { allowed: false, reason: r.reason };
+}
+
+/** The hidden context prompt. */
+export function contextPrompt(a: ActiveWorkflow): string {
+  return coreContextPrompt(a);
+}
+
+/** The status-bar text. */
+export function statusLine(a: ActiveWorkflow): string {
+  return coreStatusLine(a);
+}
+
+/** The not-done reminder. */
+export function notDoneReminder(a: ActiveWorkflow): string {
+  return coreNotDoneReminder(a);
+}
+
+/** The end-of-run message of a finished run (null when it cannot be rendered). */
+export function endOfRunText(state: WorkflowState, registry: WorkflowRegistry): string | null {
+  const r = coreEndOfRunMessage(registry, state);
+  return r.ok ? r.text : null;
+}
+
+const INITIAL_VARS: ReadonlySet<string> = new Set(["workflowName", "workflowKey", "description", "taskDescription", "taskId", "firstPhaseId", "firstPhaseName", "firstPhaseEmoji", "firstPhaseProfiles"]);
+const DEFAULT_INITIAL = "Starting {workflowName} for: {description}\n\nBegin with {firstPhaseEmoji} {firstPhaseName}.";
+
+/**
+ * The first user message of a run. pi-workflows' `initialMessage` means the task by `{description}` and names
+ * the first phase (`{firstPhaseName}` …), so it is rendered here with those variables, through core's renderer.
+ */
+export function initialUserMessage(state: WorkflowState, registry: WorkflowRegistry): string {
+  const a = active(state, registry);
+  const def = registry.workflows.get(state.workflowKey);
+  const vars = {
+    workflowName: def?.name ?? state.workflowKey,
+    workflowKey: state.workflowKey,
+    description: state.taskDescription,
+    taskDescription: state.taskDescription,
+    taskId: state.taskId,
+    firstPhaseId: a?.phase.id,
+    firstPhaseName: a?.phase.name,
+    firstPhaseEmoji: a?.phase.emoji,
+    firstPhaseProfiles: a ? (a.phase.availableProfiles ?? []).join(", ") || "(none)" : undefined,
+  };
+  return renderTemplate(def?.initialMessage ?? DEFAULT_INITIAL, vars, INITIAL_VARS);
+}

@@ -1,0 +1,128 @@
+/**
+ * Runs that outlive their session: each run's state is also written to its plan folder (`<planRoot>/<taskId>/
+ * workflow.json`, compare-and-set, journaled) while the session holds the run's lock. `/workflow-resume <id>`
+ * in another session reads it back under the lock, so two sessions never drive one run at once: the second is
+ * refused with the holder's name.
+ */
+import { createFsPlanStore, type PlanStore, type StoreLock } from "../store/plan-store.js";
+import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
+
+/** Where plan folders live: `planRoot` relative to the session's cwd (default `ai_plan`), or off. */
+export interface DurableOptions {
+  readonly planRoot?: string | false;
+  readonly homeDir?: string;
+}
+
+/** The outcome of a durable operation: ok, or a message for the user. */
+export type DurableResult<T = object> = ({ ok: true } & T) | { ok: false; message: string };
+
+interface Held {
+  store: PlanStore;
+  slug: string;
+  lock: StoreLock;
+  generation: number | null;
+  createdAt: string;
+}
+
+/** The plan-folder side of the pi extension: at most one run held at a time. */
+export interface DurableRuns {
+  readonly enabled: boolean;
+  /** The slug of the run this session holds, if any. */
+  heldSlug(): string | undefined;
+  /** Takes the lock of a run (new or resumed in this session) and writes its state. */
+  claim(cwd: string, state: WorkflowState, now: number): Promise<DurableResult>;
+  /** Writes the held run's state; a finished and notified run is written, then its lock released. */
+  write(state: WorkflowState, now: number): Promise<DurableResult>;
+  /** Reads run `id` under its lock and keeps holding it. */
+  resume(cwd: string, id: string): Promise<DurableResult<{ state: WorkflowState }>>;
+  /** Lets the held run go (session end, replaced run). */
+  release(): Promise<void>;
+}
+
+const TOOL = "pi";
+
+/** Creates the durable side; `planRoot: false` turns it off (session entries only). */
+export function createDurableRuns(options: DurableOptions, readState: (raw: unknown) => { ok: true; state: WorkflowState } | { ok: false; error: { message: string } }): DurableRuns {
+  let held: Held | undefined;
+  const enabled = options.planRoot !== false;
+  const storeFor = (cwd: string): PlanStore =>
+    createFsPlanStore({ repoRoot: cwd, planRoot: typeof options.planRoot === "string" ? options.planRoot : undefined, homeDir: options.homeDir });
+
+  async function lockRun(store: PlanStore, slug: string): Promise<DurableResult<{ lock: StoreLock }>> {
+    const got = await store.lock(slug, { owner: { tool: TOOL } });
+    if (!got.ok) return { ok: false, message: `[phasekit] run ${slug} is being driven elsewhere: ${got.error.message}` };
+    return { ok: true, lock: got.lock };
+  }
+
+  async function writeHeld(h: Held, state: WorkflowState, now: number): Promise<DurableResult> {
+    const iso = new Date(now).toISOString();
+    const r = await h.store.writeMetadata(
+      h.slug,
+      { slug: h.slug, ownerTool: TOOL, currentTool: TOOL, status: state.status, createdAt: h.createdAt, updatedAt: iso, state: toPersisted(state) },
+      h.generation,
+    );
+    if (!r.ok) return { ok: false, message: `[phasekit] could not write the plan folder of run ${h.slug}: ${r.error.message}` };
+    h.generation = r.metadata.generation;
+    return { ok: true };
+  }
+
+  const api: DurableRuns = {
+    enabled,
+    heldSlug: () => held?.slug,
+    async claim(cwd, state, now) {
+      if (!enabled) return { ok: true };
+      if (held?.slug === state.taskId) return api.write(state, now);
+      await api.release();
+      const store = storeFor(cwd);
+      const locked = await lockRun(store, state.taskId);
+      if (!locked.ok) return locked;
+      const meta = await store.readMetadata(state.taskId);
+      const generation = meta.ok && meta.metadata !== null ? meta.metadata.generation : null;
+      const createdAt = meta.ok && meta.metadata !== null ? meta.metadata.createdAt : new Date(state.startedAt).toISOString();
+      held = { store, slug: state.taskId, lock: locked.lock, generation, createdAt };
+      return api.write(state, now);
+    },
+    async write(state, now) {
+      const h = held;
+      if (!enabled || h === undefined || h.slug !== state.taskId) return { ok: true };
+      const r = await writeHeld(h, state, now);
+      // Keep the lock until the end is also notified, so that flag reaches the plan folder too.
+      if (!isLive(state) && state.completionNotified) await api.release();
+      return r;
+    },
+    async resume(cwd, id) {
+      if (!enabled) return { ok: false, message: "[phasekit] plan folders are turned off (planRoot: false); nothing to resume from." };
+      if (held?.slug === id) return { ok: false, message: `[phasekit] run ${id} is already driven by this session.` };
+      // A session that only shows this run (another one held it at start) may take it over now.
+      const store = storeFor(cwd);
+      let meta;
+      try {
+        meta = await store.readMetadata(id);
+      } catch (error) {
+        return { ok: false, message: `[phasekit] ${(error as Error).message}` };
+      }
+      if (!meta.ok) return { ok: false, message: `[phasekit] run ${id}: ${meta.error.message}` };
+      if (meta.metadata === null || meta.metadata.state === undefined) return { ok: false, message: `[phasekit] no workflow run ${id} in ${store.planRoot}.` };
+      const st = readState(meta.metadata.state);
+      if (!st.ok) return { ok: false, message: `[phasekit] run ${id} has an unreadable state: ${st.error.message}` };
+      if (!isLive(st.state)) return { ok: false, message: `[phasekit] run ${id} has already ended (${st.state.status}).` };
+      await api.release();
+      const locked = await lockRun(store, id);
+      if (!locked.ok) return locked;
+      // Read again under the lock: the holder we waited for may have moved the run on.
+      const again = await store.readMetadata(id);
+      const fresh = again.ok && again.metadata?.state !== undefined ? readState(again.metadata.state) : st;
+      const state = fresh.ok ? fresh.state : st.state;
+      held = { store, slug: id, lock: locked.lock, generation: again.ok && again.metadata ? again.metadata.generation : meta.metadata.generation, createdAt: meta.metadata.createdAt };
+      return { ok: true, state };
+    },
+    async release() {
+      const h = held;
+      held = undefined;
+      if (h === undefined) return;
+      await h.lock.release().catch(() => undefined);
+      await h.store.close().catch(() => undefined);
+    },
+  };
+  return api;
+}

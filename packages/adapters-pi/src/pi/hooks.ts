@@ -1,0 +1,119 @@
+/**
+ * The event hooks. Session changes rebuild everything from the branch; `tool_call` asks core; the context
+ * goes in before each prompt; the end of an agent run is handled at the first idle moment: `agent_settled`
+ * where the host has it (1.5.x), else a timer after `agent_end` (inside `agent_end` 0.73.1 only queues
+ * messages until the user's next prompt).
+ */
+import { active, contextPrompt, isLive } from "./core-bridge.js";
+import type { Continuation, RunEnd } from "./continuation.js";
+import type { PiApi, PiContext } from "./host.js";
+import { MESSAGE, type Runtime } from "./runtime.js";
+
+/** How the last assistant message of a run ended. */
+export function runEndOf(messages: readonly unknown[]): RunEnd {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown; stopReason?: unknown } | undefined;
+    if (m?.role === "assistant") return { aborted: m.stopReason === "aborted", errored: m.stopReason === "error" };
+  }
+  return { aborted: false, errored: false };
+}
+
+/** Registers every hook on `pi`. */
+export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void {
+  let settledHost = false;
+  // After a restart the transcript may show a workflow_step call without its result (pi saves the extension's
+  // entry before the tool result): the first context then says that the context, not the transcript, is current.
+  let restarted = false;
+  let lastEnd: RunEnd = { aborted: false, errored: false };
+
+  const onSession = async (ctx: PiContext, reason: string | undefined): Promise<void> => {
+    rt.epoch += 1;
+    restarted = reason === "startup" || reason === "resume" || reason === "reload";
+    cont.cancel(ctx.ui);
+    rt.reload(ctx);
+    rt.rebuild(ctx);
+    rt.refreshUi(ctx);
+    const s = rt.state;
+    rt.drivenElsewhere = undefined;
+    if (s !== null && isLive(s) && rt.durable.enabled) {
+      const claimed = await rt.durable.claim(ctx.cwd, s, rt.now());
+      if (!claimed.ok) {
+        rt.drivenElsewhere = s.taskId;
+        rt.tell(ctx, `${claimed.message} This session shows the run but does not move it; /workflow-resume ${s.taskId} takes it over once that session has ended.`, "warning");
+      }
+    } else if (s !== null && !isLive(s) && !s.completionNotified) {
+      // A run that ended without its message (e.g. killed right after the last step): say it once, when idle.
+      const epoch = rt.epoch;
+      setTimeout(() => {
+        if (epoch === rt.epoch) void rt.deliverEnd().catch(() => undefined);
+      }, 0);
+    }
+  };
+
+  const idle = async (ctx: PiContext, end: RunEnd): Promise<void> => {
+    if (await rt.deliverEnd()) {
+      try {
+        rt.refreshUi(ctx);
+      } catch {
+        // stale ctx: the next session event refreshes the UI
+      }
+      return;
+    }
+    cont.onIdle(ctx, end);
+  };
+
+  pi.on("session_start", (e, ctx) => onSession(ctx, e.reason));
+  pi.on("session_tree", (_e, ctx) => onSession(ctx, "tree"));
+  pi.on("session_shutdown", async () => {
+    rt.epoch += 1;
+    cont.cancel();
+    await rt.durable.release();
+  });
+  pi.on("turn_end", (e, ctx) => {
+    rt.refreshUi(ctx);
+    if (!Array.isArray(e.entries)) return undefined;
+    const a = active(rt.state, rt.registry);
+    if (a === null || a.state.status !== "running") return undefined;
+    const key = contextKey(a.state);
+    if (key === rt.contextGivenFor) return undefined;
+    rt.contextGivenFor = key;
+    return { entries: [{ type: "custom_message", customType: MESSAGE.context, content: contextPrompt(a), display: false }] };
+  });
+  pi.on("tool_call", (e) => {
+    const d = rt.decide(e.toolName);
+    return d.allowed ? undefined : { block: true, reason: d.reason };
+  });
+  pi.on("before_agent_start", (_e, ctx) => {
+    cont.cancel(ctx.ui);
+    const a = active(rt.state, rt.registry);
+    if (a === null || a.state.status !== "running") return undefined;
+    rt.contextGivenFor = contextKey(a.state);
+    const note = restarted && a.state.globalStepCount > 0 ? "\n\n(pi was restarted. This is the workflow's current state; an earlier workflow_step call shown without a result did take effect.)" : "";
+    restarted = false;
+    return { message: { customType: MESSAGE.context, content: contextPrompt(a) + note, display: false } };
+  });
+  pi.on("input", (e, ctx) => {
+    if (e.source === "extension") return undefined;
+    cont.cancel(ctx.ui);
+    cont.resetBudget();
+    return undefined;
+  });
+  pi.on("agent_end", (e, ctx) => {
+    lastEnd = runEndOf(e.messages);
+    if (settledHost) return;
+    const epoch = rt.epoch;
+    const end = lastEnd;
+    setTimeout(() => {
+      if (epoch === rt.epoch) void idle(ctx, end).catch(() => undefined);
+    }, 0);
+  });
+  // pi 1.5.x returns an unsubscribe function from `on` and fires agent_settled when truly idle; 0.73.1 does neither.
+  const unsubscribe = pi.on("agent_settled", (e, ctx) => idle(ctx, { aborted: e.aborted || lastEnd.aborted, errored: lastEnd.errored }));
+  settledHost = typeof unsubscribe === "function";
+  rt.boundaryTurns = settledHost;
+}
+
+/** Which state a context prompt was rendered for. */
+export function contextKey(s: { taskId: string; generation: number }): string {
+  return `${s.taskId}:${s.generation}`;
+}

@@ -1,0 +1,71 @@
+/**
+ * Plan folders with the real fs store: a run is written under its lock; a second session that finds the run
+ * live but held elsewhere shows it without moving it; /workflow-resume takes it over once the holder let go.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { resultText } from "./helpers/fake-pi.js";
+import { loadExtension, tempProject } from "./helpers/setup.js";
+
+let project: ReturnType<typeof tempProject>;
+beforeEach(() => {
+  project = tempProject();
+});
+afterEach(() => project.cleanup());
+
+const withPlans = { options: { planRoot: "plans" } };
+const readMeta = (id: string) => JSON.parse(fs.readFileSync(path.join(project.cwd, "plans", id, "workflow.json"), "utf8")) as { status: string; generation: number; state: { currentPath: Array<{ phaseIndex: number }>; completionNotified: boolean } };
+
+describe("plan folders", () => {
+  it("writes each change of the run to workflow.json, through the end notice", async () => {
+    const { pi } = loadExtension(project, withPlans);
+    await pi.emit("session_start", {});
+    await pi.command("workflow", "ship Add a flag");
+    expect(readMeta("run00001")).toMatchObject({ status: "running" });
+    await pi.step({ action: "next" });
+    expect(readMeta("run00001").state.currentPath.map((s) => s.phaseIndex)).toEqual([1, 0]);
+    await pi.command("cancel-workflow");
+    expect(readMeta("run00001")).toMatchObject({ status: "cancelled", state: { completionNotified: true } });
+    expect(fs.existsSync(path.join(project.cwd, "plans", "run00001", ".lock"))).toBe(false);
+  });
+
+  it("a second session shows a run held elsewhere but cannot move it; /workflow-resume takes over after the holder ends", async () => {
+    const a = loadExtension(project, withPlans);
+    await a.pi.emit("session_start", {});
+    await a.pi.command("workflow", "ship Add a flag");
+
+    const b = loadExtension(project, { ...withPlans, branch: [...a.pi.branch] });
+    await b.pi.emit("session_start", { reason: "startup" });
+    expect(b.pi.statuses.at(-1)).toBe("Ship a change > 📋 Plan [1/3]");
+    expect(b.pi.notices.at(-1)?.text).toContain("run run00001 is being driven elsewhere");
+    expect(await b.pi.step({ action: "next" })).toMatchObject({ error: expect.stringContaining("driven by another session") });
+    await b.pi.command("workflow-resume", "run00001");
+    expect(b.pi.notices.at(-1)?.text).toContain("is being driven elsewhere");
+
+    const fresh = loadExtension(project, withPlans);
+    await fresh.pi.emit("session_start", {});
+    await fresh.pi.command("workflow-resume", "run00001");
+    expect(fresh.pi.notices.at(-1)?.text).toContain("is being driven elsewhere");
+
+    await a.pi.step({ action: "next" });
+    await a.pi.emit("session_shutdown", {});
+    await fresh.pi.command("workflow-resume", "run00001");
+    expect(fresh.pi.statuses.at(-1)).toBe("Ship a change > Check [2/3] > 🧪 Test [1/2]");
+    expect(fresh.pi.userMessages.at(-1)).toContain("Resume the workflow run run00001");
+    expect(resultText(await fresh.pi.step({ action: "next" }))).toContain("🔍 Review");
+    expect(readMeta("run00001").state.currentPath.map((s) => s.phaseIndex)).toEqual([1, 1]);
+    await fresh.pi.emit("session_shutdown", {});
+  });
+
+  it("/workflow-resume names what is wrong: no such run, a finished run", async () => {
+    const { pi } = loadExtension(project, withPlans);
+    await pi.emit("session_start", {});
+    await pi.command("workflow-resume", "nope0000");
+    expect(pi.notices.at(-1)?.text).toMatch(/no workflow run nope0000 in .*plans/);
+    await pi.command("workflow", "ship Add a flag");
+    await pi.command("cancel-workflow");
+    await pi.command("workflow-resume", "run00001");
+    expect(pi.notices.at(-1)?.text).toContain("has already ended (cancelled)");
+  });
+});
