@@ -30,7 +30,7 @@ export interface AcquireLeaseOptions {
  * Takes the run in one statement: insert the row, or bump its epoch when nobody holds it or the lease expired.
  * LOCKED (naming the holder) when a live lease exists after `retries` more tries.
  */
-export async function acquireLease(db: Db, slug: string, options: AcquireLeaseOptions, onGone: () => void): Promise<Lease> {
+export async function acquireLease(db: Db, slug: string, options: AcquireLeaseOptions, onReleased: () => void): Promise<Lease> {
   const token = randomUUID();
   const owner = { ...options.owner, pid: options.owner.pid ?? process.pid };
   for (let attempt = 0; ; attempt++) {
@@ -50,7 +50,7 @@ export async function acquireLease(db: Db, slug: string, options: AcquireLeaseOp
     } catch (error) {
       throw storeError("write", slug, "lock", error);
     }
-    if (epoch !== undefined) return startLease(db, slug, epoch, token, options.leaseMs, sent, onGone);
+    if (epoch !== undefined) return startLease(db, slug, epoch, token, options.leaseMs, sent, onReleased);
     if (attempt >= options.retries || options.signal?.aborted) {
       const h = await db.pool.query("SELECT holder_owner FROM phasekit_runs WHERE namespace = $1 AND slug = $2", [db.namespace, slug]).catch(() => ({ rows: [] }));
       throw locked(slug, h.rows[0]?.holder_owner ?? "another process");
@@ -59,14 +59,15 @@ export async function acquireLease(db: Db, slug: string, options: AcquireLeaseOp
   }
 }
 
-function startLease(db: Db, slug: string, epoch: number, token: string, leaseMs: number, since: number, onGone: () => void): Lease {
+function startLease(db: Db, slug: string, epoch: number, token: string, leaseMs: number, since: number, onReleased: () => void): Lease {
   const controller = new AbortController();
   let lastRenewed = since;
   let beating = false;
   const lose = (why: string, cause?: unknown): void => {
     if (controller.signal.aborted) return;
     clearInterval(timer);
-    onGone();
+    // The store keeps this epoch for the run: its later writes must be refused as displaced, never fall back to
+    // the rules of a store that holds nothing (which would accept them once the new holder released).
     const error = lockLost(slug, epoch, why);
     if (cause !== undefined) Object.assign(error.details, { connectionLost: isConnectionError(cause) });
     controller.abort(error);
@@ -117,12 +118,13 @@ function startLease(db: Db, slug: string, epoch: number, token: string, leaseMs:
     },
     async release(): Promise<ReleasePlanLockOutcome> {
       clearInterval(timer);
-      onGone();
       try {
         const r = await db.pool.query(
           "UPDATE phasekit_runs SET holder = NULL, holder_owner = NULL, lease_until = NULL WHERE namespace = $1 AND slug = $2 AND epoch = $3 AND holder = $4 RETURNING 1",
           [db.namespace, slug, epoch, token],
         );
+        // Only a lease that was still ours is forgotten; a displaced one keeps refusing this store's writes.
+        if (r.rowCount === 1) onReleased();
         return { ok: true, released: r.rowCount === 1 };
       } catch (error) {
         return { ok: false, error: storeError("write", slug, "release", error) };

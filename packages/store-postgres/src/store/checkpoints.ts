@@ -158,14 +158,18 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
       const log = await load();
       const [e, t] = fenceParams(db, slug);
       try {
-        const r = await db.pool.query(
-          `WITH f AS (SELECT 1 FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} FOR UPDATE)
-           DELETE FROM phasekit_artifacts a USING f WHERE a.namespace = $1 AND a.slug = $2
-             AND NOT EXISTS (SELECT 1 FROM phasekit_steps s WHERE s.namespace = $1 AND s.slug = $2 AND s.record->>'outputFingerprint' = a.fingerprint)`,
+        const r = await db.pool.query<{ fenced: string; removed: string }>(
+          `WITH f AS (SELECT 1 FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} FOR UPDATE),
+                d AS (DELETE FROM phasekit_artifacts a USING f WHERE a.namespace = $1 AND a.slug = $2
+                  AND NOT EXISTS (SELECT 1 FROM phasekit_steps s WHERE s.namespace = $1 AND s.slug = $2 AND s.record->>'outputFingerprint' = a.fingerprint)
+                  RETURNING 1)
+           SELECT (SELECT count(*) FROM f) AS fenced, (SELECT count(*) FROM d) AS removed`,
           [db.namespace, slug, e, t],
         );
+        const row = r.rows[0];
+        if (row === undefined || Number(row.fenced) !== 1) throw await refused("compact");
         const n = log.steps.size + log.commits.size;
-        return { recordsBefore: n, recordsAfter: n, artifactsRemoved: r.rowCount ?? 0 };
+        return { recordsBefore: n, recordsAfter: n, artifactsRemoved: Number(row.removed) };
       } catch (error) {
         throw storeError("write", slug, "compact", error);
       }
