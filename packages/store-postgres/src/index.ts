@@ -4,4 +4,4 @@ export type { PostgresPlanStore, PostgresPlanStoreOptions } from "./store/plan-s
 export type { ControlKind, PgControlRequest } from "./store/control.js";
 export { migrate, MIGRATIONS, MIGRATION_LOCK_KEY } from "./schema/migrations.js";
 export type { Migration, MigrationReport } from "./schema/migrations.js";
-export { isConnectionError } from "./store/errors.js";
+export { isConnectionError } from "./db/errors.js";

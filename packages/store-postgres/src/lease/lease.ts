@@ -7,8 +7,8 @@
 import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
 import type { LockOwner, ReleasePlanLockOutcome, StoreLock } from "@phasekit/adapters-pi";
-import type { Db } from "../store/db.js";
-import { isConnectionError, lockLost, locked, storeError } from "../store/errors.js";
+import type { Db } from "../db/db.js";
+import { isConnectionError, lockLost, locked, storeError } from "../db/errors.js";
 
 /** A held lease: the StoreLock the port asks for, plus the epoch and token every write carries. */
 export interface Lease extends StoreLock {

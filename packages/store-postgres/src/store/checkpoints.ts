@@ -17,8 +17,8 @@ import {
   type StepOutcome,
   type StepRecord,
 } from "@phasekit/adapters-pi";
-import { fenceParams, fenceSql, type Db } from "./db.js";
-import { lockLost, storeError } from "./errors.js";
+import { fenceParams, fenceSql, type Db } from "../db/db.js";
+import { lockLost, storeError } from "../db/errors.js";
 import { runLabel, whyRefused } from "./runs.js";
 
 interface Loaded {

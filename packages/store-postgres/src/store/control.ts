@@ -2,9 +2,9 @@
  * Pause and stop requests for runs held on other machines: any process may file one; only the holder (by its
  * epoch) clears it.
  */
-import type { Db } from "./db.js";
-import { fenceParams, fenceSql } from "./db.js";
-import { storeError } from "./errors.js";
+import type { Db } from "../db/db.js";
+import { fenceParams, fenceSql } from "../db/db.js";
+import { storeError } from "../db/errors.js";
 import { ensureRun } from "./runs.js";
 
 /** The kinds of control request. */

@@ -5,7 +5,7 @@ import { validateSlug, type PlanRunEntry, type PlanStore, type CheckpointStore }
 import { validateMetadata } from "@phasekit/adapters-pi";
 import { migrate, type MigrationReport } from "../schema/migrations.js";
 import { acquireLease } from "../lease/lease.js";
-import type { Db } from "./db.js";
+import type { Db } from "../db/db.js";
 import { createPgCheckpoints } from "./checkpoints.js";
 import { clearControl, fileControl, readControl, type ControlKind, type PgControlRequest } from "./control.js";
 import { gcRuns } from "./retention.js";

@@ -1,8 +1,8 @@
 /** Metadata (compare-and-set by generation) and the journal, each write fenced by the holder's epoch. */
 import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { buildDocument, validateMetadata, type JournalAppend, type JournalEntry, type JournalReadResult, type ReadMetadataResult, type WorkflowMetadata, type WorkflowMetadataInput } from "@phasekit/adapters-pi";
-import { fenceParams, fenceSql, type Db } from "./db.js";
-import { lockLost, locked, storeError } from "./errors.js";
+import { fenceParams, fenceSql, type Db } from "../db/db.js";
+import { lockLost, locked, storeError } from "../db/errors.js";
 
 const SCOPE = "store-postgres";
 const METADATA_EVENT = "metadata";
