@@ -179,10 +179,10 @@ describe("runWorkflow lifecycle order", () => {
     const root = repo();
     await runWorkflow({ repoRoot: root, target: "run-1", toolName: "tool-a" }, async () => "first");
     const log: string[] = [];
-    const p = runWorkflow({ ...recorded(root, log), promptForResume: () => { throw new Error("no terminal"); } }, async () => "x");
+    const p = runWorkflow({ ...recorded(root, log), reenter: true, promptForResume: () => { throw new Error("no terminal"); } }, async () => "x");
     await expect(p).rejects.toThrow("no terminal");
     expect(log).toEqual(CLEANUP);
-    const again = await runWorkflow({ repoRoot: root, target: "run-1", toolName: "tool-a" }, async () => "again");
+    const again = await runWorkflow({ repoRoot: root, target: "run-1", toolName: "tool-a", reenter: true }, async () => "again");
     expect(again.status).toBe("completed");
   });
 
@@ -191,7 +191,7 @@ describe("runWorkflow lifecycle order", () => {
     await runWorkflow({ repoRoot: root, target: "run-1", toolName: "tool-a" }, async (ctx) => ctx.step("s", {}, () => 1));
     const before = readFileSync(path.join(root, "ai_plan", "run-1", "workflow.json"), "utf8");
     const log: string[] = [];
-    const r = await runWorkflow({ ...recorded(root, log), promptForResume: (info) => (log.push(`prompt:${info.metadata.status}`), false) }, async () => {
+    const r = await runWorkflow({ ...recorded(root, log), reenter: true, promptForResume: (info) => (log.push(`prompt:${info.metadata.status}`), false) }, async () => {
       log.push("body");
       return "x";
     });

@@ -17,11 +17,11 @@ describe("runWorkflow ownership, resume and caps", () => {
       (e: unknown) => e,
     );
     expect(isWorkflowError(refused, "OWNED_BY_OTHER")).toBe(true);
-    const handoff = await runWorkflow({ repoRoot: root, target: "plan-x", toolName: "implementer", allowOwnerTakeoverFrom: ["planner"] }, async () => "done");
+    const handoff = await runWorkflow({ repoRoot: root, target: "plan-x", toolName: "implementer", allowOwnerTakeoverFrom: ["planner"], reenter: true }, async () => "done");
     expect(handoff.status).toBe("completed");
     expect(meta(root, "plan-x")).toMatchObject({ ownerTool: "implementer", currentTool: "implementer" });
     await runWorkflow({ repoRoot: root, target: "auto-1", toolName: "auto" }, async () => "x");
-    const nested = await runWorkflow({ repoRoot: root, target: "auto-1", toolName: "auto-plan", ownerTool: "auto" }, async () => "y");
+    const nested = await runWorkflow({ repoRoot: root, target: "auto-1", toolName: "auto-plan", ownerTool: "auto", reenter: true }, async () => "y");
     expect(nested.status).toBe("completed");
     expect(meta(root, "auto-1")).toMatchObject({ ownerTool: "auto", currentTool: "auto-plan" });
   });

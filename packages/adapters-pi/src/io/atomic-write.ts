@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { workflowError } from "@phasekit/core";
 import { fsErrorCode, nodeFs, type FsFileHandle, type FsPort } from "./fs-port.js";
 import { FILE_MODE } from "./plan-paths.js";
+import { assertRealDir, SAFE_DIR_FLAGS, SAFE_OPEN_FLAGS } from "./safe-open.js";
 
 /** The step of an atomic write that failed, as reported in `details.step`. */
 export type AtomicWriteStep = "open" | "write" | "sync" | "close" | "rename" | "sync-dir";
@@ -50,7 +51,7 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
   let step: AtomicWriteStep = "open";
   let handle: FsFileHandle | undefined;
   try {
-    handle = await fs.open(temp, "wx", options.mode ?? FILE_MODE);
+    handle = await fs.open(temp, SAFE_OPEN_FLAGS.create, options.mode ?? FILE_MODE);
     step = "write";
     await writeAll(handle, bytes);
     step = "sync";
@@ -98,9 +99,9 @@ export async function writeAll(handle: FsFileHandle, bytes: Uint8Array): Promise
   }
 }
 
-/** fsyncs a folder so that a rename or a new file in it survives a power cut. */
+/** fsyncs a folder so that a rename or a new file in it survives a power cut (a symlinked folder is refused). */
 export async function syncDir(fs: FsPort, dir: string): Promise<void> {
-  const handle = await fs.open(dir, "r");
+  const handle = await fs.open(dir, SAFE_DIR_FLAGS);
   try {
     await handle.sync();
   } finally {
@@ -118,6 +119,8 @@ export interface CleanTempOptions {
 /** Removes leftover temp files of interrupted writes in `dir` (not recursive); returns the names removed. */
 export async function cleanTempFiles(dir: string, options: CleanTempOptions = {}): Promise<string[]> {
   const fs = options.fs ?? nodeFs;
+  // A symlinked folder would make us delete temp-looking files wherever it points.
+  if (!(await assertRealDir(fs, dir, "atomic-write"))) return [];
   let names: string[];
   try {
     names = await fs.readdir(dir);

@@ -19,7 +19,7 @@ export interface FsFileHandle {
 
 /** The subset of `node:fs/promises` the store needs; every method behaves like its node namesake. */
 export interface FsPort {
-  open(path: string, flags: string, mode?: number): Promise<FsFileHandle>;
+  open(path: string, flags: string | number, mode?: number): Promise<FsFileHandle>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
   mkdir(path: string, options: { recursive?: boolean; mode?: number }): Promise<string | undefined>;

@@ -101,7 +101,20 @@ export async function resolveInsideWith(fs: FsPort, root: string, segments: read
 /** Creates `dir` (and missing parents) with mode 0700; throws PATH_OUTSIDE_ROOT if it is a symlink or not a folder. */
 export async function ensurePrivateDir(dir: string, options: { fs?: FsPort } = {}): Promise<void> {
   const fs = options.fs ?? nodeFs;
-  await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  try {
+    await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  } catch (error) {
+    const code = fsErrorCode(error);
+    // A file (or a dangling symlink) where the folder or one of its parents should be.
+    if (code === "EEXIST" || code === "ENOTDIR") {
+      throw workflowError(SCOPE, "UNSAFE_FILE", `${dir} cannot be created: a file is in the way (${code}).`, {
+        file: dir,
+        errno: code,
+        hint: "move the file away by hand (it was left as it is), then retry",
+      }, error);
+    }
+    throw workflowError(SCOPE, "WRITE_FAILED", `cannot create ${dir}: ${String(error)}`, { file: dir, errno: code }, error);
+  }
   const st = await fs.lstat(dir);
   if (!st.isDirectory()) {
     throw workflowError(SCOPE, "PATH_OUTSIDE_ROOT", `${dir} is not a real folder (a symlink or a file is in the way).`, {

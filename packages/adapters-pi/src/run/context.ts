@@ -3,7 +3,9 @@
  * carries one) its core workflow state. Every durable change goes through `writeMeta`, which refuses to write
  * once the lock is lost and relies on workflow.json's generation check for the race that remains.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { fingerprint } from "../store/fingerprint.js";
+import { checkStepOptions, createStopWatch, retryable, type StepFn, type StepOptions, type StepResult, type StepValue } from "./step-options.js";
 import { isWorkflowError, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import { createWorkflowHandle, type RunWorkflowHandle } from "./workflow-handle.js";
 import type { CheckpointStore, RerunReason } from "../store/checkpoints.js";
@@ -19,7 +21,7 @@ import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-
 /** What happened to one `ctx.step` call in this run. */
 export type StepReport =
   | { stepId: string; outcome: "reused"; why: string }
-  | { stepId: string; outcome: "ran"; reason: RerunReason; why: string };
+  | { stepId: string; outcome: "ran"; reason: RerunReason; why: string; /** A damaged stored output moved aside here. */ evidence?: string };
 
 /** The context a `runWorkflow` body receives. */
 export interface RunContext {
@@ -45,9 +47,12 @@ export interface RunContext {
   /**
    * Runs `fn` once per input: a completed checkpoint with the same input fingerprint returns its stored output
    * instead. Checks the lock, pause/stop requests and the iteration caps first. `input` and the output must be
-   * plain JSON.
+   * plain JSON (a step that returns nothing stores and returns null). The nth call with the same `id` in one
+   * invocation is keyed `id#n`, so loops and parallel steps (`Promise.all`) are reused on resume when the body
+   * calls them in the same order. `fn` gets a signal (aborted on lock loss, a stop request, or `timeoutMs`) and
+   * the attempt number (1 on the first try; counts across resumes and `retries`).
    */
-  step<T>(id: string, input: unknown, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T>;
+  step<T extends StepValue>(id: string, input: unknown, fn: StepFn<T>, options?: StepOptions): Promise<StepResult<T>>;
   /** Throws RUN_PAUSED / RUN_STOPPED when another process asked for it, LOCK_LOST when the lock is gone. */
   checkControl(): Promise<void>;
   /** Records the phase the body is in (shown by `analyzeResumeTarget` and the CLI). */
@@ -116,7 +121,14 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
   };
   // Every workflow.json write asks the lock first (holder file and refresh age), not just the abort flag:
   // the flag is set by a timer, which a process woken from SIGSTOP may not have run yet.
-  const writeMeta = async (patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata> => {
+  // Parallel steps write workflow.json too: one write at a time, each from the generation the last one left.
+  let metaQueue: Promise<unknown> = Promise.resolve();
+  const writeMeta = (patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata> => {
+    const run = metaQueue.then(() => writeMetaNow(patch));
+    metaQueue = run.catch(() => undefined);
+    return run;
+  };
+  const writeMetaNow = async (patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata> => {
     assertLock();
     await deps.lock.assertHeld();
     const { schemaVersion: _v, generation, ...rest } = meta;
@@ -149,47 +161,109 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     });
   };
 
-  const step = async <T>(id: string, input: unknown, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> => {
+  // Occurrences per step id in this invocation: the nth `ctx.step("lint", …)` is keyed `lint#n` (n ≥ 2), so a
+  // loop over inputs reuses each of its steps on resume instead of re-running all but the last.
+  const occurrences = new Map<string, number>();
+  const inFlight = new Map<string, AbortController>();
+  const stopWatch = createStopWatch(deps, inFlight);
+
+  const step = async <T extends StepValue>(id: string, input: unknown, fn: StepFn<T>, options: StepOptions = {}): Promise<StepResult<T>> => {
+    // Everything up to the first await runs synchronously, so parallel calls get their keys in call order.
+    const n = (occurrences.get(id) ?? 0) + 1;
+    occurrences.set(id, n);
+    const key = n === 1 ? id : `${id}#${n}`;
+    const opts = checkStepOptions(id, options);
     await checkControl();
     stepCount++;
     if (stepCount > deps.maxSteps) {
-      throw workflowError("run", "MAX_STEPS_REACHED", `run ${deps.slug} reached maxSteps (${deps.maxSteps}) at step ${id}.`, {
+      throw workflowError("run", "MAX_STEPS_REACHED", `run ${deps.slug} reached maxSteps (${deps.maxSteps}) at step ${key}.`, {
         field: "maxSteps",
         value: deps.maxSteps,
         hint: "raise maxSteps if the run really needs more steps, or fix the loop that keeps calling ctx.step",
       });
     }
-    const previous = await deps.checkpoints.record(id);
-    if (previous !== undefined && previous.status !== "completed" && previous.attempt >= deps.maxAttempts && previous.inputFingerprint === fingerprint(input)) {
-      throw workflowError("run", "MAX_ATTEMPTS_REACHED", `step ${id} of run ${deps.slug} already failed ${previous.attempt} time(s) (maxAttempts ${deps.maxAttempts}).`, {
-        field: "maxAttempts",
-        value: deps.maxAttempts,
-        stepId: id,
-        hint: "fix the cause of the failure, then raise maxAttempts or start a new run",
-      });
+    const inputFp = fingerprint(input);
+    for (let tryNo = 0; ; tryNo++) {
+      const previous = await deps.checkpoints.record(key);
+      if (previous !== undefined && previous.status !== "completed" && previous.attempt >= deps.maxAttempts && previous.inputFingerprint === inputFp) {
+        throw workflowError("run", "MAX_ATTEMPTS_REACHED", `step ${key} of run ${deps.slug} already failed ${previous.attempt} time(s) (maxAttempts ${deps.maxAttempts}).`, {
+          field: "maxAttempts",
+          value: deps.maxAttempts,
+          stepId: key,
+          hint: "fix the cause of the failure, then raise maxAttempts or start a new run",
+        });
+      }
+      try {
+        return (await attemptStep(key, input, fn, opts)) as StepResult<T>;
+      } catch (error) {
+        if (tryNo >= opts.retries || !retryable(error) || deps.lock.signal.aborted || stopWatch.stopped() !== null) throw error;
+        const wait = Math.min(opts.maxBackoffMs, opts.backoffMs * 2 ** tryNo);
+        deps.reporter.warning(`${key}: attempt failed (${error instanceof Error ? error.message : String(error)}); retrying in ${wait} ms`, { id: `step:${key}` });
+        await sleep(wait, undefined, { signal: deps.lock.signal }).catch(() => {
+          throw lockLost(deps);
+        });
+        await checkControl();
+      }
     }
+  };
+
+  const attemptStep = async <T extends StepValue>(key: string, input: unknown, fn: StepFn<T>, opts: Required<StepOptions>): Promise<unknown> => {
     let wroteStart = false;
-    const outcome = await deps.checkpoints.step(id, input, async () => {
-      await writeMeta({ currentStepId: id });
-      wroteStart = true;
-      return fn(deps.lock.signal);
-    }).catch((error: unknown) => {
-      // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.
-      throw deps.lock.signal.aborted ? lockLost(deps) : error;
-    });
+    const controller = new AbortController();
+    const onLost = () => controller.abort(deps.lock.signal.reason);
+    deps.lock.signal.addEventListener("abort", onLost, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await deps.checkpoints
+      .step(key, input, async (attempt) => {
+        await writeMeta({ currentStepId: key });
+        wroteStart = true;
+        inFlight.set(key, controller);
+        stopWatch.start();
+        const timedOut = new Promise<never>((_, reject) => {
+          if (opts.timeoutMs === 0) return;
+          timer = setTimeout(() => {
+            const e = workflowError("run", "STEP_TIMEOUT", `step ${key} of run ${deps.slug} ran longer than ${opts.timeoutMs} ms; its signal was aborted.`, {
+              stepId: key,
+              value: opts.timeoutMs,
+              hint: "raise timeoutMs for this step, or make fn honour its signal sooner",
+            });
+            controller.abort(e);
+            reject(e);
+          }, opts.timeoutMs);
+        });
+        timedOut.catch(() => undefined);
+        return Promise.race([Promise.resolve().then(() => fn(controller.signal, attempt)), timedOut]);
+      })
+      .catch((error: unknown) => {
+        // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.
+        if (deps.lock.signal.aborted) throw lockLost(deps);
+        // A step that failed because a stop aborted its signal ends the run cancelled, not failed.
+        const stop = stopWatch.stopped();
+        throw stop !== null && controller.signal.aborted ? stop : error;
+      })
+      .finally(() => {
+        clearTimeout(timer);
+        deps.lock.signal.removeEventListener("abort", onLost);
+        inFlight.delete(key);
+        stopWatch.settle();
+      });
     if (outcome.reused) {
       const why = "completed checkpoint with the same input fingerprint";
-      steps.push({ stepId: id, outcome: "reused", why });
+      steps.push({ stepId: key, outcome: "reused", why });
       // Killed between the checkpoint and workflow.json: the step is still recorded as in flight; finish that.
-      if (meta.currentStepId === id) await writeMeta({ currentStepId: undefined, lastCompletedStepId: id });
-      deps.reporter.report("info", `↺ ${id}: reused (${why})`, { id: `step:${id}` });
+      if (meta.currentStepId === key) await writeMeta({ currentStepId: nextInFlight(), lastCompletedStepId: key });
+      deps.reporter.report("info", `↺ ${key}: reused (${why})`, { id: `step:${key}` });
       return outcome.output;
     }
-    steps.push({ stepId: id, outcome: "ran", reason: outcome.reason, why: WHY[outcome.reason] });
-    if (wroteStart) await writeMeta({ currentStepId: undefined, lastCompletedStepId: id });
-    deps.reporter.report("info", `✓ ${id}`, { id: `step:${id}` });
+    steps.push({ stepId: key, outcome: "ran", reason: outcome.reason, why: WHY[outcome.reason], ...(outcome.movedAside === undefined ? {} : { evidence: outcome.movedAside }) });
+    if (outcome.movedAside !== undefined) {
+      deps.reporter.warning(`${key}: its stored output was damaged; kept as evidence at ${outcome.movedAside}`, { id: `step:${key}:evidence` });
+    }
+    if (wroteStart) await writeMeta({ currentStepId: nextInFlight(), lastCompletedStepId: key });
+    deps.reporter.report("info", `✓ ${key}`, { id: `step:${key}` });
     return outcome.output;
   };
+  const nextInFlight = (): string | undefined => inFlight.keys().next().value;
 
   const workflow =
     deps.workflow === null

@@ -10,6 +10,8 @@ import { z } from "zod";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { writeFileAtomic } from "../io/atomic-write.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
+import { MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
+import { isWorkflowError } from "@phasekit/core";
 
 /** File name of each signal's request inside a run folder. */
 export const CONTROL_FILES = { stop: "stop-request.json", pause: "pause-request.json" } as const;
@@ -89,9 +91,11 @@ async function readRequestFile(
 ): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
   let text: string;
   try {
-    text = (await fs.readFile(file)).toString("utf8");
+    const bytes = await readRegular(fs, file, { maxBytes: MAX_FILE_BYTES.small, scope: "control" });
+    if (bytes === null) return { ok: true, request: null };
+    text = bytes.toString("utf8");
   } catch (error) {
-    if (fsErrorCode(error) === "ENOENT") return { ok: true, request: null };
+    if (isWorkflowError(error)) return { ok: false, error };
     return { ok: false, error: workflowError("control", "READ_FAILED", `cannot read ${file}: ${String(error)}`, { file }, error) };
   }
   let raw: unknown;

@@ -39,6 +39,12 @@ export interface RunWorkflowOptions<T> extends PlanRootsOptions, Omit<OwnershipC
   baseRef?: string;
   /** Lock timing: a holder that stops refreshing for `staleMs` may be taken over; `retries` while busy. */
   lock?: { staleMs?: number; updateMs?: number; retries?: number };
+  /**
+   * Re-enter a finished run (completed or cancelled): its completed steps are reused and it runs again. Without
+   * it a finished run is refused with RUN_FINISHED, so a final state stays final. A failed run is resumable
+   * without it (fix the cause, run again). Default false.
+   */
+  reenter?: boolean;
   /** Most `ctx.step` calls one invocation may make (default 10,000). */
   maxSteps?: number;
   /** Most attempts of one step across resumes before the run fails instead of retrying (default 3). */

@@ -11,7 +11,7 @@ import { createCheckpointStore } from "../store/checkpoints.js";
 import { nodeFs } from "../io/fs-port.js";
 import { createFsPlanStore, type PlanStore, type StoreLock } from "../store/plan-store.js";
 import { createReporter, type Reporter } from "./reporter.js";
-import { judge } from "./resume-analysis.js";
+import { FINISHED_STATUSES, finishedError, judge } from "./resume-analysis.js";
 import { createRunContext, type RunContext, type RunContextInternals } from "./context.js";
 import { guarded, hookError, reportHookFailure, type HookFailure } from "./hooks.js";
 import type { RunLocation } from "./target.js";
@@ -55,6 +55,10 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
     // 3. Read workflow.json and decide under the lock.
     const analysis = judge(location, await store.readMetadata(location.slug), { ...options, invokedTool: options.toolName });
     if (analysis.kind === "unreadable" || analysis.kind === "owned-by-other") throw analysis.error;
+    if (analysis.kind === "resumable" && FINISHED_STATUSES.has(analysis.status) && options.reenter !== true) {
+      status = "refused";
+      throw finishedError(location.slug, analysis.status, "running it again", "pass reenter: true to run a finished run again (its completed steps are reused), or start a new run");
+    }
     const existing = analysis.kind === "resumable" ? analysis.metadata : null;
     if (analysis.kind === "resumable") {
       const prompt = options.promptForResume;

@@ -2,28 +2,69 @@
 import { migrateState, resume as resumeState, start, toPersisted, workflowError } from "@phasekit/core";
 import type { WorkflowError, WorkflowState } from "@phasekit/core";
 import { phaseOf } from "./workflow-handle.js";
-import type { FsPort } from "../io/fs-port.js";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
+import { syncDir } from "../io/atomic-write.js";
+import { DIR_MODE, ensurePrivateDir } from "../io/plan-paths.js";
+import { SAFE_DIR_FLAGS, SAFE_OPEN_FLAGS } from "../io/safe-open.js";
 import type { StoreLock } from "../store/plan-store.js";
-import { generateRunId } from "./id.js";
+import { generateRunId, type RandomBytes } from "./id.js";
 import type { AnyOptions } from "./options.js";
-import { resolveRunTarget, type RunLocation } from "./target.js";
+import { planRootsOf, resolveRunTarget, type PlanRootsOptions, type RunLocation } from "./target.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 
 const DEFAULT_MAX_STEPS = 10_000;
 const DEFAULT_MAX_ATTEMPTS = 3;
 
-/** Step 1: the plan folder of the target, or of a new run id (collision-checked against every plan root). */
+/** Step 1: the plan folder of the target, or of a new run id (reserved atomically in the first plan root). */
 export async function locate(options: AnyOptions): Promise<RunLocation> {
+  const fs = options.fs ?? nodeFs;
+  await assertRepoRoot(fs, options.repoRoot);
   const roots = { ...options, target: options.target ?? "" };
   if (options.target !== undefined) {
     const r = await resolveRunTarget(roots);
     if (r.kind === "invalid" || r.kind === "ambiguous") throw r.error;
     return r.location;
   }
-  // A run without a target gets a fresh 8-character id, checked against every plan root.
-  const id = await generateRunId(async (candidate) => (await resolveRunTarget({ ...options, target: candidate })).kind !== "new");
-  const r = await resolveRunTarget({ ...options, target: id });
-  return r.kind === "new" || r.kind === "found" ? r.location : Promise.reject(r.error);
+  return reserveNewRun(options, fs, randomBytes);
+}
+
+/**
+ * A fresh run id whose folder this call created: `mkdir` without `recursive` fails with EEXIST when the folder
+ * exists, so two runs that draw the same id can never share a folder (an exists-then-mkdir check could).
+ * Ids present under another plan root are skipped too. The plan root is fsynced so the new folder survives a power cut.
+ */
+export async function reserveNewRun(options: PlanRootsOptions, fs: FsPort, random: RandomBytes): Promise<RunLocation> {
+  const planRoot = planRootsOf(options)[0] as string;
+  await ensurePrivateDir(planRoot, { fs });
+  let reserved: RunLocation | undefined;
+  await generateRunId(async (candidate) => {
+    if ((await resolveRunTarget({ ...options, fs, target: candidate })).kind !== "new") return true;
+    const runDir = path.join(planRoot, candidate);
+    try {
+      await fs.mkdir(runDir, { mode: DIR_MODE });
+    } catch (error) {
+      if (fsErrorCode(error) === "EEXIST") return true;
+      throw workflowError("run", "WRITE_FAILED", `cannot create the run folder ${runDir}: ${String(error)}`, { file: runDir }, error);
+    }
+    reserved = { planRoot, slug: candidate, runDir };
+    return false;
+  }, random);
+  await syncDir(fs, planRoot);
+  return reserved as RunLocation;
+}
+
+/** A repoRoot that does not exist is refused, never created. */
+async function assertRepoRoot(fs: FsPort, repoRoot: string): Promise<void> {
+  const st = typeof repoRoot === "string" && repoRoot !== "" ? await fs.stat(repoRoot).catch(() => null) : null;
+  if (st === null || !st.isDirectory()) {
+    throw workflowError("run", "NOT_FOUND", `repoRoot ${JSON.stringify(repoRoot)} is not an existing folder; phasekit does not create it.`, {
+      field: "repoRoot",
+      value: repoRoot,
+      hint: "pass the absolute path of the repository",
+    });
+  }
 }
 
 /** The core state a run carries: started for a new run, migrated (and resumed if paused) for an existing one. */
@@ -93,8 +134,12 @@ export function checkOptions(options: AnyOptions): { maxSteps: number; maxAttemp
 export function writesWhileHeld(fs: FsPort, lock: StoreLock): FsPort {
   return {
     ...fs,
-    open: async (file, flags, mode) => (flags === "r" ? fs.open(file, flags, mode) : (await lock.assertHeld(), fs.open(file, flags, mode))),
+    open: async (file, flags, mode) => (isReadOnly(flags) ? fs.open(file, flags, mode) : (await lock.assertHeld(), fs.open(file, flags, mode))),
     rename: async (from, to) => (await lock.assertHeld(), fs.rename(from, to)),
     appendFile: async (file, data, opts) => (await lock.assertHeld(), fs.appendFile(file, data, opts)),
   };
+}
+
+function isReadOnly(flags: string | number): boolean {
+  return flags === "r" || flags === SAFE_OPEN_FLAGS.read || flags === SAFE_DIR_FLAGS;
 }

@@ -53,9 +53,13 @@ export async function resolveRunTarget(options: PlanRootsOptions & { target: str
   if (isPathLike(target)) {
     const runDir = path.resolve(options.repoRoot, target);
     const slug = path.basename(runDir);
+    // A path target must name a run folder directly inside a configured plan root: `..`, `.`, `x/..`, `../x`,
+    // `%2e%2e/x` or an absolute path elsewhere would put workflow.json, the logs and the lock where `list` never looks.
+    const planRoot = roots.find((r) => path.dirname(runDir) === r);
+    if (planRoot === undefined) return { kind: "invalid", error: outsideRoots(target, runDir, roots) };
     const checked = validateSlug(slug);
     if (!checked.ok) return { kind: "invalid", error: checked.error };
-    const location = { planRoot: path.dirname(runDir), slug, runDir };
+    const location = { planRoot, slug, runDir };
     return (await isDir(fs, runDir)) ? { kind: "found", location } : { kind: "new", location };
   }
   const checked = validateSlug(target);
@@ -94,6 +98,14 @@ async function isDir(fs: FsPort, dir: string): Promise<boolean> {
     if (fsErrorCode(error) === "ENOENT" || fsErrorCode(error) === "ENOTDIR") return false;
     throw error;
   }
+}
+
+function outsideRoots(target: string, runDir: string, roots: readonly string[]): WorkflowError {
+  return workflowError("resume", "PATH_OUTSIDE_ROOT", `target ${JSON.stringify(target)} resolves to ${runDir}, which is not a run folder directly inside a plan root (${roots.join(", ")}).`, {
+    field: "target",
+    value: target,
+    hint: "pass a bare slug, or the path of a folder directly inside the plan root",
+  });
 }
 
 function invalid(target: unknown, why: string): WorkflowError {

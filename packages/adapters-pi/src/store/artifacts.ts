@@ -5,12 +5,13 @@
  */
 import path from "node:path";
 import stableStringify from "fast-json-stable-stringify";
-import { workflowError, type WorkflowError } from "@phasekit/core";
+import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
 import { writeFileAtomic } from "../io/atomic-write.js";
 import { fingerprintDigest, fingerprintOfCanonical, FINGERPRINT_PREFIX, type Fingerprint } from "./fingerprint.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
 import { assertPlainJson, type JsonValue } from "../io/plain-json.js";
 import { DIR_MODE } from "../io/plan-paths.js";
+import { assertRealDir, MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
 
 const SCOPE = "artifacts";
 /** Folder of the artifacts inside a run folder. */
@@ -55,6 +56,15 @@ export interface ArtifactStore {
   list(): Promise<Fingerprint[]>;
   /** Deletes an artifact; a missing one is fine. */
   remove(fingerprint: Fingerprint): Promise<void>;
+  /** Damaged artifacts this store moved aside (kept as evidence) before rewriting them. */
+  readonly movedAside: readonly MovedAside[];
+}
+
+/** A damaged artifact kept as evidence: where it was, where it is now, and why it was refused. */
+export interface MovedAside {
+  file: string;
+  aside: string;
+  why: string;
 }
 
 /** The artifact reference (`artifacts/<sha256>.json`) of a fingerprint. */
@@ -73,14 +83,18 @@ export function createArtifactStore(options: { runDir: string; fs?: FsPort }): A
 
   async function get(fp: Fingerprint): Promise<ArtifactRead> {
     const file = fileOf(fp);
-    let bytes: Buffer;
+    let bytes: Buffer | null;
     try {
-      bytes = await fs.readFile(file);
+      await assertRealDir(fs, dir, SCOPE);
+      bytes = await readRegular(fs, file, { maxBytes: MAX_FILE_BYTES.artifact, scope: SCOPE });
     } catch (error) {
-      if (fsErrorCode(error) === "ENOENT") {
-        return { ok: false, reason: "missing", error: workflowError(SCOPE, "NOT_FOUND", `artifact ${file} is missing.`, { file, value: fp, hint: "the step will run again and rewrite it" }) };
-      }
+      // A symlink, FIFO or oversized file is never read as the output, nor overwritten (see putEncoded).
+      if (isWorkflowError(error) && (error.code === "UNSAFE_FILE" || error.code === "FILE_TOO_LARGE")) return { ok: false, reason: "corrupt", error };
+      if (isWorkflowError(error)) return { ok: false, reason: "missing", error };
       return { ok: false, reason: "missing", error: workflowError(SCOPE, "READ_FAILED", `cannot read artifact ${file}: ${String(error)}`, { file, value: fp }, error) };
+    }
+    if (bytes === null) {
+      return { ok: false, reason: "missing", error: workflowError(SCOPE, "NOT_FOUND", `artifact ${file} is missing.`, { file, value: fp, hint: "the step will run again and rewrite it" }) };
     }
     if (fingerprintOfCanonical(bytes) !== fp) {
       return { ok: false, reason: "corrupt", error: corrupt(file, fp, "its bytes do not match its fingerprint") };
@@ -95,11 +109,16 @@ export function createArtifactStore(options: { runDir: string; fs?: FsPort }): A
   async function putEncoded({ fingerprint: fp, text }: EncodedArtifact): Promise<ArtifactRef> {
     const existing = await get(fp);
     if (!existing.ok) {
-      try {
-        await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
-      } catch (error) {
-        throw workflowError(SCOPE, "WRITE_FAILED", `cannot create ${dir}: ${String(error)}`, { file: dir, hint: "check the run folder's permissions" }, error);
+      if (!(await assertRealDir(fs, dir, SCOPE))) {
+        try {
+          await fs.mkdir(dir, { mode: DIR_MODE });
+        } catch (error) {
+          if (fsErrorCode(error) !== "EEXIST") throw workflowError(SCOPE, "WRITE_FAILED", `cannot create ${dir}: ${String(error)}`, { file: dir, hint: "check the run folder's permissions" }, error);
+          await assertRealDir(fs, dir, SCOPE);
+        }
       }
+      // A tampered (or planted) file is evidence: it is moved aside, never overwritten, and the caller is told.
+      if (existing.reason === "corrupt") await moveAside(fp, existing.error);
       await writeFileAtomic(fileOf(fp), text, { fs });
     }
     return { fingerprint: fp, ref: artifactRefOf(fp) };
@@ -107,7 +126,18 @@ export function createArtifactStore(options: { runDir: string; fs?: FsPort }): A
 
   const put = (value: unknown): Promise<ArtifactRef> => putEncoded(encodeArtifact(value));
 
+  async function moveAside(fp: Fingerprint, why: WorkflowError): Promise<void> {
+    const aside = `${fileOf(fp)}.tampered-${Date.now()}-${process.pid}`;
+    try {
+      await fs.rename(fileOf(fp), aside);
+    } catch (error) {
+      throw workflowError(SCOPE, "WRITE_FAILED", `cannot move the damaged artifact ${fileOf(fp)} aside: ${String(error)}`, { file: fileOf(fp) }, error);
+    }
+    movedAside.push({ file: fileOf(fp), aside, why: why.message });
+  }
+
   async function list(): Promise<Fingerprint[]> {
+    if (!(await assertRealDir(fs, dir, SCOPE))) return [];
     let names: string[];
     try {
       names = await fs.readdir(dir);
@@ -124,6 +154,7 @@ export function createArtifactStore(options: { runDir: string; fs?: FsPort }): A
   }
 
   async function remove(fp: Fingerprint): Promise<void> {
+    if (!(await assertRealDir(fs, dir, SCOPE))) return;
     try {
       await fs.unlink(fileOf(fp));
     } catch (error) {
@@ -133,7 +164,8 @@ export function createArtifactStore(options: { runDir: string; fs?: FsPort }): A
     }
   }
 
-  return { dir, put, putEncoded, get, list, remove };
+  const movedAside: MovedAside[] = [];
+  return { dir, put, putEncoded, get, list, remove, movedAside };
 }
 
 function corrupt(file: string, fp: Fingerprint, why: string): WorkflowError {

@@ -5,11 +5,11 @@
  * itself to a later record. A bad line anywhere else is CORRUPT_FILE, and the file is left as it is.
  */
 import { z } from "zod";
-import { workflowError, type Result } from "@phasekit/core";
+import { isWorkflowError, workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { writeAll, writeFileAtomic } from "../io/atomic-write.js";
 import { fsErrorCode, type FsPort } from "../io/fs-port.js";
 import { canonicalJson } from "../io/plain-json.js";
-import { FILE_MODE } from "../io/plan-paths.js";
+import { MAX_FILE_BYTES, openRegular, readRegular } from "../io/safe-open.js";
 
 const SCOPE = "checkpoints";
 /** File name of the checkpoint log inside a run folder. */
@@ -127,20 +127,22 @@ export function apply(log: FoldedLog, record: CheckpointLogRecord): void {
 
 /** Reads and folds the log; a missing file is an empty log. */
 export async function readLog(fs: FsPort, file: string): Promise<Result<{ log: FoldedLog }>> {
-  let bytes: Buffer;
+  let bytes: Buffer | null;
   try {
-    bytes = await fs.readFile(file);
+    bytes = await readRegular(fs, file, { maxBytes: MAX_FILE_BYTES.log, scope: SCOPE });
   } catch (error) {
-    if (fsErrorCode(error) === "ENOENT") return { ok: true, log: { steps: new Map(), commits: new Map(), lines: 0, validBytes: 0, tornBytes: 0 } };
-    return { ok: false, error: workflowError(SCOPE, "READ_FAILED", `cannot read ${file}: ${String(error)}`, { file }, error) };
+    return { ok: false, error: error as WorkflowError };
   }
+  if (bytes === null) return { ok: true, log: { steps: new Map(), commits: new Map(), lines: 0, validBytes: 0, tornBytes: 0 } };
   return foldLog(file, bytes);
 }
 
 /** Cuts a torn tail off the log so that the next append starts on a fresh line. */
 export async function cutTornTail(fs: FsPort, file: string, validBytes: number): Promise<void> {
   try {
-    const handle = await fs.open(file, "r+");
+    const opened = await openRegular(fs, file, "update", SCOPE);
+    if (opened === null) return;
+    const { handle } = opened;
     try {
       await handle.truncate(validBytes);
       await handle.sync();
@@ -148,6 +150,7 @@ export async function cutTornTail(fs: FsPort, file: string, validBytes: number):
       await handle.close();
     }
   } catch (error) {
+    if (isWorkflowError(error, "UNSAFE_FILE")) throw error;
     throw workflowError(SCOPE, "WRITE_FAILED", `cannot cut the torn last line off ${file}: ${String(error)}`, {
       file,
       offset: validBytes,
@@ -176,21 +179,30 @@ export async function appendRecord(fs: FsPort, file: string, record: CheckpointL
   }
   const bytes = Buffer.from(recordLine(record), "utf8");
   let step = "open";
+  let restored = true;
   try {
-    const handle = await fs.open(file, "a", FILE_MODE);
+    const opened = await openRegular(fs, file, "append", SCOPE);
+    if (opened === null) throw new Error("unreachable: append creates the file");
+    const { handle, size } = opened;
     try {
       step = "write";
       await writeAll(handle, bytes);
       step = "sync";
       await handle.sync();
+    } catch (error) {
+      // A short write then ENOSPC leaves half a line: cut the file back to what it was, so a retry starts clean.
+      restored = await handle.truncate(size).then(() => handle.sync()).then(() => true, () => false);
+      throw error;
     } finally {
       await handle.close();
     }
   } catch (error) {
+    if (isWorkflowError(error, "UNSAFE_FILE")) throw error;
     throw workflowError(SCOPE, "WRITE_FAILED", `appending a checkpoint record to ${file} failed at step '${step}': ${String(error)}`, {
       file,
       step,
       errno: fsErrorCode(error),
+      restored,
       hint: "check disk space and permissions; the step will run again on the next run",
     }, error);
   }

@@ -6,9 +6,9 @@
 import { z } from "zod";
 import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { writeAll } from "../io/atomic-write.js";
-import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
+import { nodeFs, type FsPort } from "../io/fs-port.js";
 import { canonicalJson } from "../io/plain-json.js";
-import { FILE_MODE } from "../io/plan-paths.js";
+import { MAX_FILE_BYTES, openRegular, readRegular } from "../io/safe-open.js";
 import { parseJsonText } from "./metadata-parse.js";
 import { validateMetadata } from "./metadata.js";
 import type { WorkflowMetadata } from "./metadata-schema.js";
@@ -99,7 +99,9 @@ export async function openJournal(file: string, options: { fs?: FsPort } = {}): 
   const bytes = await readBytes(fs, file);
   const read = parseJournal(file, bytes.toString("utf8"));
   if (!read.ok) throw read.error;
-  const handle = await fs.open(file, "a", FILE_MODE);
+  const opened = await openRegular(fs, file, "append", SCOPE);
+  if (opened === null) throw workflowError(SCOPE, "WRITE_FAILED", `cannot open ${file} for appending.`, { file });
+  const { handle } = opened;
   try {
     if (read.torn) await handle.truncate(bytes.lastIndexOf(0x0a) + 1);
     else if (bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) await writeAll(handle, Buffer.from("\n"));
@@ -127,7 +129,9 @@ export async function openJournal(file: string, options: { fs?: FsPort } = {}): 
       await writeAll(handle, line);
       await handle.sync();
     } catch (error) {
-      throw workflowError(SCOPE, "WRITE_FAILED", `appending to ${file} failed: ${String(error)}`, { file, seq: full.seq, hint: "free disk space, then reopen the journal" }, error);
+      // Half a line would glue itself to the next entry and make every later read CORRUPT_FILE: cut it back.
+      const restored = await handle.truncate(size).then(() => true, () => false);
+      throw workflowError(SCOPE, "WRITE_FAILED", `appending to ${file} failed: ${String(error)}`, { file, seq: full.seq, restored, hint: "free disk space, then retry" }, error);
     }
     seq = full.seq;
     size += line.length;
@@ -171,12 +175,7 @@ export function rebuildFromJournal(entries: readonly JournalEntry[], file = JOUR
 }
 
 async function readBytes(fs: FsPort, file: string): Promise<Buffer> {
-  try {
-    return await fs.readFile(file);
-  } catch (error) {
-    if (fsErrorCode(error) === "ENOENT") return Buffer.alloc(0);
-    throw workflowError(SCOPE, "READ_FAILED", `cannot read ${file}: ${String(error)}`, { file }, error);
-  }
+  return (await readRegular(fs, file, { maxBytes: MAX_FILE_BYTES.log, scope: SCOPE })) ?? Buffer.alloc(0);
 }
 
 function stripUndefined(entry: JournalAppend): JournalAppend {

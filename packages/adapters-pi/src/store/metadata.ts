@@ -4,8 +4,9 @@
  */
 import { isWorkflowError, workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { writeFileAtomic } from "../io/atomic-write.js";
-import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
+import { nodeFs, type FsPort } from "../io/fs-port.js";
 import { canonicalJson } from "../io/plain-json.js";
+import { MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
 import { findForbiddenKey, parseJsonBytes } from "./metadata-parse.js";
 import {
   WORKFLOW_METADATA_VERSION,
@@ -29,14 +30,15 @@ export interface WriteMetadataOptions {
 /** Reads and validates workflow.json; CORRUPT_FILE / UNSUPPORTED_VERSION name the file (and byte offset). */
 export async function readWorkflowMetadata(file: string, options: { fs?: FsPort } = {}): Promise<ReadMetadataResult> {
   const fs = options.fs ?? nodeFs;
-  let bytes: Buffer;
+  let bytes: Buffer | null;
   try {
-    bytes = await fs.readFile(file);
+    bytes = await readRegular(fs, file, { maxBytes: MAX_FILE_BYTES.metadata, scope: SCOPE });
   } catch (error) {
-    if (fsErrorCode(error) === "ENOENT") return { ok: true, metadata: null };
+    if (isWorkflowError(error)) return { ok: false, error };
     const e = workflowError(SCOPE, "READ_FAILED", `cannot read ${file}: ${String(error)}`, { file, hint: "check the file's permissions" }, error);
     return { ok: false, error: e };
   }
+  if (bytes === null) return { ok: true, metadata: null };
   const parsed = parseWorkflowMetadata(file, bytes);
   return parsed.ok ? { ok: true, metadata: parsed.metadata } : parsed;
 }

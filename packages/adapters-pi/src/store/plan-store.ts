@@ -5,7 +5,8 @@
  */
 import path from "node:path";
 import { isWorkflowError, workflowError, type Result, type WorkflowError } from "@phasekit/core";
-import { cleanTempFiles } from "../io/atomic-write.js";
+import { cleanTempFiles, syncDir } from "../io/atomic-write.js";
+import { assertRealDir } from "../io/safe-open.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
 import {
   JOURNAL_FILE,
@@ -110,7 +111,10 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     const dir = await dirOf(slug);
     if (!opened.has(dir)) {
       await ensurePrivateDir(planRoot, { fs });
+      const existed = await assertRealDir(fs, dir, "store");
       await ensurePrivateDir(dir, { fs });
+      // A new run folder is only durable once the plan root's entry for it is on disk.
+      if (!existed) await syncDir(fs, planRoot);
       await cleanTempFiles(dir, { fs });
       await cleanTempFiles(path.join(dir, ARTIFACTS_DIR), { fs });
       opened.add(dir);

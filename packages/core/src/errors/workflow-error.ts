@@ -40,6 +40,8 @@ export type WorkflowErrorCode =
   | "STALE_GENERATION"
   | "UNSERIALIZABLE"
   | "INVALID_OPTIONS"
+  | "UNSAFE_FILE"
+  | "FILE_TOO_LARGE"
   // run lifecycle (adapters)
   | "OWNED_BY_OTHER"
   | "AMBIGUOUS_TARGET"
@@ -49,6 +51,9 @@ export type WorkflowErrorCode =
   | "MAX_STEPS_REACHED"
   | "MAX_ATTEMPTS_REACHED"
   | "HOOK_FAILED"
+  | "RUN_FINISHED"
+  | "STEP_TIMEOUT"
+  | "DUPLICATE_STEP"
   | "INVALID_CONFIG"
   | "VERIFICATION_FAILED"
   | "INVALID_VERDICT";
