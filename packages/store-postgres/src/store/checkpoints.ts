@@ -53,6 +53,8 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
       );
       ok = r.rowCount === 1;
     } catch (error) {
+      // The statement may have committed before the connection went: the next use re-reads the rows.
+      loaded = undefined;
       throw storeError("write", slug, `step ${record.stepId} (${record.status})`, error);
     }
     if (!ok) throw await refused(`step ${record.stepId} (${record.status})`);
@@ -70,6 +72,7 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
       );
       ok = r.rowCount === 1;
     } catch (error) {
+      loaded = undefined;
       throw storeError("write", slug, `commit ${record.id}`, error);
     }
     if (!ok) throw await refused(`commit ${record.id}`);
@@ -80,7 +83,7 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
     return mine !== undefined ? lockLost(slug, mine.epoch, what) : whyRefused(db, slug, what, undefined);
   };
 
-  async function step<T>(id: string, input: unknown, fn: () => T | Promise<T>): Promise<StepOutcome<T>> {
+  async function step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<StepOutcome<T>> {
     const stepId = checkId(id);
     const inputFingerprint = fingerprint(input);
     const log = await load();
@@ -101,7 +104,8 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
     let output: T;
     let body: string;
     try {
-      output = await fn();
+      // As the fs store: a step that returns nothing stores null (undefined is no JSON value).
+      output = ((await fn(started.attempt)) ?? null) as T;
       body = canonicalJson(output);
     } catch (error) {
       const failed: StepRecord = { ...started, status: "failed", finishedAt: stamp(), error: describe(error) };
@@ -213,10 +217,14 @@ async function decide(db: Db, slug: string, previous: StepRecord | undefined, in
   return { reused: true, output: value, record: previous };
 }
 
+// `lint#2` is the key of the second `lint` step of a run (the fs store's rule); '#' is not allowed in an id itself.
+const OCCURRENCE = /#[1-9][0-9]{0,8}$/;
+
 function checkId(value: unknown): string {
-  const r = validateStepId(value);
+  const base = typeof value === "string" ? value.replace(OCCURRENCE, "") : value;
+  const r = validateStepId(base);
   if (!r.ok) throw r.error;
-  return r.stepId;
+  return value as string;
 }
 
 function describe(error: unknown): string {

@@ -1,7 +1,8 @@
 /**
  * A "machine" for the multi-process tests: its own process, connection pool and plan folder, running the same
  * workflow (slug) against the shared database. Prints one JSON line per event on stdout.
- *   argv: url namespace slug steps stepMs leaseMs mode   (mode: "workflow" = through runWorkflow; "raw" = the
+ *   argv: url namespace slug steps stepMs leaseMs mode   (mode: "workflow" = through runWorkflow, re-entering a
+ *   finished run so every machine gets in and reuses its steps; "raw" = the
  *   store directly, step bodies deaf to the abort signal so a late write reaches the database)
  */
 import { mkdtempSync } from "node:fs";
@@ -38,7 +39,7 @@ try {
     out({ ev: "end", status: "completed" });
   } else {
     const repoRoot = mkdtempSync(path.join(tmpdir(), "phasekit-machine-"));
-    const r = await runWorkflow({ repoRoot, toolName: "machine", target: slug, store, lock: { staleMs: leaseMs, retries: 1_000 } }, async (ctx) => {
+    const r = await runWorkflow({ repoRoot, toolName: "machine", target: slug, store, reenter: true, lock: { staleMs: leaseMs, retries: 1_000 } }, async (ctx) => {
       out({ ev: "locked" });
       for (let i = 0; i < steps; i++) {
         await ctx.step(`s${i}`, { i }, (signal) => body(i, signal));
