@@ -20,6 +20,21 @@ if (!started.ok) {
   afterAll(() => cluster.destroy());
 
   describe("postgres store: connection loss", () => {
+    it("a holder that cannot reach the server for its lease aborts its signal with LOCK_LOST (connectionLost)", async () => {
+      const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace: `h-${randomUUID()}`, leaseMs: 600 });
+      const got = await store.lock("run", { owner: { tool: "t" } });
+      if (!got.ok) throw got.error;
+      cluster.stop("immediate");
+      try {
+        await new Promise((r) => got.lock.signal.addEventListener("abort", r, { once: true }));
+        expect(got.lock.signal.reason).toMatchObject({ code: "LOCK_LOST", details: { connectionLost: true } });
+        await expect(got.lock.assertHeld()).rejects.toMatchObject({ code: "LOCK_LOST" });
+      } finally {
+        cluster.start();
+        await store.close();
+      }
+    });
+
     it("server stopped mid-step: typed error naming the lost connection; after restart the run resumes, acknowledged steps reused", async () => {
       const namespace = `l-${randomUUID()}`;
       const repoRoot = mkdtempSync(path.join(tmpdir(), "phasekit-pgloss-"));

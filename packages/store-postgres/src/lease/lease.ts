@@ -8,7 +8,8 @@ import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
 import type { LockOwner, ReleasePlanLockOutcome, StoreLock } from "@phasekit/adapters-pi";
 import type { Db } from "../db/db.js";
-import { isConnectionError, lockLost, locked, storeError } from "../db/errors.js";
+import { workflowError } from "@phasekit/core";
+import { isConnectionError, locked, storeError } from "../db/errors.js";
 
 /** A held lease: the StoreLock the port asks for, plus the epoch and token every write carries. */
 export interface Lease extends StoreLock {
@@ -63,18 +64,24 @@ function startLease(db: Db, slug: string, epoch: number, token: string, leaseMs:
   const controller = new AbortController();
   let lastRenewed = since;
   let beating = false;
-  const lose = (why: string, cause?: unknown): void => {
+  let lastError: unknown;
+  const lose = (why: string, unreachable: boolean): void => {
     if (controller.signal.aborted) return;
     clearInterval(timer);
     // The store keeps this epoch for the run: its later writes must be refused as displaced, never fall back to
     // the rules of a store that holds nothing (which would accept them once the new holder released).
-    const error = lockLost(slug, epoch, why);
-    if (cause !== undefined) Object.assign(error.details, { connectionLost: isConnectionError(cause) });
-    controller.abort(error);
+    controller.abort(
+      workflowError("store-postgres", "LOCK_LOST", `run ${slug}: the lease of epoch ${epoch} is lost: ${why}.`, {
+        field: "epoch",
+        value: epoch,
+        connectionLost: unreachable,
+        hint: unreachable ? "resume the run once the database is reachable again" : "another process holds the run now",
+      }, lastError),
+    );
   };
   const beat = async (): Promise<void> => {
     // Judged locally too: with the server unreachable, the lease runs out while no query can say so.
-    if (performance.now() - lastRenewed > leaseMs) return lose("the lease ran out before a heartbeat got through");
+    if (performance.now() - lastRenewed > leaseMs) return lose("no heartbeat got through before it ran out", beating || isConnectionError(lastError));
     if (beating) return;
     beating = true;
     const sent = performance.now();
@@ -84,10 +91,11 @@ function startLease(db: Db, slug: string, epoch: number, token: string, leaseMs:
          WHERE namespace = $1 AND slug = $2 AND epoch = $3 AND holder = $4 AND lease_until >= now() RETURNING 1`,
         [db.namespace, slug, epoch, token, leaseMs],
       );
-      if (r.rowCount === 1) lastRenewed = sent;
-      else lose("the heartbeat found the lease expired or taken");
+      if (r.rowCount === 1) (lastRenewed = sent), (lastError = undefined);
+      else lose("the heartbeat found it expired or taken", false);
     } catch (error) {
-      if (performance.now() - lastRenewed > leaseMs) lose("the heartbeat could not reach the database", error);
+      lastError = error;
+      if (performance.now() - lastRenewed > leaseMs) lose("the heartbeat could not reach the database", isConnectionError(error));
     } finally {
       beating = false;
     }
@@ -112,7 +120,7 @@ function startLease(db: Db, slug: string, epoch: number, token: string, leaseMs:
         throw storeError("read", slug, "assertHeld", error);
       }
       if (!held) {
-        lose("the lease expired or was taken");
+        lose("it expired or was taken", false);
         throw controller.signal.reason;
       }
     },
