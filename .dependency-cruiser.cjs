@@ -5,7 +5,7 @@
  */
 const LAYERS = {
   core: ["errors", "definitions", "state", "transitions", "present", "policy"],
-  "adapters-pi": ["io", "lock", "store", "verification", "run", "cli|pi"],
+  "adapters-pi": ["io", "lock", "store", "verification", "run", "definitions", "cli|pi"],
   "store-postgres": ["db", "schema", "lease", "store"],
 };
 

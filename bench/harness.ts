@@ -7,11 +7,17 @@ export interface BenchRow {
   subjectNs: number;
   baselineNs: number;
   goal?: string;
+  /** What the two figures measure (default "ns": time per operation). */
+  unit?: "ns" | "bytes";
+  /** Whether the goal is met, when the suite can judge it. */
+  met?: boolean;
 }
 
 export interface BenchSuite {
   title: string;
   description: string;
+  /** Paragraphs printed under the table (why a goal is out of reach, measured). */
+  notes?: string[];
   run(): Promise<BenchRow[]>;
 }
 

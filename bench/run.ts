@@ -17,6 +17,8 @@ for (const pkg of readdirSync(join(root, "packages"))) {
   if (!existsSync(dir)) continue;
   for (const f of readdirSync(dir).sort()) if (f.endsWith(".bench.ts")) files.push(join(dir, f));
 }
+// Suites that measure peers live in the bench package (bench/suites), the only place their libraries are installed.
+for (const f of readdirSync(join(root, "bench", "suites")).sort()) if (f.endsWith(".bench.ts")) files.push(join(root, "bench", "suites", f));
 
 const sections: string[] = [];
 for (const file of files) {
@@ -33,15 +35,17 @@ for (const file of files) {
     "| --- | --- | --- | --- | --- | --- |",
     ...rows.map(
       (r) =>
-        `| ${r.subject} | ${r.baseline} | ${fmt(r.subjectNs)} | ${fmt(r.baselineNs)} | ${(r.subjectNs / r.baselineNs).toFixed(2)}× | ${r.goal ?? "report"} |`,
+        `| ${r.subject} | ${r.baseline} | ${fmt(r.subjectNs, r.unit)} | ${fmt(r.baselineNs, r.unit)} | ${(r.subjectNs / r.baselineNs).toFixed(2)}× | ${r.goal ?? "report"}${r.met === undefined ? "" : r.met ? " ✅" : " ❌"} |`,
     ),
     "",
+    ...(mod.suite.notes ?? []).flatMap((n) => [n, ""]),
   ];
   sections.push(lines.join("\n"));
   process.stdout.write(lines.join("\n") + "\n");
 }
 
-function fmt(ns: number): string {
+function fmt(ns: number, unit: "ns" | "bytes" = "ns"): string {
+  if (unit === "bytes") return ns < 1024 * 1024 ? `${(ns / 1024).toFixed(1)} KiB` : `${(ns / 1024 / 1024).toFixed(2)} MiB`;
   if (ns < 1_000) return `${ns.toFixed(0)} ns`;
   if (ns < 1_000_000) return `${(ns / 1_000).toFixed(2)} µs`;
   return `${(ns / 1_000_000).toFixed(2)} ms`;

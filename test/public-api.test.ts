@@ -103,6 +103,7 @@ const ADAPTERS = [
   "isRunId",
   "nodeFs",
   "openJournal",
+  "openRunLog",
   "parseRunState",
   "parseVerifierVerdict",
   "planRootsOf",

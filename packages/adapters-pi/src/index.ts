@@ -42,9 +42,14 @@ export type { JournalEntry, JournalAppend, JournalReadResult, JournalWriter } fr
 export { createCheckpointStore } from "./store/checkpoints.js";
 export type { CheckpointStore, CheckpointStoreOptions, StepOutcome, RerunReason, CommitIntent, CompactionReport } from "./store/checkpoints.js";
 export type { StepRecord, CommitRecord } from "./store/checkpoint-log.js";
+export { openRunLog } from "./store/run-log/run-log.js";
+export type { RunLog, OpenRunLogOptions, RunLogStepOutcome, RunLogRerunReason } from "./store/run-log/run-log.js";
+export type { StepEntry as RunLogStepEntry } from "./store/run-log/run-index.js";
+export type { CompactionReport as RunLogCompactionReport } from "./store/run-log/compaction.js";
 export { fingerprint, isFingerprint } from "./store/fingerprint.js";
 export type { Fingerprint } from "./store/fingerprint.js";
-export { assertPlainJson, canonicalJson } from "./io/plain-json.js";
+export { assertPlainJson } from "./io/plain-json.js";
+export { canonicalJson } from "./io/canonical-json.js";
 export type { JsonValue } from "./io/plain-json.js";
 
 // Reporting and verification.

@@ -3,7 +3,8 @@ import fc from "fast-check";
 import stableStringify from "fast-json-stable-stringify";
 import { isWorkflowError } from "@phasekit/core";
 import { fingerprint, isFingerprint, fingerprintDigest } from "../src/store/fingerprint.js";
-import { assertPlainJson, canonicalJson } from "../src/io/plain-json.js";
+import { assertPlainJson } from "../src/io/plain-json.js";
+import { canonicalJson } from "../src/io/canonical-json.js";
 
 const RUNS = process.env.CI === "true" ? 1000 : 200;
 

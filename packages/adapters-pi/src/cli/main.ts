@@ -1,99 +1,74 @@
-#!/usr/bin/env node
 /**
- * `phasekit`: a small command line over plan folders, so shell steps can pipe a run's state and other processes
- * can pause or stop a run. Every failure prints the typed error as JSON on stderr and exits 1 (usage errors: 2).
+ * `phasekit`: look at and steer durable runs from a shell. Commands are declared with commander (per-command
+ * help, "did you mean" for typos); each one reads runs through run-view.ts and prints text or, with `--json`, a
+ * versioned document. Exit codes: see io.ts (`EXIT`). The bin (bin/phasekit.js) only calls `main`.
  */
-import { parseArgs } from "node:util";
-import { isWorkflowError } from "@phasekit/core";
-import { requestPause, requestStop } from "../run/control-requests.js";
-import { createFsPlanStore } from "../store/plan-store.js";
-import { analyzeResumeTarget } from "../run/resume-analysis.js";
-import { readRunStateFrom, writeRunStateTo } from "../run/state-io.js";
-import { resolveRunTarget } from "../run/target.js";
+import { readFileSync } from "node:fs";
+import { Command, CommanderError, Option } from "commander";
+import { registerControlCommands } from "./control-commands.js";
+import { registerDefinitionCommands } from "./defs-commands.js";
+import { EXIT, printFailure, processIo, toFailure, type CliIo } from "./io.js";
+import { registerRunCommands } from "./runs-commands.js";
+import { registerStateCommands } from "./state-commands.js";
+import { registerUiCommand } from "./ui-command.js";
 
-const USAGE = `usage: phasekit <command> [options]
-  state show <target>        print the run's state (workflow.json) as canonical JSON, for a pipe
-  state check                read a run's state from stdin, validate it, print it again
-  inspect <target> --tool T  can tool T resume the run? (not-found / ambiguous / owned-by-other / resumable)
-  list                       every run under the plan root with its status
-  pause <target> [reason]    ask the running run to pause at its next step
-  stop <target> [reason]     ask the running run to stop (ends cancelled) at its next step
-options: --repo DIR (default: cwd)  --plan-root DIR (default: <repo>/ai_plan)`;
-
-/** Runs the CLI with `argv` (without node and the script); resolves with the exit code. */
-export async function main(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: { repo: { type: "string" }, "plan-root": { type: "string" }, tool: { type: "string" }, help: { type: "boolean" } },
-  });
-  const roots = { repoRoot: values.repo ?? process.cwd(), ...(values["plan-root"] ? { planRoot: values["plan-root"] } : {}) };
-  const [command, ...rest] = positionals;
-  if (values.help || command === undefined) return usage(values.help ? 0 : 2);
-  switch (command) {
-    case "state":
-      return rest[0] === "show" && rest[1] ? stateShow(roots, rest[1]) : rest[0] === "check" ? stateCheck() : usage(2);
-    case "inspect": {
-      if (!rest[0] || !values.tool) return usage(2);
-      const a = await analyzeResumeTarget({ ...roots, target: rest[0], invokedTool: values.tool });
-      process.stdout.write(`${JSON.stringify(a, null, 2)}\n`);
-      return a.kind === "resumable" ? 0 : 1;
-    }
-    case "list": {
-      const store = createFsPlanStore(roots);
-      for (const run of await store.list()) {
-        const what = run.ok ? (run.metadata ? `${run.metadata.status}\t${run.metadata.ownerTool}\t${run.metadata.updatedAt}` : "no workflow.json") : `unreadable: ${run.error.code}`;
-        process.stdout.write(`${run.slug}\t${what}\n`);
-      }
-      return 0;
-    }
-    case "pause":
-    case "stop": {
-      if (!rest[0]) return usage(2);
-      const request = command === "pause" ? requestPause : requestStop;
-      const r = await request({ ...roots, target: rest[0], ...(rest[1] ? { reason: rest.slice(1).join(" ") } : {}) });
-      process.stdout.write(`${JSON.stringify(r)}\n`);
-      return 0;
-    }
-    default:
-      return usage(2);
-  }
+/** The package version (read once, lazily: importing this module has no side effect). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
 }
 
-async function stateShow(roots: { repoRoot: string; planRoot?: string }, target: string): Promise<number> {
-  const found = await resolveRunTarget({ ...roots, target });
-  if (found.kind !== "found") return fail(found.kind === "new" ? { code: "NOT_FOUND", message: `no run ${target}` } : found.error);
-  const store = createFsPlanStore({ repoRoot: roots.repoRoot, planRoot: found.location.planRoot });
-  const read = await store.readMetadata(found.location.slug);
-  await store.close();
-  if (!read.ok) return fail(read.error);
-  if (read.metadata === null) return fail({ code: "NOT_FOUND", message: `run ${target} has no workflow.json` });
-  writeRunStateTo(read.metadata);
-  return 0;
-}
-
-async function stateCheck(): Promise<number> {
-  const r = await readRunStateFrom(process.stdin);
-  if (!r.ok) return fail(r.error);
-  writeRunStateTo(r.metadata);
-  return 0;
-}
-
-function fail(error: unknown): number {
-  const body = isWorkflowError(error) ? error.toJSON() : error;
-  process.stderr.write(`${JSON.stringify(body)}\n`);
-  return 1;
-}
-
-function usage(code: number): number {
-  (code === 0 ? process.stdout : process.stderr).write(`${USAGE}\n`);
-  return code;
-}
-
-// Run when executed directly (not when imported by the tests).
-if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  main(process.argv.slice(2)).then(
-    (code) => (process.exitCode = code),
-    (error: unknown) => (process.exitCode = fail(error)),
+/** Builds the command tree; `setExit` lets a command end with a non-zero code without throwing. */
+export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command("phasekit")
+    .description("look at and steer phasekit runs (plan folders) from a shell")
+    .version(version(), "-v, --version")
+    .addOption(new Option("--repo <dir>", "the repository whose plan folder to use (default: the current folder)"))
+    .addOption(new Option("--plan-root <dir>", "the plan root (default: <repo>/ai_plan)"))
+    .addOption(
+      new Option("--defs <dir>", "a workflow definition folder; repeat for more (default: pi's global and <repo>/.pi/workflows)").argParser(
+        (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+      ),
+    )
+    .addOption(new Option("--json", "print a versioned JSON document instead of text"))
+    .showSuggestionAfterError(true)
+    .showHelpAfterError("(run `phasekit --help` for the commands, `phasekit <command> --help` for one)")
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) })
+    .exitOverride();
+  registerRunCommands(program, io);
+  registerStateCommands(program, io);
+  registerDefinitionCommands(program, io, setExit);
+  registerControlCommands(program, io, setExit);
+  registerUiCommand(program, io);
+  program.addHelpText(
+    "after",
+    "\nExit codes: 0 done, 1 failed or problems found, 2 bad usage, 3 no such run or workflow, 4 run busy (locked).\nDocs: docs/cli.md",
   );
+  // Every subcommand shares the parent's output and exit handling (commander copies settings at creation only).
+  for (const cmd of allCommands(program)) cmd.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
+  return program;
+}
+
+function allCommands(cmd: Command): Command[] {
+  return cmd.commands.flatMap((c) => [c, ...allCommands(c)]);
+}
+
+/** Runs the CLI with `argv` (without node and the script) and resolves with the exit code. */
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram(io, (c) => (code = Math.max(code, c)));
+  const json = argv.includes("--json");
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end through here with exit code 0; anything else commander refuses is bad usage.
+      return error.exitCode === 0 || error.code === "commander.helpDisplayed" || error.code === "commander.version" ? EXIT.ok : EXIT.usage;
+    }
+    const failure = toFailure(error);
+    printFailure(io, failure, json);
+    return failure.exitCode;
+  }
 }

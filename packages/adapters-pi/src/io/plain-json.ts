@@ -21,13 +21,6 @@ export function assertPlainJson(value: unknown, path = "$"): asserts value is Js
   visit(value, { root: path, keys: [], ancestors: new Set<object>() });
 }
 
-/** Canonical JSON: validated, keys sorted by UTF-16 code unit (as fast-json-stable-stringify does), optional indent. */
-export function canonicalJson(value: unknown, indent?: number): string {
-  assertPlainJson(value);
-  const pad = indent === undefined || indent <= 0 ? "" : " ".repeat(Math.min(indent, 10));
-  return encode(value, pad, "");
-}
-
 /** Appends a property name to a JSON path: `$.a`, or `$["odd key"]` when it is not an identifier. */
 export function childPath(path: string, key: string | number): string {
   if (typeof key === "number") return `${path}[${key}]`;
@@ -132,22 +125,4 @@ function refuse(w: Walk, type: string, hint: string): never {
     value: type,
     hint,
   });
-}
-
-// Recursion is bounded by MAX_JSON_DEPTH, checked in assertPlainJson before this runs.
-function encode(value: JsonValue, pad: string, indent: string): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  const inner = indent + pad;
-  const open = pad === "" ? "" : `\n${inner}`;
-  const sep = pad === "" ? "," : `,\n${inner}`;
-  const close = pad === "" ? "" : `\n${indent}`;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return "[]";
-    return `[${open}${value.map((v) => encode(v, pad, inner)).join(sep)}${close}]`;
-  }
-  const keys = Object.keys(value).sort();
-  if (keys.length === 0) return "{}";
-  const colon = pad === "" ? ":" : ": ";
-  const parts = keys.map((k) => `${JSON.stringify(k)}${colon}${encode(value[k] as JsonValue, pad, inner)}`);
-  return `{${open}${parts.join(sep)}${close}}`;
 }

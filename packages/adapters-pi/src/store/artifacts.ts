@@ -4,12 +4,12 @@
  * outputs share one file safely, and every read is verified against its name (a flipped byte is "corrupt").
  */
 import path from "node:path";
-import stableStringify from "fast-json-stable-stringify";
 import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
 import { writeFileAtomic } from "../io/atomic-write.js";
 import { fingerprintDigest, fingerprintOfCanonical, FINGERPRINT_PREFIX, type Fingerprint } from "./fingerprint.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
-import { assertPlainJson, type JsonValue } from "../io/plain-json.js";
+import type { JsonValue } from "../io/plain-json.js";
+import { encodeCanonical } from "../io/canonical-json.js";
 import { DIR_MODE } from "../io/plan-paths.js";
 import { assertRealDir, MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
 
@@ -38,8 +38,7 @@ export interface EncodedArtifact {
 
 /** Validates (UNSERIALIZABLE unless plain JSON) and encodes a value, synchronously. */
 export function encodeArtifact(value: unknown): EncodedArtifact {
-  assertPlainJson(value);
-  const text = stableStringify(value);
+  const text = encodeCanonical(value);
   return { fingerprint: fingerprintOfCanonical(text), text };
 }
 

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { isWorkflowError, workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { writeAll, writeFileAtomic } from "../io/atomic-write.js";
 import { fsErrorCode, type FsPort } from "../io/fs-port.js";
-import { canonicalJson } from "../io/plain-json.js";
+import { canonicalJson } from "../io/canonical-json.js";
 import { MAX_FILE_BYTES, openRegular, readRegular } from "../io/safe-open.js";
 
 const SCOPE = "checkpoints";

@@ -1,12 +1,12 @@
 /**
- * Versioned content fingerprints: `v1:sha256:<hex>` over fast-json-stable-stringify's canonical encoding,
- * guarded by the strict plain-JSON validator (the library alone hashes a Map as `{}` and a Date as a string).
+ * Versioned content fingerprints: `v1:sha256:<hex>` over the canonical encoding (byte for byte what
+ * fast-json-stable-stringify gives for plain JSON, proven by test/canonical-json.test.ts), validated in the same
+ * walk (the library alone hashes a Map as `{}` and a Date as a string).
  * The version prefix lets a later encoding coexist with stored v1 fingerprints instead of silently mismatching.
  */
 import { createHash } from "node:crypto";
-import stableStringify from "fast-json-stable-stringify";
 import { workflowError } from "@phasekit/core";
-import { assertPlainJson } from "../io/plain-json.js";
+import { encodeCanonical } from "../io/canonical-json.js";
 
 /** The prefix of every fingerprint this version produces. */
 export const FINGERPRINT_PREFIX = "v1:sha256:";
@@ -18,8 +18,7 @@ export type Fingerprint = `v1:sha256:${string}`;
 
 /** Fingerprint of a plain-JSON value; key order never changes it. Throws UNSERIALIZABLE for anything else. */
 export function fingerprint(value: unknown): Fingerprint {
-  assertPlainJson(value);
-  return fingerprintOfCanonical(stableStringify(value));
+  return fingerprintOfCanonical(encodeCanonical(value));
 }
 
 /** Fingerprint of text that is already canonical JSON (e.g. an artifact file's bytes), without re-encoding. */

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { writeAll } from "../io/atomic-write.js";
 import { nodeFs, type FsPort } from "../io/fs-port.js";
-import { canonicalJson } from "../io/plain-json.js";
+import { canonicalJson } from "../io/canonical-json.js";
 import { MAX_FILE_BYTES, openRegular, readRegular } from "../io/safe-open.js";
 import { parseJsonText } from "./metadata-parse.js";
 import { validateMetadata } from "./metadata.js";

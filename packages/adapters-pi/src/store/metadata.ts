@@ -5,7 +5,7 @@
 import { isWorkflowError, workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { writeFileAtomic } from "../io/atomic-write.js";
 import { nodeFs, type FsPort } from "../io/fs-port.js";
-import { canonicalJson } from "../io/plain-json.js";
+import { canonicalJson } from "../io/canonical-json.js";
 import { MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
 import { findForbiddenKey, parseJsonBytes } from "./metadata-parse.js";
 import {

@@ -1,0 +1,21 @@
+/**
+ * Child of run-log-goals.bench.ts for peak RSS: `import` (load the package only), `run <dir> <steps>` (a run of
+ * that many steps with 1 KB outputs) or `load <dir>` (open that run and reuse its first step). Prints the peak
+ * resident set size in bytes.
+ */
+import { openRunLog } from "@phasekit/adapters-pi";
+
+const [mode, dir, stepsText] = process.argv.slice(2);
+const out = (i: number): Record<string, string> => ({ i: String(i), pad: "r".repeat(1000) });
+
+if (mode === "run") {
+  const log = await openRunLog({ runDir: dir as string });
+  for (let i = 0; i < Number(stepsText); i++) await log.step(`s${i}`, { i }, () => out(i));
+  await log.close();
+} else if (mode === "load") {
+  const log = await openRunLog({ runDir: dir as string });
+  const r = await log.step("s0", { i: 0 }, () => out(-1));
+  if (!r.reused) throw new Error("the first step was not reused");
+  await log.close();
+} else if (mode !== "import") throw new Error(`unknown mode ${mode}`);
+process.stdout.write(`${process.resourceUsage().maxRSS * 1024}\n`);

@@ -1,0 +1,203 @@
+/**
+ * The goals of the fenced run log (issue 11), each measured side by side with its peer in one run: the raw
+ * floor (append + fdatasync) and LangGraph's SqliteSaver (synchronous=FULL). `BENCH_SMOKE=1` (and CI) shrink
+ * every count so the suite only proves it runs.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { fingerprint, openRunLog, type RunLog } from "@phasekit/adapters-pi";
+import type { BenchRow, BenchSuite } from "../harness.js";
+import { checkpointOf, folderBytes, jsonOfSize, rawAppender, sqliteSaver, tempDir } from "./contenders.js";
+import { interleaved, median, SMOKE } from "./interleave.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const RSS_CHILD = fileURLToPath(new URL("./rss-child.ts", import.meta.url));
+const N = SMOKE
+  ? { rounds: 3, batch: 3, resumeSteps: 200, resumeRounds: 3, states: 50, rssSteps: 200, fpRounds: 3 }
+  : { rounds: 15, batch: 20, resumeSteps: 10_000, resumeRounds: 15, states: 1_000, rssSteps: 10_000, fpRounds: 15 };
+const MiB = 1024 * 1024;
+const never = (): never => {
+  throw new Error("bench: a step that should be reused ran");
+};
+
+const row = (subject: string, baseline: string, s: number, b: number, goal: string, limit: number, unit?: "bytes"): BenchRow => ({
+  subject,
+  baseline,
+  subjectNs: s,
+  baselineNs: b,
+  goal,
+  met: s / b <= limit,
+  ...(unit === undefined ? {} : { unit }),
+});
+
+async function stepMiss(): Promise<BenchRow[]> {
+  const log = await openRunLog({ runDir: tempDir("miss") });
+  const raw = rawAppender(tempDir("raw"));
+  const saver = sqliteSaver(tempDir("sqlite"));
+  const output = jsonOfSize(10_000);
+  const line = Buffer.from(`${JSON.stringify({ t: "done", k: "k", in: "x".repeat(74), ofp: "x".repeat(74) })}\t${JSON.stringify(output)}\n`);
+  let i = 0;
+  let j = 0;
+  const m = await interleaved(
+    {
+      runLog: () => log.step(`m${i++}`, { i }, () => output),
+      raw: () => raw.append(line),
+      sqlite: () => {
+        const c = checkpointOf("miss", j++, output);
+        return saver.put(c.config, c.checkpoint, c.metadata);
+      },
+    },
+    N,
+  );
+  await log.close();
+  raw.close();
+  saver.db.close();
+  return [
+    row("run log step miss, 10 KB output", "raw append + fdatasync of the same bytes", m.runLog as number, m.raw as number, "≤ 1.5×", 1.5),
+    row("run log step miss, 10 KB output", "SqliteSaver.put, synchronous=FULL", m.runLog as number, m.sqlite as number, "≤ 1.0×", 1.0),
+  ];
+}
+
+async function reuseHit(): Promise<BenchRow[]> {
+  const log = await openRunLog({ runDir: tempDir("hit") });
+  const saver = sqliteSaver(tempDir("sqlite-hit"));
+  const K = 200;
+  for (let i = 0; i < K; i++) {
+    await log.step(`h${i}`, { i }, () => jsonOfSize(1_000, i));
+    const c = checkpointOf("hit", i, jsonOfSize(1_000, i));
+    await saver.put(c.config, c.checkpoint, c.metadata);
+  }
+  let i = 0;
+  let j = 0;
+  const m = await interleaved(
+    {
+      runLog: () => {
+        const k = i++ % K;
+        return log.step(`h${k}`, { i: k }, never);
+      },
+      sqlite: () => saver.getTuple({ configurable: { ...checkpointOf("hit", j++ % K, null).config.configurable, checkpoint_id: checkpointOf("hit", (j - 1) % K, null).checkpoint.id } }),
+    },
+    { ...N, batch: N.batch * 10 },
+  );
+  await log.close();
+  saver.db.close();
+  return [
+    row("run log reuse hit, 1 KB output", "SqliteSaver.getTuple", m.runLog as number, m.sqlite as number, "≤ 0.2×", 0.2),
+    row("run log reuse hit, 1 KB output", "budget 50 µs", m.runLog as number, 50_000, "≤ 1.0×", 1.0),
+  ];
+}
+
+async function filled(steps: number): Promise<string> {
+  const runDir = tempDir(`resume-${steps}`);
+  const log = await openRunLog({ runDir });
+  // Parallel batches share syncs (group commit), so building 10,000 steps takes seconds, not minutes.
+  for (let i = 0; i < steps; i += 100) {
+    await Promise.all(Array.from({ length: Math.min(100, steps - i) }, (_, k) => log.step(`s${i + k}`, { i: i + k }, () => jsonOfSize(1_000, i + k))));
+  }
+  await log.close();
+  return runDir;
+}
+
+async function resume(): Promise<BenchRow[]> {
+  const big = await filled(N.resumeSteps);
+  const small = await filled(10);
+  const open = async (runDir: string): Promise<void> => {
+    const log: RunLog = await openRunLog({ runDir });
+    await log.step("s0", { i: 0 }, never);
+    await log.close();
+  };
+  const m = await interleaved({ big: () => open(big), small: () => open(small) }, { rounds: N.resumeRounds, batch: 1, warmup: 2 });
+  return [
+    row(`resume (open + first hit) of ${N.resumeSteps.toLocaleString("en")} steps, 1 KB outputs`, "the same for 10 steps", m.big as number, m.small as number, "≤ 2×", 2),
+    row(`resume (open + first hit) of ${N.resumeSteps.toLocaleString("en")} steps, 1 KB outputs`, "budget 20 ms", m.big as number, 20e6, "≤ 1.0×", 1),
+  ];
+}
+
+async function fingerprints(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const [label, size] of [["1 KB", 1_000], ["100 KB", 100_000], ["1 MB", 1_000_000]] as const) {
+    const value = nested(size);
+    const m = await interleaved(
+      {
+        fingerprint: () => fingerprint(value),
+        stringify: () => createHash("sha256").update(JSON.stringify(value)).digest("hex"),
+      },
+      { rounds: N.fpRounds, batch: Math.max(2, Math.round(2e6 / size)) },
+    );
+    rows.push(row(`fingerprint of ${label}`, "JSON.stringify + sha256", m.fingerprint as number, m.stringify as number, "≤ 1.5×", 1.5));
+  }
+  return rows;
+}
+
+/** A state-like value of about `bytes`: records with nested objects, arrays and numbers, keys not in order. */
+function nested(bytes: number): unknown {
+  const items: unknown[] = [];
+  for (let n = 0; JSON.stringify(items).length < bytes; n++) {
+    items.push({ name: `item-${n}`, id: n, tags: ["a", `t${n % 7}`], nested: { score: n * 1.5, ok: n % 2 === 0, text: "lorem ipsum dolor" } });
+  }
+  return { items, meta: { count: items.length } };
+}
+
+async function stateBytes(): Promise<BenchRow[]> {
+  const logDir = tempDir("states");
+  const log = await openRunLog({ runDir: logDir });
+  const sqliteDir = tempDir("sqlite-states");
+  const saver = sqliteSaver(sqliteDir);
+  const state = jsonOfSize(10_000);
+  const keys = Object.keys(state);
+  for (let i = 0; i < N.states; i++) {
+    // ~200 B change per step: two of the ~90 fields get new 100-byte values.
+    for (const k of [keys[(i * 2) % keys.length], keys[(i * 2 + 1) % keys.length]]) state[k as string] = `${i}-changed-`.padEnd(100, "c");
+    await log.putState({ ...state });
+    const c = checkpointOf("states", i, { ...state });
+    await saver.put(c.config, c.checkpoint, c.metadata);
+  }
+  await log.close();
+  saver.db.close();
+  const ours = folderBytes(path.join(logDir, "runlog"));
+  const theirs = folderBytes(sqliteDir);
+  const label = `bytes for ${N.states.toLocaleString("en")} × 10 KB states, 200 B changed each`;
+  return [
+    row(`${label} (run log)`, "budget 1 MiB", ours, MiB, "≤ 1.0×", 1, "bytes"),
+    row(`${label} (run log)`, "SqliteSaver, same states", ours, theirs, "≤ 0.1×", 0.1, "bytes"),
+  ];
+}
+
+function rss(args: string[]): number {
+  const out = execFileSync(process.execPath, ["--import", "tsx", "--conditions=@phasekit/source", RSS_CHILD, ...args], { cwd: ROOT, encoding: "utf8" });
+  return Number(out.trim().split("\n").pop());
+}
+
+async function peakRss(): Promise<BenchRow[]> {
+  const runDir = tempDir("rss");
+  const base = median([rss(["import"]), rss(["import"]), rss(["import"])]);
+  const run = rss(["run", runDir, String(N.rssSteps)]);
+  const load = rss(["load", runDir]);
+  const steps = N.rssSteps.toLocaleString("en");
+  return [
+    row(`peak RSS above import-only: a ${steps}-step run`, "budget 64 MiB", run - base, 64 * MiB, "≤ 1.0×", 1, "bytes"),
+    row(`peak RSS above import-only: loading it`, "budget 64 MiB", load - base, 64 * MiB, "≤ 1.0×", 1, "bytes"),
+  ];
+}
+
+/** Every row of the suite (exported for the smoke test). */
+export async function runGoals(): Promise<BenchRow[]> {
+  return [...(await stepMiss()), ...(await reuseHit()), ...(await resume()), ...(await fingerprints()), ...(await stateBytes()), ...(await peakRss())];
+}
+
+export const suite: BenchSuite = {
+  title: "Run log goals (issue 11)",
+  description:
+    "Contenders interleaved round by round (median over rounds of the per-call time). Step miss: a new step key whose fn returns a 10 KB object (started record unsynced, done record with the output inline, one fdatasync, fence check). Raw: the same line appended to an open fd + fdatasync. SqliteSaver: put of a checkpoint holding the same object, WAL with synchronous=FULL. Hit: one of 200 completed steps (index lookup, one positioned read, fingerprint check, JSON.parse). Resume: claim a new epoch, load the index, reuse the first step, close. Bytes: files of the run log vs the SQLite database. RSS: child processes, peak resident set.",
+  notes: [
+    "**Where a goal is missed, and why (measured on this 2-core machine shared with other jobs; load average 3–4 during these runs, so absolute times vary 2–3× between runs and only same-run ratios mean much).**",
+    "- *Step miss.* Both the run log and the raw floor make exactly one fdatasync per step; the difference is CPU on top of it: the unsynced `started` line, the input fingerprint, the strict canonical encoding and sha256 of the 10 KB output, and the fence (one readdir). Across runs the ratio to the raw floor was 1.25–1.63× and to SqliteSaver.put 0.75–1.31×: the goal sits inside this machine's noise.",
+    "- *Reuse hit.* A hit is an input fingerprint, a map lookup, one positioned read, a sha256 check of the output and JSON.parse (14–36 µs here). SqliteSaver.getTuple of a 1 KB checkpoint comes from SQLite's page cache in 32–93 µs on this machine. 0.2× would need to drop the integrity check of the stored output or hand out cached parsed outputs (shared mutable objects); we keep both.",
+    "- *Resume of 10,000 steps.* Opening builds the index of every live step: the snapshot's index section (~2.7 MB for 10,000 steps, no values) is read and each line's key found without parsing the header. That is linear in live steps, so ≤ 2× of a 10-step run (whose open is a few syscalls) is out of reach without an on-disk index searched in place (sorted keys, binary search), which is not built. The 20 ms budget was not met on this loaded machine; on a quiet one it was not measured.",
+    "- *Fingerprints.* The one-pass encoder refuses what JSON.stringify accepts silently (accessors, hidden or symbol keys, holes, class instances, toJSON): per property one getter lookup, per object and array one own-keys count. Those checks alone cost about 2× JSON.stringify; the same walk without them measured 1.4–1.6× in a scratch run. We keep the strictness (a fingerprint must never equate two different values).",
+    "- *Peak RSS of the 10,000-step run* includes the compaction at close (a segment past 4 MiB), which reads every live value once to write the snapshot.",
+  ],
+  run: runGoals,
+};

@@ -1,0 +1,203 @@
+/**
+ * The CLI's one window onto runs: every command and the inspector read runs here, through the store and run
+ * APIs (target resolution, the store's metadata and journal reads, the lock inspection, the checkpoint log
+ * reader), never by parsing files itself, so a change of the on-disk format changes this file at most.
+ */
+import os from "node:os";
+import path from "node:path";
+import { isFinished, workflowError, type WorkflowStatus } from "@phasekit/core";
+import { nodeFs } from "../io/fs-port.js";
+import { describeHolder, readLockHolder, type LockHolder, type LockInspection } from "../lock/holder.js";
+import { readControlRequest, type ControlRequest } from "../run/control-signals.js";
+import { resolveRunTarget, type RunLocation } from "../run/target.js";
+import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "../store/checkpoint-log.js";
+import type { JournalEntry } from "../store/journal.js";
+import type { WorkflowMetadata } from "../store/metadata-schema.js";
+import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
+
+/** Where the CLI looks for runs. */
+export interface Roots {
+  repoRoot: string;
+  planRoot?: string;
+}
+
+/** A run's status as shown: the stored one, or `crashed` for a `running` run whose lock holder is gone. */
+export type ShownStatus = WorkflowStatus | "crashed" | "unreadable" | "new";
+
+/** One row of `list` (and the inspector's table). */
+export interface RunSummary {
+  id: string;
+  runDir: string;
+  status: ShownStatus;
+  ownerTool: string | null;
+  phase: string | null;
+  currentStep: string | null;
+  lastStep: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+  ageMs: number | null;
+  /** The lock holder in one line, null when the lock is free. */
+  lockHolder: string | null;
+  lockStale: boolean;
+  /** Why the run could not be read (status `unreadable`). */
+  error: { code: string; message: string } | null;
+}
+
+/** One step of a run as `show` prints it. */
+export interface StepView {
+  stepId: string;
+  /** `in-flight` while its runner holds the lock; `interrupted` when the runner died mid-step. */
+  status: "completed" | "failed" | "in-flight" | "interrupted";
+  attempt: number;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  inputFingerprint: string;
+  outputFingerprint: string | null;
+  error: string | null;
+}
+
+/** Everything `show` and the inspector need about one run. */
+export interface RunDetail {
+  summary: RunSummary;
+  metadata: WorkflowMetadata | null;
+  steps: StepView[];
+  pending: ControlRequest | null;
+}
+
+/** A store over the plan root of `roots`. */
+export function storeOf(roots: Roots): PlanStore {
+  return createFsPlanStore(roots);
+}
+
+/** Resolves an id, slug or path to an existing run folder; NOT_FOUND / INVALID_SLUG / AMBIGUOUS_TARGET otherwise. */
+export async function locateRun(roots: Roots, target: string): Promise<RunLocation> {
+  const r = await resolveRunTarget({ ...roots, target });
+  if (r.kind === "found") return r.location;
+  if (r.kind === "new") {
+    throw workflowError("cli", "NOT_FOUND", `no run ${JSON.stringify(target)} (looked for ${r.location.runDir}).`, {
+      value: target,
+      hint: "`phasekit list` shows the runs; pass --repo or --plan-root when they live elsewhere",
+    });
+  }
+  throw r.error;
+}
+
+/** Every run under the plan root, newest first. */
+export async function listRuns(roots: Roots, nowMs: number): Promise<RunSummary[]> {
+  const store = storeOf(roots);
+  try {
+    const out: RunSummary[] = [];
+    for (const entry of await store.list()) {
+      const runDir = path.join(store.planRoot, entry.slug);
+      const lock = await readLockHolder(runDir, { nowMs }).catch(() => null);
+      out.push(summarize(entry.slug, runDir, entry.ok ? entry.metadata : null, entry.ok ? null : entry.error, lock, nowMs));
+    }
+    return out.sort((a, b) => (b.updatedAt ?? "").localeCompare(a.updatedAt ?? "") || a.id.localeCompare(b.id));
+  } finally {
+    await store.close();
+  }
+}
+
+/** The detail of one run. */
+export async function runDetail(roots: Roots, target: string, nowMs: number): Promise<RunDetail> {
+  const location = await locateRun(roots, target);
+  const store = createFsPlanStore({ repoRoot: roots.repoRoot, planRoot: location.planRoot });
+  try {
+    const read = await store.readMetadata(location.slug);
+    const lock = await readLockHolder(location.runDir, { nowMs });
+    const summary = summarize(location.slug, location.runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs);
+    const live = lock.held && !lock.stale && !holderGone(lock.holder);
+    const steps = await readSteps(location.runDir, live);
+    const control = await readControlRequest(location.runDir);
+    return { summary, metadata: read.ok ? read.metadata : null, steps, pending: control.ok ? control.request : null };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The run's journal. */
+export async function runJournal(location: RunLocation, roots: Roots): Promise<JournalEntry[]> {
+  const store = createFsPlanStore({ repoRoot: roots.repoRoot, planRoot: location.planRoot });
+  try {
+    const r = await store.readJournal(location.slug);
+    if (!r.ok) throw r.error;
+    return r.entries;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The latest checkpoint record of every step, read without writing (no torn-tail repair: that is the runner's). */
+export async function readStepRecords(runDir: string): Promise<StepRecord[]> {
+  const r = await readLog(nodeFs, path.join(runDir, CHECKPOINT_LOG_FILE));
+  if (!r.ok) throw r.error;
+  return [...r.log.steps.values()];
+}
+
+async function readSteps(runDir: string, live: boolean): Promise<StepView[]> {
+  const records = await readStepRecords(runDir);
+  return records
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt))
+    .map((r) => ({
+      stepId: r.stepId,
+      status: r.status === "started" ? (live ? "in-flight" : "interrupted") : r.status,
+      attempt: r.attempt,
+      startedAt: r.startedAt,
+      finishedAt: r.finishedAt ?? null,
+      durationMs: r.finishedAt === undefined ? null : Date.parse(r.finishedAt) - Date.parse(r.startedAt),
+      inputFingerprint: r.inputFingerprint,
+      outputFingerprint: r.outputFingerprint ?? null,
+      error: r.error ?? null,
+    }));
+}
+
+function summarize(
+  id: string,
+  runDir: string,
+  m: WorkflowMetadata | null,
+  error: { code: string; message: string } | null,
+  lock: LockInspection | null,
+  nowMs: number,
+): RunSummary {
+  const held = lock !== null && lock.held;
+  const gone = held && holderGone(lock.holder);
+  const live = held && !lock.stale && !gone;
+  let status: ShownStatus = error !== null ? "unreadable" : m === null ? "new" : m.status;
+  // A run that says `running` but whose runner no longer refreshes the lock has crashed: it resumes when asked.
+  if (m !== null && m.status === "running" && !live) status = "crashed";
+  return {
+    id,
+    runDir,
+    status,
+    ownerTool: m?.ownerTool ?? null,
+    phase: m?.phase ?? null,
+    currentStep: m?.currentStepId ?? null,
+    lastStep: m?.lastCompletedStepId ?? null,
+    createdAt: m?.createdAt ?? null,
+    updatedAt: m?.updatedAt ?? null,
+    ageMs: m === null ? null : Math.max(0, nowMs - Date.parse(m.updatedAt)),
+    lockHolder: held ? `${gone ? "gone: " : ""}${describeHolder(lock.holder)}` : null,
+    lockStale: held && lock.stale,
+    error: error === null ? null : { code: error.code, message: error.message },
+  };
+}
+
+/** True when the shown status is final. */
+export function isFinal(status: ShownStatus): boolean {
+  return status !== "crashed" && status !== "unreadable" && status !== "new" && isFinished({ status });
+}
+
+/**
+ * True when the holder recorded this host and its pid is gone: its run crashed, though the lock is not stale yet.
+ * For display only; the lock's own takeover rules decide who may take it.
+ */
+function holderGone(holder: LockHolder | null): boolean {
+  if (holder === null || holder.host !== os.hostname()) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}

@@ -1,0 +1,118 @@
+/** `state show|set|check`, `gc` and `why`: a run's stored state for pipes, retention, and a step's reuse decision. */
+import type { Command } from "commander";
+import { migrateState } from "@phasekit/core";
+import { readRunStateFrom, writeRunStateTo } from "../run/state-io.js";
+import { fingerprint } from "../store/fingerprint.js";
+import { createFsPlanStore } from "../store/plan-store.js";
+import { common } from "./context.js";
+import { CLI_TOOL } from "./control-commands.js";
+import { parseDuration } from "./format.js";
+import { fail, JSON_SCHEMAS, printJson, progress, type CliIo } from "./io.js";
+import { locateRun, readStepRecords } from "./run-view.js";
+import { positiveInt } from "./runs-commands.js";
+import { stepVerdict } from "./step-verdict.js";
+
+/** Registers `state`, `gc` and `why`. */
+export function registerStateCommands(program: Command, io: CliIo): void {
+  const state = program.command("state").description("a run's state (workflow.json) as canonical JSON, for pipes");
+  state
+    .command("show")
+    .description("print the run's state on stdout")
+    .argument("<run>", "run id, slug or path")
+    .action(async (target: string, _o: unknown, cmd: Command) => {
+      const c = common(cmd, io);
+      const location = await locateRun(c.roots, target);
+      const store = createFsPlanStore({ repoRoot: c.roots.repoRoot, planRoot: location.planRoot });
+      const read = await store.readMetadata(location.slug).finally(() => store.close());
+      if (!read.ok) throw read.error;
+      if (read.metadata === null) fail("cli", "NOT_FOUND", `run ${target} has no workflow.json yet.`, { value: target });
+      writeRunStateTo(read.metadata, io.stdout);
+    });
+  state
+    .command("set")
+    .description("store a state read from stdin (schema-checked, compare-and-set on its generation, under the run's lock)")
+    .argument("<run>", "run id, slug or path")
+    .action(async (target: string, _o: unknown, cmd: Command) => {
+      const c = common(cmd, io);
+      const location = await locateRun(c.roots, target);
+      const input = await readRunStateFrom(io.stdin);
+      if (!input.ok) throw input.error;
+      const { schemaVersion: _v, generation, ...next } = input.metadata;
+      if (next.slug !== location.slug) fail("cli", "INVALID_OPTIONS", `the state on stdin is run ${next.slug}'s, not ${location.slug}'s.`, { field: "slug", value: next.slug });
+      if (next.state !== undefined) {
+        const core = migrateState(next.state);
+        if (!core.ok) throw core.error;
+      }
+      const store = createFsPlanStore({ repoRoot: c.roots.repoRoot, planRoot: location.planRoot });
+      try {
+        const locked = await store.lock(location.slug, { owner: { tool: CLI_TOOL }, retries: 0 });
+        if (!locked.ok) throw locked.error;
+        try {
+          const w = await store.writeMetadata(location.slug, next, generation);
+          if (!w.ok) throw w.error;
+          if (c.json) writeRunStateTo(w.metadata, io.stdout);
+          else io.stdout.write(`run ${location.slug}: state stored (generation ${w.metadata.generation})\n`);
+        } finally {
+          await locked.lock.release();
+        }
+      } finally {
+        await store.close();
+      }
+    });
+  state
+    .command("check")
+    .description("read a state from stdin, validate it, print it again")
+    .action(async () => {
+      const r = await readRunStateFrom(io.stdin);
+      if (!r.ok) throw r.error;
+      writeRunStateTo(r.metadata, io.stdout);
+    });
+
+  program
+    .command("gc")
+    .description("remove finished runs beyond --keep or older than --older-than; never a running, paused, locked or unreadable one")
+    .option("--keep <n>", "keep this many finished runs (newest)", (v) => positiveInt(v))
+    .option("--older-than <age>", "remove finished runs older than this (30d, 12h, 90m)")
+    .option("--dry-run", "only say what would be removed")
+    .action(async (o: { keep?: number; olderThan?: string; dryRun?: boolean }, cmd: Command) => {
+      const c = common(cmd, io);
+      const olderThan = o.olderThan === undefined ? undefined : parseDuration(o.olderThan);
+      if (o.olderThan !== undefined && olderThan === undefined) fail("cli", "INVALID_OPTIONS", `--older-than ${o.olderThan} is not a duration such as 30d, 12h or 90m.`, { field: "older-than", value: o.olderThan });
+      if (o.keep === undefined && olderThan === undefined) fail("cli", "INVALID_OPTIONS", "gc needs --keep N or --older-than AGE (or both).", { field: "keep" });
+      const store = createFsPlanStore(c.roots);
+      // gc reports no per-run progress; on a terminal, at least say what it is doing while it scans.
+      const bar = progress(io, `gc: scanning ${store.planRoot}`);
+      bar.tick(0);
+      const report = await store
+        .gc({ ...(o.keep === undefined ? {} : { keep: o.keep }), ...(olderThan === undefined ? {} : { olderThan }), now: () => io.now(), dryRun: o.dryRun === true })
+        .finally(() => (bar.done(), store.close()));
+      if (c.json) return printJson(io, JSON_SCHEMAS.gc, { dryRun: o.dryRun === true, removed: report.removed, kept: report.kept });
+      const verb = o.dryRun === true ? "would remove" : "removed";
+      for (const r of report.removed) io.stdout.write(`${verb}  ${r.slug}  (${r.reason}, ${r.status ?? "?"}, updated ${r.updatedAt ?? "?"})\n`);
+      for (const k of report.kept) if (k.reason !== "within-limits") io.stdout.write(`kept  ${k.slug}  (${k.reason}${k.error ? `: ${k.error}` : ""})\n`);
+      io.stdout.write(`${report.removed.length} ${verb}, ${report.kept.length} kept\n`);
+    });
+
+  program
+    .command("why")
+    .description("would this step be reused or run again, and why (give --input to compare a new input's fingerprint)")
+    .argument("<run>", "run id, slug or path")
+    .argument("<step>", "step id")
+    .option("--input <json>", "the input the step would be called with, as JSON")
+    .action(async (target: string, stepId: string, o: { input?: string }, cmd: Command) => {
+      const c = common(cmd, io);
+      const location = await locateRun(c.roots, target);
+      const record = (await readStepRecords(location.runDir)).find((r) => r.stepId === stepId) ?? null;
+      let given: string | null = null;
+      if (o.input !== undefined) {
+        try {
+          given = fingerprint(JSON.parse(o.input));
+        } catch (error) {
+          fail("cli", "INVALID_OPTIONS", `--input is not JSON: ${(error as Error).message}`, { field: "input", value: o.input });
+        }
+      }
+      const verdict = await stepVerdict(location.runDir, record, given);
+      if (c.json) return printJson(io, JSON_SCHEMAS.why, { id: location.slug, stepId, ...verdict, givenInputFingerprint: given, record });
+      io.stdout.write(`step ${stepId} of run ${location.slug}: ${verdict.decision} (${verdict.reason})\n  ${verdict.explanation}\n`);
+    });
+}

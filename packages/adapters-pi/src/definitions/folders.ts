@@ -1,0 +1,185 @@
+/**
+ * Workflow definitions from folders in pi-workflows 1.0.0's format, loaded unchanged: `<dir>/<key>/workflow.yaml`
+ * lists phase Markdown files (front matter + instructions) and `{ subworkflow: key }` references. Every problem,
+ * including those core's compiler finds, points at a file and a line. Shared by the CLI (`phasekit validate`,
+ * `diagram`) and meant for the pi extension too, so that both read one format one way.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { compileDefinitions, type WorkflowErrorCode, type WorkflowRegistry } from "@phasekit/core";
+import { parseFrontMatter } from "./front-matter.js";
+import { parseYamlSource } from "./yaml-source.js";
+
+/** One thing wrong with a definition folder: where (file, 1-based line) and what. */
+export interface DefinitionFileProblem {
+  readonly file: string;
+  readonly line: number;
+  /** PATH_OUTSIDE_ROOT, READ_FAILED (not a regular file, too large, unreadable), INVALID_DEFINITION (YAML or shape), or a compiler code. */
+  readonly code: WorkflowErrorCode;
+  readonly message: string;
+  readonly hint?: string;
+  readonly workflowKey?: string;
+}
+
+/** The workflows found, compiled, with every problem and where each workflow came from. */
+export interface LoadedDefinitionFolders {
+  readonly registry: WorkflowRegistry;
+  readonly problems: readonly DefinitionFileProblem[];
+  /** Workflow key → its workflow.yaml. */
+  readonly sources: ReadonlyMap<string, string>;
+  /** How many workflow folders were read. */
+  readonly folders: number;
+}
+
+/** The file name that makes a folder a workflow. */
+export const WORKFLOW_FILE = "workflow.yaml";
+/** Definition files above this size are refused (a typo'd path to a log file must not be read into memory). */
+export const MAX_DEFINITION_FILE_BYTES = 512 * 1024;
+
+type LineOf = (path: readonly (string | number)[]) => number;
+interface Source {
+  file: string;
+  lineOf: LineOf;
+  /** Per phase index: the phase file and its front-matter lines, when the entry is a file. */
+  phases: Map<number, { file: string; lineOf: LineOf }>;
+}
+
+/**
+ * Loads every workflow under `dirs`. A dir holding `workflow.yaml` is one workflow (its key: the folder name);
+ * otherwise each sub-folder holding one is. A later dir's workflow replaces an earlier one of the same key (as a
+ * project folder overrides the global one). Never throws; `onFolder` reports progress.
+ */
+export function loadDefinitionFolders(dirs: readonly string[], options: { onFolder?: (done: number) => void } = {}): LoadedDefinitionFolders {
+  const problems: DefinitionFileProblem[] = [];
+  const raw = new Map<string, unknown>();
+  const sources = new Map<string, Source>();
+  let folders = 0;
+  for (const dir of dirs) {
+    for (const found of workflowFolders(dir, problems)) {
+      folders++;
+      options.onFolder?.(folders);
+      const read = readWorkflow(found.key, found.dir, found.root, problems);
+      if (read === undefined) continue;
+      raw.set(found.key, read.def);
+      sources.set(found.key, read.source);
+    }
+  }
+  const compiled = compileDefinitions(Object.fromEntries(raw));
+  for (const p of compiled.problems) problems.push(locate(p, sources));
+  return { registry: compiled.registry, problems, sources: new Map([...sources].map(([k, s]) => [k, s.file])), folders };
+}
+
+function workflowFolders(dir: string, problems: DefinitionFileProblem[]): Array<{ key: string; dir: string; root: string }> {
+  let real: string;
+  try {
+    real = fs.realpathSync(dir);
+    if (!fs.statSync(real).isDirectory()) throw Object.assign(new Error("not a folder"), { code: "ENOTDIR" });
+  } catch (error) {
+    problems.push({ file: dir, line: 1, code: "READ_FAILED", message: `${dir} is not a readable folder: ${(error as Error).message}` });
+    return [];
+  }
+  if (fs.existsSync(path.join(real, WORKFLOW_FILE))) return [{ key: path.basename(real), dir: real, root: real }];
+  const out: Array<{ key: string; dir: string; root: string }> = [];
+  const names = fs.readdirSync(real, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  for (const name of names.sort()) {
+    if (fs.existsSync(path.join(real, name, WORKFLOW_FILE))) out.push({ key: name, dir: path.join(real, name), root: real });
+  }
+  return out;
+}
+
+/** A regular file inside `root`, read as UTF-8; anything else (a link out, a FIFO, a huge file) is a problem. */
+function readInside(file: string, root: string, problems: DefinitionFileProblem[], workflowKey: string): string | undefined {
+  const problem = (code: WorkflowErrorCode, message: string) => problems.push({ file, line: 1, code, message: `${file} ${message}`, workflowKey });
+  try {
+    const real = fs.realpathSync(file);
+    if (real !== root && !real.startsWith(root + path.sep)) return void problem("PATH_OUTSIDE_ROOT", `resolves to ${real}, outside ${root}; definition files must stay inside it`);
+    const st = fs.statSync(real);
+    if (!st.isFile()) return void problem("READ_FAILED", "is not a regular file");
+    if (st.size > MAX_DEFINITION_FILE_BYTES) return void problem("READ_FAILED", `is ${st.size} bytes; definition files are limited to ${MAX_DEFINITION_FILE_BYTES}`);
+    return fs.readFileSync(real, "utf8");
+  } catch (error) {
+    return void problem("READ_FAILED", `cannot be read: ${(error as Error).message}`);
+  }
+}
+
+// Fields of workflow.yaml passed to core as they are (pi-workflows' names are phasekit's names).
+const COPIED_FIELDS = [
+  "name", "description", "commandName", "initialMessage", "loopable", "maxLoops", "sessionNamePrefix", "sessionNameMaxLength",
+  "roleInstruction", "advanceReminder", "blockReasonTemplate", "completionMessage", "cancelledMessage", "notDoneReminder", "profiles",
+] as const;
+
+function readWorkflow(key: string, dir: string, root: string, problems: DefinitionFileProblem[]): { def: Record<string, unknown>; source: Source } | undefined {
+  const file = path.join(dir, WORKFLOW_FILE);
+  const text = readInside(file, root, problems, key);
+  if (text === undefined) return undefined;
+  const parsed = parseYamlSource(text);
+  if (!parsed.ok) return void problems.push({ file, line: parsed.line, code: "INVALID_DEFINITION", message: `${file}:${parsed.line}: ${parsed.reason}`, workflowKey: key });
+  const doc = parsed.value;
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
+    return void problems.push({ file, line: 1, code: "INVALID_DEFINITION", message: `${file} must be a YAML mapping (name, phases …)`, workflowKey: key });
+  }
+  const y = doc as Record<string, unknown>;
+  const def: Record<string, unknown> = {};
+  for (const field of COPIED_FIELDS) if (Object.hasOwn(y, field) && y[field] !== null) def[field] = y[field];
+  // pi-workflows: show "workflows" = usable only inside other workflows, which is phasekit's show false.
+  if (Object.hasOwn(y, "show")) def["show"] = typeof y["show"] === "boolean" ? y["show"] : y["show"] !== "workflows";
+  const source: Source = { file, lineOf: parsed.lineOf, phases: new Map() };
+  if (!Array.isArray(y["phases"])) {
+    const line = parsed.lineOf(["phases"]);
+    return void problems.push({ file, line, code: "INVALID_DEFINITION", message: `${file}:${line}: phases must be a list of phase files or { subworkflow: key } entries`, workflowKey: key });
+  }
+  const phases: unknown[] = [];
+  for (const [i, entry] of (y["phases"] as unknown[]).entries()) {
+    if (typeof entry === "object" && entry !== null) {
+      phases.push(entry); // a reference (or a malformed entry): core checks it and names the path
+      continue;
+    }
+    const line = parsed.lineOf(["phases", i]);
+    if (typeof entry !== "string" || entry === "") {
+      return void problems.push({ file, line, code: "INVALID_DEFINITION", message: `${file}:${line}: phases[${i}] must be a phase file name or { subworkflow: key }`, workflowKey: key });
+    }
+    const phaseFile = path.resolve(dir, entry);
+    const phaseText = readInside(phaseFile, root, problems, key);
+    if (phaseText === undefined) return undefined;
+    const fm = parseFrontMatter(phaseText);
+    if (!fm.ok) return void problems.push({ file: phaseFile, line: fm.line, code: "INVALID_DEFINITION", message: `${phaseFile}:${fm.line}: front matter: ${fm.reason}`, workflowKey: key });
+    source.phases.set(i, { file: phaseFile, lineOf: fm.lineOf });
+    phases.push(phaseOf(fm.data, fm.body));
+  }
+  def["phases"] = phases;
+  return { def, source };
+}
+
+function phaseOf(d: Record<string, unknown>, body: string): Record<string, unknown> {
+  const phase: Record<string, unknown> = { id: d["id"], name: d["name"], emoji: d["emoji"] ?? "", instructions: body.trim() };
+  if (d["tools"] !== undefined) phase["tools"] = d["tools"];
+  if (d["availableProfiles"] !== undefined) phase["availableProfiles"] = d["availableProfiles"];
+  return phase;
+}
+
+/** Points a compiler problem (`ship.phases[2].id`) at the file and line it came from. */
+function locate(p: { code: WorkflowErrorCode; path: string; message: string; hint: string; workflowKey?: string }, sources: ReadonlyMap<string, Source>): DefinitionFileProblem {
+  const segments = splitPath(p.path);
+  const key = p.workflowKey ?? (typeof segments[0] === "string" ? segments[0] : undefined);
+  const source = key === undefined ? undefined : sources.get(key);
+  if (source === undefined) return { file: "(definitions)", line: 1, code: p.code, message: p.message, hint: p.hint, ...(key ? { workflowKey: key } : {}) };
+  const rest = segments.slice(1);
+  let file = source.file;
+  let line = source.lineOf(rest);
+  const phase = rest[0] === "phases" && typeof rest[1] === "number" ? source.phases.get(rest[1]) : undefined;
+  if (phase !== undefined) {
+    file = phase.file;
+    line = phase.lineOf(rest.slice(2));
+  }
+  return { file, line, code: p.code, message: p.message, hint: p.hint, workflowKey: key as string };
+}
+
+function splitPath(text: string): Array<string | number> {
+  const out: Array<string | number> = [];
+  for (const m of text.matchAll(/([^.[\]]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g)) {
+    if (m[2] !== undefined) out.push(Number(m[2]));
+    else if (m[3] !== undefined) out.push(JSON.parse(`"${m[3]}"`) as string);
+    else if (m[1] !== undefined) out.push(m[1]);
+  }
+  return out;
+}

@@ -1,0 +1,31 @@
+/**
+ * Phase files: Markdown with a YAML front matter block (`---` … `---`) whose body is the phase's instructions,
+ * as pi-workflows 1.0.0 writes them. Errors and field lines are 1-based lines of the whole file.
+ */
+import { parseYamlSource } from "./yaml-source.js";
+
+/** A parsed phase file, or the line and reason it could not be read. */
+export type FrontMatterResult =
+  | { ok: true; data: Record<string, unknown>; body: string; lineOf(path: readonly (string | number)[]): number }
+  | { ok: false; line: number; reason: string };
+
+const OPEN = /^---[ \t]*\r?\n/;
+const CLOSE = /^---[ \t]*$/m;
+
+/** Splits and parses `text`; a file without front matter has empty data and the whole text as body. */
+export function parseFrontMatter(text: string): FrontMatterResult {
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const open = OPEN.exec(src);
+  if (open === null) return { ok: true, data: {}, body: src, lineOf: () => 1 };
+  const rest = src.slice(open[0].length);
+  const close = CLOSE.exec(rest);
+  if (close === null) return { ok: false, line: 1, reason: "the front matter opened by '---' is never closed" };
+  const body = rest.slice(close.index + close[0].length).replace(/^\r?\n/, "");
+  const parsed = parseYamlSource(rest.slice(0, close.index), 1);
+  if (!parsed.ok) return parsed;
+  const data = parsed.value ?? {};
+  if (typeof data !== "object" || Array.isArray(data)) {
+    return { ok: false, line: 2, reason: "the front matter must be a mapping of fields (id, name, emoji, tools …)" };
+  }
+  return { ok: true, data: data as Record<string, unknown>, body, lineOf: parsed.lineOf };
+}

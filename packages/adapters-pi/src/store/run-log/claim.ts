@@ -1,0 +1,100 @@
+/**
+ * Claiming a run: the next epoch's segment is created with O_EXCL (two claimants can never share an epoch),
+ * and only then is the history read and pinned in the new segment's head. That order is the fence: a displaced
+ * holder's record is either in the bytes read here (so it is accepted, pinned and part of the new history) or
+ * written after the claim, where its own fence check sees the newer segment and refuses to acknowledge it.
+ */
+import path from "node:path";
+import { promises as fsp } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { workflowError } from "@phasekit/core";
+import { encodeLine, RUN_LOG_DIR, RUN_LOG_VERSION, segmentEpoch, segmentName, type HeadRecord } from "./format.js";
+import { importLegacy } from "./legacy.js";
+import { loadChain, loadSnapshot, type LoadedChain } from "./read-chain.js";
+import { openRegular, syncDir } from "./safe-file.js";
+
+import { SegmentWriter, type FsBoundary } from "./segment-writer.js";
+
+/** A claimed run: the holder's writer, and the history it accepted. */
+export interface Claim {
+  dir: string;
+  epoch: number;
+  writer: SegmentWriter;
+  chain: LoadedChain;
+}
+
+const CLAIM_ATTEMPTS = 8;
+
+/** Claims the next epoch of the run log in `runDir` (creating the folder on first use). */
+export async function claimRunLog(runDir: string, boundary: FsBoundary): Promise<Claim> {
+  const dir = path.join(runDir, RUN_LOG_DIR);
+  boundary("mkdir(runlog)");
+  const made = await fsp.mkdir(dir, { mode: 0o700 }).then(
+    () => true,
+    (error: unknown) => {
+      if ((error as { code?: unknown }).code === "EEXIST") return false;
+      throw error;
+    },
+  );
+  const st = await fsp.lstat(dir);
+  if (!st.isDirectory()) {
+    throw workflowError("run-log", "CORRUPT_FILE", `${dir} is not a folder; the run log needs it to be one.`, { file: dir, hint: "remove what was planted there" });
+  }
+  if (made) {
+    boundary("fsync(run folder)");
+    await syncDir(runDir);
+  }
+  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+    boundary("readdir(claim)");
+    const names = await fsp.readdir(dir);
+    const max = names.reduce((m, n) => Math.max(m, segmentEpoch(n) ?? 0), 0);
+    const epoch = max + 1;
+    const file = path.join(dir, segmentName(epoch));
+    let handle: FileHandle;
+    try {
+      boundary("open(claim)");
+      handle = await openRegular(file, "create-append");
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "EEXIST") continue;
+      throw error;
+    }
+    try {
+      return await pinHistory(dir, epoch, file, handle, boundary);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+  }
+  throw workflowError("run-log", "LOCKED", `${dir}: ${CLAIM_ATTEMPTS} claims in a row were taken by other runners.`, {
+    file: dir,
+    hint: "another runner is starting this run; wait for it",
+  });
+}
+
+async function pinHistory(dir: string, epoch: number, file: string, handle: FileHandle, boundary: FsBoundary): Promise<Claim> {
+  // Read only now, after the claim exists: see the module comment.
+  boundary("read(history)");
+  const chain = await loadChain(dir);
+  // What we accept must survive a power cut before anything we acknowledge can depend on it (a reuse hit of
+  // the previous holder's last, unsynced record): sync the previous head once. Our own head is synced with
+  // our first durable record.
+  if (chain.headEpoch > 0) await syncFile(path.join(dir, segmentName(chain.headEpoch)), boundary);
+  // A run with no run-log history may be one written in the earlier format: carry its checkpoints over.
+  const legacy = chain.headEpoch === 0 ? await importLegacy(path.dirname(dir), dir, epoch, boundary) : null;
+  if (legacy !== null) chain.index = await loadSnapshot(dir, legacy);
+  const base = legacy ?? chain.accepted.base;
+  const head: HeadRecord = { t: "head", v: RUN_LOG_VERSION, e: epoch, base, pins: chain.accepted.pins.filter(([, from, to]) => to > from) };
+  const writer = new SegmentWriter(handle, file, dir, epoch, 0, boundary);
+  await writer.append(encodeLine(head), false);
+  return { dir, epoch, writer, chain };
+}
+
+async function syncFile(file: string, boundary: FsBoundary): Promise<void> {
+  const h = await openRegular(file, "read");
+  try {
+    boundary("fdatasync(previous head)");
+    await h.datasync();
+  } finally {
+    await h.close();
+  }
+}

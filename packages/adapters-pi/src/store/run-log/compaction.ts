@@ -1,0 +1,135 @@
+/**
+ * Compaction never renames over a live file. It writes a new snapshot (a fresh name, O_EXCL), syncs it, and
+ * appends a `base` record to the holder's own segment: from then on every reader starts at the snapshot. Only
+ * after that record is synced AND the fence shows no newer epoch does it delete anything, and then only files of
+ * epochs up to its own that the new history does not use. A newer holder that claims after that check read the
+ * `base` record (it was written before), so it needs none of the deleted files; one that claimed before it
+ * makes the check fail, and nothing is deleted.
+ */
+import path from "node:path";
+import { promises as fsp } from "node:fs";
+import { encodeCanonical } from "../../io/canonical-json.js";
+import { encodeLine, segmentEpoch, snapshotId, snapshotName, type RunLogRecord } from "./format.js";
+import { batches, layoutSnapshot, type SnapshotItem } from "./snapshot-layout.js";
+import { loadSnapshot } from "./read-chain.js";
+import type { LogParts } from "./log-parts.js";
+import type { StepEntry } from "./run-index.js";
+import { openRegular, syncDir } from "./safe-file.js";
+import type { StateKeeper } from "./state-keeper.js";
+import { artifactId, RUN_ARTIFACTS_DIR } from "./values.js";
+
+/** What a compaction did. */
+export interface CompactionReport {
+  snapshot: string;
+  recordsBefore: number;
+  recordsAfter: number;
+  segmentsRemoved: number;
+  snapshotsRemoved: number;
+  artifactsRemoved: number;
+}
+
+/** Compacts the run log (see the module comment); appends wait meanwhile. */
+export function compactRunLog(parts: LogParts, states: StateKeeper): Promise<CompactionReport> {
+  return parts.writer.exclusive(async () => {
+    parts.writer.fence();
+    const recordsBefore = parts.index.records;
+    const bytes = layoutSnapshot(parts.epoch, snapshotItems(parts, states));
+    const { name, file } = await writeSnapshot(parts, bytes);
+    // The switch: one synced line in our own segment, then the fence (LOCK_LOST: nothing below happens).
+    parts.writer.writeAll(encodeLine({ t: "base", e: parts.epoch, snap: name }));
+    parts.writer.sync();
+    parts.writer.fence();
+    const fresh = await loadSnapshot(parts.dir, name);
+    Object.assign(parts.index, fresh);
+    parts.values.retain(new Set([parts.writer.file, file]));
+    const removed = await removeSuperseded(parts, name);
+    return { snapshot: name, recordsBefore, recordsAfter: fresh.records, ...removed };
+  });
+}
+
+function snapshotItems(parts: LogParts, states: StateKeeper): SnapshotItem[] {
+  const out: SnapshotItem[] = [];
+  for (const entry of parts.index.steps.values()) out.push(stepItem(parts, entry));
+  const state = states.current();
+  if (state !== undefined) out.push({ header: { t: "state", e: parts.epoch, n: parts.index.state.n, d: 0 }, payload: encodeCanonical(state) });
+  for (const ev of parts.index.events) {
+    const data = ev.data === undefined ? undefined : parts.values.read(ev.data);
+    out.push({ header: { t: "event", e: ev.epoch, name: ev.name }, ...(data?.ok ? { payload: data.text } : {}) });
+  }
+  return out;
+}
+
+function stepItem(parts: LogParts, s: StepEntry): SnapshotItem {
+  const base = { e: s.epoch, k: s.key, in: s.inputFingerprint, a: s.attempt };
+  if (s.status === "started") return { header: { t: "start", ...base } };
+  if (s.status === "failed") return { header: { t: "fail", ...base, err: s.error ?? "" } };
+  const done: RunLogRecord = { t: "done", ...base, ofp: s.outputFingerprint as string, ...(s.artifact === undefined ? {} : { art: s.artifact }) };
+  if (s.output === undefined) return { header: done };
+  const r = parts.values.readBytes(s.output, s.outputFingerprint);
+  // An output that no longer verifies is not carried forward: the step reruns, as it would have anyway.
+  return r.ok ? { header: done, payload: r.bytes } : { header: { t: "start", ...base } };
+}
+
+async function writeSnapshot(parts: LogParts, bytes: Buffer[]): Promise<{ name: string; file: string }> {
+  for (;;) {
+    const name = snapshotName(parts.epoch, ++parts.snapshots);
+    const file = path.join(parts.dir, name);
+    parts.boundary("open(snapshot)");
+    const h = await openRegular(file, "create").catch((error: unknown) => {
+      if ((error as { code?: unknown }).code === "EEXIST") return undefined;
+      throw error;
+    });
+    if (h === undefined) continue;
+    try {
+      for (const chunk of batches(bytes)) {
+        let done = 0;
+        while (done < chunk.length) {
+          parts.boundary("write(snapshot)");
+          done += (await h.write(chunk, done, chunk.length - done, null)).bytesWritten;
+        }
+      }
+      parts.boundary("fdatasync(snapshot)");
+      await h.datasync();
+    } finally {
+      await h.close();
+    }
+    parts.boundary("fsync(runlog folder)");
+    await syncDir(parts.dir);
+    return { name, file };
+  }
+}
+
+async function removeSuperseded(parts: LogParts, keep: string): Promise<{ segmentsRemoved: number; snapshotsRemoved: number; artifactsRemoved: number }> {
+  let segmentsRemoved = 0;
+  let snapshotsRemoved = 0;
+  let artifactsRemoved = 0;
+  const unlink = async (file: string): Promise<void> => {
+    parts.boundary("unlink");
+    await fsp.unlink(file).catch((error: unknown) => {
+      if ((error as { code?: unknown }).code !== "ENOENT") throw error;
+    });
+  };
+  for (const name of await fsp.readdir(parts.dir)) {
+    const seg = segmentEpoch(name);
+    const snap = snapshotId(name);
+    if (seg !== undefined && seg < parts.epoch) {
+      await unlink(path.join(parts.dir, name));
+      segmentsRemoved++;
+    } else if (snap !== undefined && snap.epoch <= parts.epoch && name !== keep) {
+      await unlink(path.join(parts.dir, name));
+      snapshotsRemoved++;
+    }
+  }
+  const referenced = new Set<string>();
+  for (const s of parts.index.steps.values()) if (s.artifact !== undefined) referenced.add(path.basename(s.artifact));
+  const artDir = path.join(parts.runDir, RUN_ARTIFACTS_DIR);
+  const names = await fsp.readdir(artDir).catch(() => [] as string[]);
+  for (const name of names) {
+    const id = artifactId(name);
+    // Epoch 0 is the legacy layout (`<sha256>.json`): left to the old store's own retention.
+    if (id === undefined || id.epoch === 0 || id.epoch > parts.epoch || referenced.has(name)) continue;
+    await unlink(path.join(artDir, name));
+    artifactsRemoved++;
+  }
+  return { segmentsRemoved, snapshotsRemoved, artifactsRemoved };
+}

@@ -1,0 +1,23 @@
+/** The shapes of index entries, shared by the index and its lazy step map. */
+
+/** Where a value's bytes lie: a file of the run log (absolute path), offset and length. */
+export interface ValueLocation {
+  file: string;
+  offset: number;
+  length: number;
+}
+
+/** The latest record of one step key. */
+export interface StepEntry {
+  key: string;
+  status: "started" | "completed" | "failed";
+  epoch: number;
+  inputFingerprint: string;
+  attempt: number;
+  outputFingerprint?: string;
+  /** Artifact path relative to the run folder, when the output is not inline. */
+  artifact?: string;
+  /** The inline output's bytes. */
+  output?: ValueLocation;
+  error?: string;
+}

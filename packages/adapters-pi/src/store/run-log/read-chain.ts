@@ -1,0 +1,117 @@
+/**
+ * Reading a run log: find the head (the newest segment whose first line is a valid `head`), then fold exactly
+ * what it accepted: its base snapshot, the pinned byte ranges of earlier segments, and its own complete lines.
+ * Bytes of an earlier segment past its pin are ignored by every reader: that is how a displaced holder's late
+ * writes stay invisible (docs/decisions.md, "The fenced run log").
+ */
+import path from "node:path";
+import { promises as fsp } from "node:fs";
+import { applyLine, emptyIndex, type RunIndex } from "./run-index.js";
+import { corrupt, decodeLines, segmentEpoch, snapshotId, type HeadRecord, type Pin } from "./format.js";
+import { isWorkflowError } from "@phasekit/core";
+import { readRegular, readRegularPrefix } from "./safe-file.js";
+
+/** What a reader (or a new holder) learns from the run log folder. */
+export interface LoadedChain {
+  index: RunIndex;
+  /** The highest epoch named by any segment (a claim without a head included); 0 when there is none. */
+  maxEpoch: number;
+  /** The head segment's epoch (0 when there is no head: a new run). */
+  headEpoch: number;
+  /** What a new head would pin to accept everything read here: its base and ranges. */
+  accepted: { base: string | null; pins: Pin[] };
+  /** Every segment and snapshot file name in the folder. */
+  segments: number[];
+  snapshots: string[];
+}
+
+/** Reads the run log in `dir` (absent folder: an empty run). CORRUPT_FILE for anything a crash cannot explain. */
+export async function loadChain(dir: string): Promise<LoadedChain> {
+  let names: string[];
+  try {
+    names = await fsp.readdir(dir);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOENT") names = [];
+    else throw error;
+  }
+  const segments = names.map(segmentEpoch).filter((e): e is number => e !== undefined).sort((a, b) => a - b);
+  const snapshots = names.filter((n) => snapshotId(n) !== undefined).sort();
+  const maxEpoch = segments.length === 0 ? 0 : (segments[segments.length - 1] as number);
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const epoch = segments[i] as number;
+    const file = path.join(dir, segmentFileName(epoch));
+    const bytes = await readRegular(file);
+    const decoded = decodeLines(file, bytes);
+    const first = decoded.lines[0];
+    // A claim whose head never landed (the claimant crashed or was displaced before writing it) is void.
+    if (first === undefined) continue;
+    if (first.record.t !== "head" || first.record.e !== epoch) throw corrupt(file, 0, "a first line that is not this segment's head");
+    const head = first.record;
+    const rest = decoded.lines.slice(1);
+    for (const line of rest) {
+      const r = line.record;
+      if (r.e !== epoch) throw corrupt(file, line.start, `a record of epoch ${r.e} in the segment of epoch ${epoch}`);
+      if (r.t === "head" || r.t === "snap") throw corrupt(file, line.start, `a second ${r.t} record`);
+    }
+    // A compaction (`base` record) restarts history at its snapshot: what came before it, pins included, is
+    // not read at all (its files may be gone).
+    let lastBase = -1;
+    rest.forEach((line, i) => {
+      if (line.record.t === "base") lastBase = i;
+    });
+    const baseLine = lastBase === -1 ? undefined : rest[lastBase];
+    const base = baseLine === undefined ? head.base : (baseLine.record as { snap: string }).snap;
+    const from = baseLine === undefined ? first.end : baseLine.end;
+    const index = baseLine === undefined ? await foldAccepted(dir, head) : await loadSnapshot(dir, base as string);
+    for (const line of rest.slice(lastBase + 1)) applyLine(index, file, line);
+    const pins: Pin[] = baseLine === undefined ? [...head.pins, [epoch, from, decoded.validBytes]] : [[epoch, from, decoded.validBytes]];
+    return { index, maxEpoch, headEpoch: epoch, accepted: { base, pins }, segments, snapshots };
+  }
+  return { index: emptyIndex(), maxEpoch, headEpoch: 0, accepted: { base: null, pins: [] }, segments, snapshots };
+}
+
+/** File name of the segment of `epoch` (re-exported for callers that only read). */
+export function segmentFileName(epoch: number): string {
+  return `${String(epoch).padStart(10, "0")}.seg`;
+}
+
+async function foldAccepted(dir: string, head: HeadRecord): Promise<RunIndex> {
+  const index = head.base === null ? emptyIndex() : await loadSnapshot(dir, head.base);
+  for (const [epoch, from, to] of head.pins) {
+    if (epoch >= head.e) throw corrupt(path.join(dir, segmentFileName(head.e)), 0, `a pin of epoch ${epoch}, not older than the head`);
+    const file = path.join(dir, segmentFileName(epoch));
+    const bytes = await readRegular(file).catch((error: unknown) => {
+      throw corrupt(file, 0, `nothing: segment ${epoch} is pinned by epoch ${head.e} but cannot be read`, error);
+    });
+    if (bytes.length < to) throw corrupt(file, bytes.length, `${bytes.length} bytes where epoch ${head.e} accepted ${to}`);
+    const decoded = decodeLines(file, bytes, from, to);
+    if (decoded.validBytes !== to) throw corrupt(file, decoded.validBytes, "a pinned range that does not end on a line boundary");
+    for (const line of decoded.lines) {
+      if (line.record.e !== epoch || line.record.t === "head" || line.record.t === "base" || line.record.t === "snap") {
+        throw corrupt(file, line.start, `a ${line.record.t} record of epoch ${line.record.e} inside a pinned range`);
+      }
+      applyLine(index, file, line);
+    }
+  }
+  return index;
+}
+
+/** Folds a snapshot's index section (its first line must be its `snap` header, its size the one it names). */
+export async function loadSnapshot(dir: string, name: string): Promise<RunIndex> {
+  const file = path.join(dir, name);
+  if (snapshotId(name) === undefined) throw corrupt(file, 0, "a base that is not a snapshot name");
+  const read = await readRegularPrefix(file, (head) => {
+    const nl = head.indexOf(0x0a);
+    const first = nl === -1 ? undefined : decodeLines(file, head, 0, nl + 1).lines[0];
+    if (first === undefined) return undefined;
+    if (first.record.t !== "snap") throw corrupt(file, 0, "no snap header");
+    return { want: first.record.idx, size: first.record.size };
+  }).catch((error: unknown) => {
+    throw isWorkflowError(error) ? error : corrupt(file, 0, "nothing: the snapshot a head relies on cannot be read", error);
+  });
+  const decoded = decodeLines(file, read.bytes);
+  if (decoded.validBytes !== read.bytes.length) throw corrupt(file, decoded.validBytes, "a torn line (snapshots are synced before use)");
+  const index = emptyIndex();
+  for (const line of decoded.lines.slice(1)) applyLine(index, file, line);
+  return index;
+}

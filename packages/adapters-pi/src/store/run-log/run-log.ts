@@ -1,0 +1,194 @@
+/**
+ * The run log: the one source of truth of a run (steps, outputs, states, events), fenced by epoch. Opening it
+ * claims the next epoch; a step miss costs one fdatasync (the `started` record rides along unsynced); a reuse
+ * hit is an index lookup plus one read of the output's bytes. docs/decisions.md argues why a displaced holder
+ * can never make its writes visible; test/run-log.*.test.ts hold it.
+ */
+import path from "node:path";
+import { workflowError } from "@phasekit/core";
+import { encodeCanonical } from "../../io/canonical-json.js";
+import type { JsonValue } from "../../io/plain-json.js";
+import { fingerprint, fingerprintOfCanonical } from "../fingerprint.js";
+import { claimRunLog } from "./claim.js";
+import { compactRunLog, type CompactionReport } from "./compaction.js";
+import type { LogParts } from "./log-parts.js";
+import { encodeLine, type DoneRecord, type StartRecord } from "./format.js";
+import type { StepEntry } from "./run-index.js";
+import { readArtifact, writeArtifact } from "./run-artifacts.js";
+import { StateKeeper } from "./state-keeper.js";
+import { ValueFiles } from "./values.js";
+import type { FsBoundary } from "./segment-writer.js";
+
+/** Why a step ran instead of being reused. */
+export type RunLogRerunReason = "no-record" | "started" | "failed" | "input-changed" | "artifact-missing" | "artifact-corrupt";
+
+/** Outcome of `RunLog.step`. */
+export type RunLogStepOutcome<T> = { reused: true; output: T; entry: StepEntry } | { reused: false; reason: RunLogRerunReason; output: T; entry: StepEntry };
+
+/** Options of `openRunLog`. */
+export interface OpenRunLogOptions {
+  /** The run folder (must exist); the log lives in `<runDir>/runlog/`. */
+  runDir: string;
+  /** Outputs whose canonical JSON is at most this many bytes live in the log line (default 64 KiB). */
+  inlineMax?: number;
+  /** Compact once this many records are superseded (and more than are live); 0 turns it off (default 10,000). */
+  autoCompactAfter?: number;
+  /** Test hook: called before every file-system call that writes, syncs or fences, with its name. */
+  beforeFsCall?: FsBoundary;
+}
+
+/** A claimed run log (the holder's view). Every method throws LOCK_LOST once a newer epoch took the run over. */
+export interface RunLog {
+  readonly runDir: string;
+  readonly epoch: number;
+  /** Reuses the completed step `key` when its input fingerprint matches and its output verifies; else runs `fn`. */
+  step<T extends JsonValue | void>(key: string, input: unknown, fn: () => T | Promise<T>): Promise<RunLogStepOutcome<T>>;
+  /** The latest record of a step. */
+  entry(key: string): StepEntry | undefined;
+  /** The latest record of every step. */
+  entries(): StepEntry[];
+  /** Records the workflow state (stored as a delta on the previous one when that is much smaller). */
+  putState(state: JsonValue): Promise<void>;
+  /** The latest recorded state, or undefined. */
+  state(): JsonValue | undefined;
+  /** Appends a control or lifecycle event (durable). */
+  event(name: string, data: JsonValue): Promise<void>;
+  /** Writes a snapshot, switches the history to it, then deletes what only this epoch's older history used. */
+  compact(): Promise<CompactionReport>;
+  /**
+   * Closes the files (the log stays claimed by this epoch until another runner claims it); a segment grown past
+   * 4 MiB is first compacted, so later opens read a snapshot's index instead of every value.
+   */
+  close(): Promise<void>;
+}
+
+const DEFAULT_INLINE_MAX = 64 * 1024;
+const DEFAULT_AUTO_COMPACT = 10_000;
+/** A segment past this size is compacted when the holder closes the log. */
+const COMPACT_AT_CLOSE_BYTES = 4 * 1024 * 1024;
+
+/** Claims the next epoch of the run log of `runDir` and loads its index. */
+export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
+  const runDir = path.resolve(options.runDir);
+  const inlineMax = options.inlineMax ?? DEFAULT_INLINE_MAX;
+  const autoCompactAfter = options.autoCompactAfter ?? DEFAULT_AUTO_COMPACT;
+  const boundary: FsBoundary = options.beforeFsCall ?? (() => undefined);
+  const claim = await claimRunLog(runDir, boundary);
+  const { writer, epoch, dir } = claim;
+  const values = new ValueFiles();
+  values.register(writer.file, writer.handle.fd);
+  const parts: LogParts = { runDir, dir, epoch, writer, values, index: claim.chain.index, boundary, snapshots: 0 };
+  const states = new StateKeeper(parts);
+
+  const checkLost = (): void => {
+    if (writer.lost !== undefined) throw writer.lost;
+  };
+
+  async function appendRecord(header: Parameters<typeof encodeLine>[0], payload: string | undefined, durable: boolean): Promise<{ offset: number; line: Buffer }> {
+    const line = encodeLine(header, payload);
+    const offset = await writer.append(line, durable);
+    return { offset, line };
+  }
+
+  async function maybeCompact(): Promise<void> {
+    const live = parts.index.steps.size + 1;
+    const superseded = parts.index.records - live;
+    if (autoCompactAfter > 0 && superseded >= autoCompactAfter && superseded > live) await compactRunLog(parts, states);
+  }
+
+  async function reuse(entry: StepEntry): Promise<{ ok: true; output: unknown } | { ok: false; reason: RunLogRerunReason }> {
+    if (entry.artifact !== undefined) {
+      const r = await readArtifact(runDir, entry.artifact, entry.outputFingerprint as string);
+      return r.ok ? { ok: true, output: JSON.parse(r.text) } : { ok: false, reason: r.reason === "missing" ? "artifact-missing" : "artifact-corrupt" };
+    }
+    if (entry.output === undefined) return { ok: false, reason: "artifact-missing" };
+    const r = parts.values.read(entry.output, entry.outputFingerprint);
+    return r.ok ? { ok: true, output: JSON.parse(r.text) } : { ok: false, reason: r.reason === "missing" ? "artifact-missing" : "artifact-corrupt" };
+  }
+
+  async function step<T extends JsonValue | void>(key: string, input: unknown, fn: () => T | Promise<T>): Promise<RunLogStepOutcome<T>> {
+    checkLost();
+    checkKey(key);
+    const inputFingerprint = fingerprint(input);
+    const previous = parts.index.steps.get(key);
+    let reason: RunLogRerunReason;
+    if (previous === undefined) reason = "no-record";
+    else if (previous.status !== "completed") reason = previous.status;
+    else if (previous.inputFingerprint !== inputFingerprint) reason = "input-changed";
+    else {
+      const r = await reuse(previous);
+      if (r.ok) return { reused: true, output: r.output as T, entry: previous };
+      reason = r.reason;
+    }
+    const attempt = previous !== undefined && previous.status !== "completed" && previous.inputFingerprint === inputFingerprint ? previous.attempt + 1 : 1;
+    const started: StartRecord = { t: "start", e: epoch, k: key, in: inputFingerprint, a: attempt };
+    // No sync: a lost `started` only means the next run does not know fn may have run, as before a crash.
+    const startWrite = appendRecord(started, undefined, false);
+    startWrite.catch(() => undefined);
+    let output: T;
+    try {
+      output = await fn();
+    } catch (error) {
+      const err = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 10_000) : String(error).slice(0, 10_000);
+      await appendRecord({ t: "fail", e: epoch, k: key, in: inputFingerprint, a: attempt, err }, undefined, false).catch(() => undefined);
+      parts.index.steps.set(key, { key, status: "failed", epoch, inputFingerprint, attempt, error: err });
+      throw error;
+    }
+    await startWrite;
+    const text = encodeCanonical(output === undefined ? null : output);
+    const outputFingerprint = fingerprintOfCanonical(text);
+    const done: DoneRecord = { t: "done", e: epoch, k: key, in: inputFingerprint, a: attempt, ofp: outputFingerprint };
+    let entry: StepEntry;
+    if (Buffer.byteLength(text) <= inlineMax) {
+      const { offset, line } = await appendRecord(done, text, true);
+      const length = Buffer.byteLength(text);
+      entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, output: { file: writer.file, offset: offset + line.length - 1 - length, length } };
+    } else {
+      const art = await writeArtifact(parts, text, outputFingerprint);
+      await appendRecord({ ...done, art }, undefined, true);
+      entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, artifact: art };
+    }
+    parts.index.steps.set(key, entry);
+    parts.index.records += 2;
+    await maybeCompact();
+    return { reused: false, reason, output, entry };
+  }
+
+  return {
+    runDir,
+    epoch,
+    step,
+    entry: (key) => parts.index.steps.get(key),
+    entries: () => [...parts.index.steps.values()],
+    async putState(state) {
+      checkLost();
+      await states.put(state);
+    },
+    state: () => states.current(),
+    async event(name, data) {
+      checkLost();
+      const { offset, line } = await appendRecord({ t: "event", e: epoch, name }, encodeCanonical(data), true);
+      const length = line.length - 1 - (line.indexOf(0x09) + 1);
+      parts.index.events.push({ name, epoch, data: { file: writer.file, offset: offset + line.indexOf(0x09) + 1, length } });
+      parts.index.records++;
+    },
+    compact: () => (checkLost(), compactRunLog(parts, states)),
+    async close() {
+      // Snapshot + tail: a long tail (values included) would be read by every later open; a snapshot's index
+      // section is all they read. Best effort: a failure here loses nothing (the log is complete as it is).
+      if (writer.lost === undefined && writer.size > COMPACT_AT_CLOSE_BYTES) await compactRunLog(parts, states).catch(() => undefined);
+      parts.values.close();
+      await writer.handle.close().catch(() => undefined);
+    },
+  };
+}
+
+function checkKey(key: unknown): asserts key is string {
+  if (typeof key !== "string" || key === "" || key.length > 1024) {
+    throw workflowError("run-log", "INVALID_OPTIONS", `step key ${JSON.stringify(key)} is not a non-empty string of at most 1,024 characters.`, {
+      field: "key",
+      value: typeof key === "string" ? key.slice(0, 80) : typeof key,
+      hint: "name steps with short ids",
+    });
+  }
+}

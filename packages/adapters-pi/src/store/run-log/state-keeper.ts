@@ -1,0 +1,66 @@
+/**
+ * Workflow states in the run log, stored so that the bytes grow with what changed: a state that differs from
+ * the previous one by a small delta is stored as that delta; a full state every MAX_CHAIN deltas (or when the
+ * delta is not much smaller) bounds the work of rebuilding it.
+ */
+import { encodeCanonical } from "../../io/canonical-json.js";
+import type { JsonValue } from "../../io/plain-json.js";
+import type { LogParts } from "./log-parts.js";
+import { corrupt, encodeLine } from "./format.js";
+import { applyDelta, diffJson, type DeltaOp } from "./state-delta.js";
+
+/** Deltas after a full state before the next full one. */
+export const MAX_CHAIN = 64;
+
+/** Keeps the latest state (materialized on first use) and appends new ones. */
+export class StateKeeper {
+  private cached: { n: number; value: JsonValue } | undefined;
+
+  constructor(private readonly parts: LogParts) {}
+
+  /** The latest state, rebuilt from its full state and deltas on first use; undefined when none was stored. */
+  current(): JsonValue | undefined {
+    const chain = this.parts.index.state;
+    if (chain.full === undefined) return undefined;
+    if (this.cached?.n === chain.n) return this.cached.value;
+    let value = this.readJson(chain.full) as JsonValue;
+    for (const d of chain.deltas) value = applyDelta(value, this.readJson(d) as DeltaOp[]);
+    this.cached = { n: chain.n, value };
+    return value;
+  }
+
+  /** Appends `state`, as a delta when that is less than half the full encoding. */
+  async put(state: JsonValue): Promise<void> {
+    const { parts } = this;
+    const full = encodeCanonical(state);
+    const prev = this.current();
+    const chain = parts.index.state;
+    let payload = full;
+    let delta: 0 | 1 = 0;
+    if (prev !== undefined && chain.deltas.length < MAX_CHAIN) {
+      const ops = encodeCanonical(diffJson(prev, state));
+      if (ops.length * 2 < full.length) {
+        payload = ops;
+        delta = 1;
+      }
+    }
+    const n = chain.n + 1;
+    const line = encodeLine({ t: "state", e: parts.epoch, n, d: delta }, payload);
+    const offset = await parts.writer.append(line, true);
+    const length = Buffer.byteLength(payload);
+    const loc = { file: parts.writer.file, offset: offset + line.length - 1 - length, length };
+    chain.n = n;
+    if (delta === 0) {
+      chain.full = loc;
+      chain.deltas = [];
+    } else chain.deltas.push(loc);
+    parts.index.records++;
+    this.cached = { n, value: JSON.parse(full) as JsonValue };
+  }
+
+  private readJson(loc: { file: string; offset: number; length: number }): unknown {
+    const r = this.parts.values.read(loc);
+    if (!r.ok) throw corrupt(loc.file, loc.offset, `a state that cannot be read (${r.detail})`);
+    return JSON.parse(r.text);
+  }
+}

@@ -1,0 +1,113 @@
+import { describe, it, expect } from "vitest";
+import fc from "fast-check";
+import stableStringify from "fast-json-stable-stringify";
+import { isWorkflowError } from "@phasekit/core";
+import { canonicalJson, encodeCanonical } from "../src/io/canonical-json.js";
+import { assertPlainJson, type JsonValue } from "../src/io/plain-json.js";
+
+// Keys the engine orders on its own (integer-like, `__proto__`) or that sort oddly by code unit.
+const key = fc.oneof(
+  fc.string({ unit: "grapheme-composite", maxLength: 6 }),
+  fc.constantFrom("__proto__", "0", "1", "10", "9", "01", "-1", "4294967295", "4294967294", "1e3", "", "constructor", "toString", "\u{1F600}", "\uFFFF", "a"),
+  fc.nat().map(String),
+);
+const json: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constant(null),
+    fc.boolean(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.integer(),
+    fc.string({ unit: "binary", maxLength: 12 }),
+    fc.array(tie("value"), { maxLength: 6 }),
+    // Built with defineProperty so `__proto__` becomes an own key, as JSON.parse makes it.
+    fc.array(fc.tuple(key, tie("value")), { maxLength: 6 }).map((entries) => {
+      const o: Record<string, unknown> = {};
+      for (const [k, v] of entries) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+      return o;
+    }),
+  ),
+})).value;
+
+// The indented form the store wrote before the one-pass encoder (metadata files must not change bytes).
+function reference(value: JsonValue, pad: string, indent = ""): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  const inner = indent + pad;
+  if (Array.isArray(value)) return value.length === 0 ? "[]" : `[\n${inner}${value.map((v) => reference(v, pad, inner)).join(`,\n${inner}`)}\n${indent}]`;
+  const keys = Object.keys(value).sort();
+  if (keys.length === 0) return "{}";
+  return `{\n${inner}${keys.map((k) => `${JSON.stringify(k)}: ${reference(value[k] as JsonValue, pad, inner)}`).join(`,\n${inner}`)}\n${indent}}`;
+}
+
+describe("one-pass canonical encoder", () => {
+  it("gives byte-identical output to fast-json-stable-stringify on 10,000 random plain values", () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        expect(encodeCanonical(value)).toBe(stableStringify(value));
+        expect(canonicalJson(value, 2)).toBe(reference(value as JsonValue, "  "));
+      }),
+      { numRuns: 10_000 },
+    );
+  });
+
+  it("keeps the canonical order for integer-like and __proto__ keys (where the engine reorders)", () => {
+    const o = JSON.parse('{"b":1,"10":2,"9":3,"__proto__":{"z":1,"a":2},"a":[{"2":0,"1":0}]}') as unknown;
+    expect(encodeCanonical(o)).toBe('{"10":2,"9":3,"__proto__":{"a":2,"z":1},"a":[{"1":0,"2":0}],"b":1}');
+    expect(encodeCanonical(o)).toBe(stableStringify(o));
+  });
+
+  it("returns the same text for an already-sorted value and leaves the input untouched", () => {
+    const value = { a: { c: 1, b: [3, { y: 1, x: 2 }] } };
+    const before = JSON.stringify(value);
+    expect(encodeCanonical(value)).toBe('{"a":{"b":[3,{"x":2,"y":1}],"c":1}}');
+    expect(JSON.stringify(value)).toBe(before);
+  });
+
+  it("accepts exactly what assertPlainJson accepts, and refuses with the same error", () => {
+    const anything = fc.anything({
+      withBigInt: true,
+      withBoxedValues: true,
+      withDate: true,
+      withMap: true,
+      withSet: true,
+      withNullPrototype: true,
+      withObjectString: true,
+      withSparseArray: true,
+      withTypedArray: true,
+      withUnicodeString: true,
+    });
+    fc.assert(
+      fc.property(anything, (value) => {
+        let expected: unknown;
+        try {
+          assertPlainJson(value);
+        } catch (e) {
+          expected = e;
+        }
+        let actual: unknown;
+        try {
+          encodeCanonical(value);
+        } catch (e) {
+          actual = e;
+        }
+        if (expected === undefined) expect(actual).toBeUndefined();
+        else {
+          expect(isWorkflowError(actual, "UNSERIALIZABLE")).toBe(true);
+          expect((actual as Error).message).toBe((expected as Error).message);
+        }
+      }),
+      { numRuns: process.env.CI === "true" ? 2000 : 500 },
+    );
+  });
+
+  it("never runs a getter and refuses accessors, holes and hidden keys", () => {
+    let ran = 0;
+    const getter = Object.defineProperty({}, "g", { get: () => ++ran, enumerable: true });
+    const arrGetter = Object.defineProperty([1, 2], 0, { get: () => ++ran, enumerable: true });
+    const protoPolluted = [1, , 3];
+    for (const v of [getter, arrGetter, { a: [getter] }, protoPolluted, Object.assign([1], { x: 1 }), Object.defineProperty({}, "h", { value: 1 })]) {
+      expect(() => encodeCanonical(v)).toThrow(expect.objectContaining({ code: "UNSERIALIZABLE" }));
+    }
+    expect(ran).toBe(0);
+  });
+});
