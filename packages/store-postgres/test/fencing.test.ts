@@ -54,6 +54,8 @@ if (!started.ok) {
       const before = await snapshot(ns);
       // Every write A can make, each refused in its own statement by the database.
       expect(await a.writeMetadata("run", sampleMetadata("run", 9), 2)).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
+      // With the generation it last saw, the displaced holder still hears LOCK_LOST, not a stale generation.
+      expect(await a.writeMetadata("run", sampleMetadata("run", 9), 1)).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
       expect(await a.appendJournal("run", { generation: 2, at: "2026-01-01T00:00:00.000Z", event: "late" })).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
       await expect(cpsA.step("s1", { n: 1 }, () => ({ by: "a" }))).rejects.toMatchObject({ code: "LOCK_LOST" });
       await expect(cpsA.step("s2", { n: 2 }, () => ({ by: "a" }))).rejects.toMatchObject({ code: "LOCK_LOST" });

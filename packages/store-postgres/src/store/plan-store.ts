@@ -6,6 +6,7 @@ import { validateMetadata } from "@phasekit/adapters-pi";
 import { migrate, type MigrationReport } from "../schema/migrations.js";
 import { acquireLease } from "../lease/lease.js";
 import type { Db } from "../db/db.js";
+import { storeError } from "../db/errors.js";
 import { createPgCheckpoints } from "./checkpoints.js";
 import { clearControl, fileControl, readControl, type ControlKind, type PgControlRequest } from "./control.js";
 import { gcRuns } from "./retention.js";
@@ -102,7 +103,9 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
         return { ok: true, lock: lease };
       }),
     async list() {
-      const r = await db.pool.query<{ slug: string; metadata: unknown }>("SELECT slug, metadata FROM phasekit_runs WHERE namespace = $1 ORDER BY slug COLLATE \"C\"", [namespace]);
+      const r = await db.pool
+        .query<{ slug: string; metadata: unknown }>("SELECT slug, metadata FROM phasekit_runs WHERE namespace = $1 ORDER BY slug COLLATE \"C\"", [namespace])
+        .catch((error: unknown) => Promise.reject(storeError("read", "*", "list", error)));
       return r.rows.map((row): PlanRunEntry => {
         if (row.metadata === null) return { slug: row.slug, ok: true, metadata: null };
         const v = validateMetadata(runLabel(db, row.slug), row.metadata);
@@ -112,7 +115,7 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     async checkpoints(slug, opts): Promise<CheckpointStore> {
       return createPgCheckpoints(db, slugOf(slug), opts.now);
     },
-    gc: (opts) => gcRuns(db, opts),
+    gc: (opts) => gcRuns(db, opts).catch((error: unknown) => Promise.reject(storeError("write", "*", "gc", error))),
     requestControl: (slug, kind, request = {}) => fileControl(db, slugOf(slug), { kind, requestedAt: new Date().toISOString(), ...request }),
     controlRequests: (slug) => readControl(db, slugOf(slug)),
     clearControlRequest: (slug, kind) => clearControl(db, slugOf(slug), kind),

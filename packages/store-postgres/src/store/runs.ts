@@ -107,6 +107,9 @@ export async function whyRefused(db: Db, slug: string, what: string, expectedGen
     [db.namespace, slug],
   );
   const row = r.rows[0];
+  const mine = db.held.get(slug);
+  // A displaced holder hears that first: a stale generation is only a symptom of the new holder's writes.
+  if (mine !== undefined && (row === undefined || Number(row.epoch) !== mine.epoch || row.holder !== mine.token)) return lockLost(slug, mine.epoch, what);
   const found = row?.generation == null ? null : Number(row.generation);
   if (expectedGeneration !== undefined && found !== expectedGeneration) {
     return workflowError(SCOPE, "STALE_GENERATION", `run ${slug}: ${what} expected generation ${String(expectedGeneration)}, found ${String(found)}.`, {
@@ -115,7 +118,6 @@ export async function whyRefused(db: Db, slug: string, what: string, expectedGen
       hint: "re-read the metadata and retry on top of it",
     });
   }
-  const mine = db.held.get(slug);
   if (mine !== undefined) return lockLost(slug, mine.epoch, what);
   return locked(slug, row?.live ? row.holder_owner : "a holder");
 }
