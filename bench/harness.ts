@@ -7,6 +7,8 @@ export interface BenchRow {
   subjectNs: number;
   baselineNs: number;
   goal?: string;
+  /** The ratio to report when measured per round (median of per-round ratios); else subjectNs / baselineNs. */
+  ratio?: number;
   /** What the two figures measure (default "ns": time per operation). */
   unit?: "ns" | "bytes";
   /** Whether the goal is met, when the suite can judge it. */
@@ -37,4 +39,38 @@ export async function medians(
     out[task.name] = p50 * 1e6; // ms → ns
   }
   return out;
+}
+
+/**
+ * Median nanoseconds per call of each task, measured **interleaved**: every round runs each task once for a
+ * batch of `batch` calls, in a rotating order, so drift and noise (other processes, GC, CPU frequency) hit all
+ * contenders alike. Returns per-task medians over rounds and, per pair, the median of the per-round ratios.
+ */
+export function interleavedSync(
+  tasks: Record<string, () => unknown>,
+  opts: { rounds?: number; batch?: number; warmupRounds?: number } = {},
+): { ns: Record<string, number>; ratio: (a: string, b: string) => number } {
+  const names = Object.keys(tasks);
+  const rounds = opts.rounds ?? 200;
+  const batch = opts.batch ?? 200;
+  const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  const total = (opts.warmupRounds ?? 20) + rounds;
+  for (let round = 0; round < total; round++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(round + k) % names.length] as string;
+      const fn = tasks[name] as () => unknown;
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < batch; i++) fn();
+      const ns = Number(process.hrtime.bigint() - t0) / batch;
+      if (round >= total - rounds) (samples[name] as number[]).push(ns);
+    }
+  }
+  const median = (xs: number[]): number => {
+    const s = [...xs].sort((x, y) => x - y);
+    const m = s.length >> 1;
+    return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+  };
+  const ns = Object.fromEntries(names.map((n) => [n, median(samples[n] as number[])]));
+  const ratio = (a: string, b: string): number => median((samples[a] as number[]).map((x, i) => x / ((samples[b] as number[])[i] as number)));
+  return { ns, ratio };
 }

@@ -35,13 +35,18 @@ for (const file of files) {
     "| --- | --- | --- | --- | --- | --- |",
     ...rows.map(
       (r) =>
-        `| ${r.subject} | ${r.baseline} | ${fmt(r.subjectNs, r.unit)} | ${fmt(r.baselineNs, r.unit)} | ${(r.subjectNs / r.baselineNs).toFixed(2)}× | ${r.goal ?? "report"}${r.met === undefined ? "" : r.met ? " ✅" : " ❌"} |`,
+        `| ${r.subject} | ${r.baseline} | ${fmt(r.subjectNs, r.unit)} | ${fmt(r.baselineNs, r.unit)} | ${ratioText(r.ratio ?? r.subjectNs / r.baselineNs)} | ${r.goal ?? "report"}${r.met === undefined ? "" : r.met ? " ✅" : " ❌"} |`,
     ),
     "",
     ...(mod.suite.notes ?? []).flatMap((n) => [n, ""]),
   ];
   sections.push(lines.join("\n"));
   process.stdout.write(lines.join("\n") + "\n");
+}
+
+/** `0.52×`; a small ratio also says how many times faster (`0.0023× (440× faster)`). */
+function ratioText(ratio: number): string {
+  return ratio < 0.1 ? `${ratio.toFixed(4)}× (${(1 / ratio).toFixed(0)}× faster)` : `${ratio.toFixed(2)}×`;
 }
 
 function fmt(ns: number, unit: "ns" | "bytes" = "ns"): string {

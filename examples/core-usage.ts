@@ -1,24 +1,25 @@
 /**
- * How an adapter drives @phasekit/core: start a run, feed it events through `reduce`, keep the state each
- * outcome returns (a refusal returns the state to keep too), and render from `resolveActive`.
+ * How an adapter drives @phasekit/core: start a run, feed it events through `reduce(registry, state, event,
+ * ctx)`, keep the state of each accepted outcome (a refusal changes nothing), and render from `resolveActive`.
  * `walkRelease` is the demo's script; docs/core.md quotes it and the tests run it.
  */
-import { checkTool, endOfRunMessage, reduce, resolveActive, start, statusLine } from "@phasekit/core";
+import { checkTool, endOfRunMessage, reduce, refusalToError, resolveActive, start, statusLine } from "@phasekit/core";
 import type { Happening, TransitionOutcome, WorkflowEvent, WorkflowRegistry, WorkflowState } from "@phasekit/core";
 import { releaseRegistry } from "./release-workflow.js";
 
 /** The status line of a state, or why there is none (a finished run has no current phase). */
 export function describe(state: WorkflowState, registry: WorkflowRegistry = releaseRegistry()): string {
-  const r = resolveActive(state, registry);
-  return r.ok ? statusLine(r.active) : `(${state.status})`;
+  const r = resolveActive(registry, state);
+  if (!r.ok) return `(broken: ${r.error.code})`;
+  return r.active === null ? `(${state.status})` : statusLine(r.active);
 }
 
 /** Walks the release example through start, sub-workflows, loops and a two-step cancel; returns printable lines. */
 export function walkRelease(): string[] {
   const registry = releaseRegistry();
   let now = 1_700_000_000_000;
-  const started = start(registry, { workflowKey: "release", taskId: "demo-0001", taskDescription: "Ship v1.2.0" }, { now });
-  if (!started.ok) throw started.error;
+  const started = reduce(registry, null, { type: "start", workflowKey: "release", taskId: "demo-0001", taskDescription: "Ship v1.2.0" }, { now });
+  if (!started.ok) throw refusalToError(started.error);
   let state = started.state;
   const lines = [`start            → ${describe(state, registry)}`];
 
@@ -35,12 +36,12 @@ export function walkRelease(): string[] {
   ];
   for (const event of script) {
     now += 1_000;
-    const outcome: TransitionOutcome = reduce(state, event, registry, { now });
-    state = outcome.state; // on a refusal this is the state to keep
+    const outcome: TransitionOutcome = reduce(registry, state, event, { now });
+    if (outcome.ok) state = outcome.state; // a refusal changes nothing: keep the state you had
     const what = outcome.ok ? summarize(outcome.happened) : `refused ${outcome.error.code}`;
     lines.push(`${event.type.padEnd(8)} ${what.padEnd(28)} → ${describe(state, registry)}  [step ${state.globalStepCount}]`);
   }
-  const end = endOfRunMessage(state, registry);
+  const end = endOfRunMessage(registry, state);
   if (end.ok) lines.push("", end.text);
   return lines;
 }
@@ -56,8 +57,10 @@ export function summarize(happened: Happening): string {
 export function editDuringStaticAnalysis(): string {
   const registry = releaseRegistry();
   const s = start(registry, { workflowKey: "release", taskId: "demo-0002", taskDescription: "Ship" }, { now: 0 });
-  if (!s.ok) throw s.error;
-  const inReview = reduce(s.state, { type: "advance" }, registry, { now: 1 });
-  const decision = checkTool(inReview.state, registry, "edit");
+  if (!s.ok) throw refusalToError(s.error);
+  const inReview = reduce(registry, s.state, { type: "advance" }, { now: 1 });
+  if (!inReview.ok) throw refusalToError(inReview.error);
+  const decision = checkTool(registry, inReview.state, "edit");
+  if (!decision.ok) return `blocked: ${decision.error.message}`; // a broken run: fail closed
   return decision.allowed ? "allowed" : decision.reason;
 }

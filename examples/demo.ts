@@ -95,7 +95,7 @@ async function printJournalAndStatus(repo: string): Promise<void> {
   console.log(`\n4. Status: run ${SLUG} is ${meta.metadata.status} (generation ${meta.metadata.generation}, last step ${meta.metadata.lastCompletedStepId ?? "-"})`);
   if (state.ok) {
     console.log(`   core workflow: ${state.state.status} after ${state.state.globalStepCount} steps`);
-    const message = endOfRunMessage(state.state, releaseRegistry());
+    const message = endOfRunMessage(releaseRegistry(), state.state);
     if (message.ok) console.log(`\n${message.text.replace(/^/gm, "   ")}`);
   }
 }

@@ -7,20 +7,20 @@ import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { advance, start, type WorkflowRegistry } from "@phasekit/core";
+import { advance, refusalToError, start, type WorkflowRegistry } from "@phasekit/core";
 import type { JsonValue, RunContext } from "@phasekit/adapters-pi";
 import { releaseRegistry } from "./release-workflow.js";
 
 /** The concrete phase ids the release workflow visits in order (computed by walking the pure core). */
 export function releasePhaseOrder(registry: WorkflowRegistry = releaseRegistry()): string[] {
   const started = start(registry, { workflowKey: "release", taskId: "order", taskDescription: "" }, { now: 0 });
-  if (!started.ok) throw started.error;
+  if (!started.ok) throw refusalToError(started.error);
   const ids: string[] = [];
-  let outcome = advance(started.state, registry, { now: 0 });
+  let outcome = advance(registry, started.state, { now: 0 });
   if (started.happened.type === "started") ids.push(started.happened.to.phaseId);
   while (outcome.ok && "to" in outcome.happened) {
     ids.push(outcome.happened.to.phaseId);
-    outcome = advance(outcome.state, registry, { now: 0 });
+    outcome = advance(registry, outcome.state, { now: 0 });
   }
   return ids;
 }

@@ -47,9 +47,9 @@ export const suite: BenchSuite = {
     const popTwo = stateAt([["release", 1], ["review", 1], ["security", 1]]);
     const ctx = { now: 2 };
     const m = await medians({
-      advance3: () => (sink = advance(threeDeep, registry, ctx)),
+      advance3: () => (sink = advance(registry, threeDeep, ctx)),
       clone3: () => (sink = spreadClone(threeDeep, 2)),
-      advancePop: () => (sink = advance(popTwo, registry, ctx)),
+      advancePop: () => (sink = advance(registry, popTwo, ctx)),
     });
     void sink;
     return [

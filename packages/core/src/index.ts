@@ -1,6 +1,9 @@
 /** @phasekit/core: the pure rules of phasekit workflows. No I/O, no clock, no randomness. */
 export { WorkflowError, isWorkflowError, workflowError } from "./errors/workflow-error.js";
 export type { WorkflowErrorCode, WorkflowErrorDetails, Result } from "./errors/workflow-error.js";
+export { refusalToError } from "./errors/refusal.js";
+export type { Refusal, Outcome } from "./errors/refusal.js";
+export type { DeepReadonly } from "./errors/deep-readonly.js";
 
 export {
   WorkflowDefinitionSchema,
@@ -21,10 +24,11 @@ export type {
   PhaseEntry,
   ToolRules,
   Profile,
-  WorkflowRegistry,
 } from "./definitions/schema.js";
+export { isCompiledRegistry, MAX_NESTING } from "./definitions/registry.js";
+export type { WorkflowRegistry } from "./definitions/registry.js";
 export { compileDefinitions, definitionProblemsError } from "./definitions/compile.js";
-export type { CompileResult } from "./definitions/compile.js";
+export type { CompileResult, CompileOptions, CompileCode } from "./definitions/compile.js";
 export type { DefinitionProblem } from "./errors/problems.js";
 
 export {
@@ -38,11 +42,22 @@ export {
 } from "./state/schema.js";
 export type { WorkflowState, WorkflowStatus, PathSegment } from "./state/schema.js";
 export { migrateState, parseState } from "./state/migrate.js";
-export type { MigrateResult } from "./state/migrate.js";
+export type { MigrateResult, MigrateCode } from "./state/migrate.js";
 
-export type { TransitionContext, TransitionOutcome, Happening, PhaseRef, WorkflowEvent, AdvanceCase } from "./transitions/types.js";
+export type {
+  TransitionContext,
+  TransitionOutcome,
+  Happening,
+  PhaseRef,
+  WorkflowEvent,
+  AdvanceCase,
+  StartInput,
+  RefusalCode,
+  RefusalCodes,
+  CommonCode,
+  PathCode,
+} from "./transitions/types.js";
 export { start } from "./transitions/start.js";
-export type { StartInput, StartOutcome } from "./transitions/start.js";
 export { advance } from "./transitions/advance.js";
 export { loop } from "./transitions/loop.js";
 export { cancel, cancelNow } from "./transitions/cancel.js";
@@ -50,10 +65,21 @@ export { pause, resume, fail, markCompletionNotified } from "./transitions/lifec
 export { reduce } from "./transitions/reduce.js";
 
 export { resolveActive } from "./transitions/resolve-active.js";
-export type { ActiveWorkflow, BreadcrumbItem } from "./transitions/resolve-active.js";
+export type { ActiveWorkflow, BreadcrumbItem, ResolveCode } from "./transitions/resolve-active.js";
 export { checkTool } from "./policy/check-tool.js";
 export type { ToolDecision } from "./policy/check-tool.js";
-export { renderTemplate } from "./present/template.js";
+export { checkDefinitions } from "./policy/check-definitions.js";
+export type { DefinitionsVerdict, DefinitionsChoice, WorkflowChange, PhaseChange } from "./policy/check-definitions.js";
+export {
+  renderTemplate,
+  PROMPT_VARS,
+  BLOCK_REASON_VARS,
+  COMPLETION_VARS,
+  CANCELLED_VARS,
+  FAILED_VARS,
+  NOT_DONE_VARS,
+  INITIAL_MESSAGE_VARS,
+} from "./present/template.js";
 export type { TemplateVars } from "./present/template.js";
 export { statusLine } from "./present/status-line.js";
 export { contextPrompt } from "./present/context-prompt.js";
@@ -65,7 +91,7 @@ export {
   notDoneReminder,
   initialMessage,
 } from "./present/messages.js";
-export type { EndOfRunMessage } from "./present/messages.js";
+export type { EndOfRunMessage, MessageCode } from "./present/messages.js";
 export {
   DEFAULT_ROLE_INSTRUCTION,
   DEFAULT_ADVANCE_REMINDER,

@@ -6,7 +6,14 @@ import type { CompileResult } from "../src/definitions/compile.js";
 const phase = (id: string, extra: object = {}): object => ({ id, name: id.toUpperCase(), ...extra });
 const wf = (phases: unknown[], extra: object = {}): object => ({ name: "W", phases, ...extra });
 const codes = (r: CompileResult): string[] => r.problems.map((p) => p.code);
-const keys = (r: CompileResult): string[] => [...r.registry.workflows.keys()];
+/** The registry of an accepted compile (a failed one fails the test). */
+const reg = (r: CompileResult) => {
+  if (!r.ok) throw new Error(`expected a registry, got ${r.error.message}`);
+  return r.registry;
+};
+const keys = (r: CompileResult): string[] => (r.ok ? [...r.registry.workflows.keys()] : []);
+/** Compiles the healthy workflows of a set with problems (each left-out one is a listed problem). */
+const lenient = (raw: unknown): CompileResult => compileDefinitions(raw, { keepHealthy: true });
 const runs = process.env.CI === "true" ? 1_000 : 100;
 
 describe("compileDefinitions: valid input", () => {
@@ -19,12 +26,12 @@ describe("compileDefinitions: valid input", () => {
     const r = compileDefinitions({ workflows: defs });
     expect(r).toMatchObject({ ok: true, problems: [] });
     expect(keys(r)).toEqual(["release", "review", "hotfix"]);
-    expect(r.registry.workflows.get("release")).toMatchObject({ loopable: true, show: true, profiles: [], description: "" });
-    expect(r.registry.workflows.get("review")?.phases[0]).toMatchObject({ emoji: "", instructions: "" });
+    expect(reg(r).workflows.get("release")).toMatchObject({ loopable: true, show: true, profiles: [], description: "" });
+    expect(reg(r).workflows.get("review")?.phases[0]).toMatchObject({ emoji: "", instructions: "" });
   });
   it("maps shown command names to keys (commandName, else the key), never hidden workflows", () => {
     const r = compileDefinitions(defs);
-    expect([...r.registry.commands]).toEqual([["release", "release"], ["fix-now", "hotfix"]]);
+    expect([...reg(r).commands]).toEqual([["release", "release"], ["fix-now", "hotfix"]]);
   });
   it("accepts the settings wrapper, a bare map and a Map alike", () => {
     const a = compileDefinitions({ workflows: defs, otherSetting: true });
@@ -97,10 +104,9 @@ describe("compileDefinitions: every problem kind", () => {
   });
   it("bad command names, and shown keys that are no command name", () => {
     expect(only({ a: wf([phase("x")], { commandName: "Bad Name" }) })[0]).toMatchObject({ code: "INVALID_COMMAND_NAME", path: "a.commandName" });
-    const [p] = only({ codeReview: wf([phase("x")]) });
-    expect(p).toMatchObject({ code: "INVALID_COMMAND_NAME", path: "codeReview.commandName" });
-    expect(p?.hint).toContain('"code-review"');
-    expect(compileDefinitions({ codeReview: wf([phase("x")], { show: false }) }).ok).toBe(true);
+    // pi-workflows 1.0.0 accepts /^[a-zA-Z0-9_-]+$/ command names, so keys like codeReview work as commands.
+    expect([...reg(compileDefinitions({ codeReview: wf([phase("x")]) })).commands]).toEqual([["codeReview", "codeReview"]]);
+    expect([...reg(compileDefinitions({ qa_pipeline: wf([phase("x")]) })).commands]).toEqual([["qa_pipeline", "qa_pipeline"]]);
   });
   it("duplicate command names across workflows, on every workflow that uses the name", () => {
     const ps = only({ a: wf([phase("x")], { commandName: "go" }), go: wf([phase("y")]), c: wf([phase("z")], { commandName: "go", show: false }) });
@@ -122,7 +128,7 @@ describe("compileDefinitions: every problem kind", () => {
     for (const raw of [null, 3, "x", [wf([])]]) expect(only(raw)).toEqual([expect.objectContaining({ code: "INVALID_DEFINITION", path: "(root)" })]);
   });
   it("reports all problems of all workflows at once", () => {
-    const r = compileDefinitions({
+    const r = lenient({
       a: wf([phase("x"), phase("x", { tools: { whitelist: [], blacklist: [] } }), { subworkflow: "ghost" }], { commandName: "A!" }),
       b: wf([]),
       c: wf([{ subworkflow: "c" }]),
@@ -143,19 +149,21 @@ describe("compileDefinitions: removal of broken workflows", () => {
   it("removes the whole chain A → B → C → missing Z, whatever the key order (seed bug)", () => {
     const chain = { A: wf([{ subworkflow: "B" }], { show: false }), B: wf([{ subworkflow: "C" }], { show: false }), C: wf([{ subworkflow: "Z" }], { show: false }), ok: wf([phase("x")]) };
     for (const order of [["A", "B", "C", "ok"], ["C", "B", "A", "ok"], ["ok", "B", "A", "C"]]) {
-      const r = compileDefinitions(Object.fromEntries(order.map((k) => [k, chain[k as keyof typeof chain]])));
+      const r = lenient(Object.fromEntries(order.map((k) => [k, chain[k as keyof typeof chain]])));
       expect(keys(r)).toEqual(["ok"]);
       expect(r.problems.map((p) => [p.workflowKey, p.code])).toEqual([["A", "DANGLING_REFERENCE"], ["B", "DANGLING_REFERENCE"], ["C", "DANGLING_REFERENCE"]]);
     }
   });
   it("keeps healthy workflows in the registry when others fail", () => {
-    const r = compileDefinitions({ good: wf([phase("x"), { subworkflow: "inner" }]), inner: wf([phase("y")], { show: false }), bad: wf([]) });
-    expect(r.ok).toBe(false);
+    const strict = compileDefinitions({ good: wf([phase("x"), { subworkflow: "inner" }]), inner: wf([phase("y")], { show: false }), bad: wf([]) });
+    expect(strict.ok).toBe(false);
+    const r = lenient({ good: wf([phase("x"), { subworkflow: "inner" }]), inner: wf([phase("y")], { show: false }), bad: wf([]) });
+    expect(r.problems.map((p) => p.workflowKey)).toEqual(["bad"]);
     expect(keys(r)).toEqual(["good", "inner"]);
-    expect([...r.registry.commands]).toEqual([["good", "good"]]);
+    expect([...reg(r).commands]).toEqual([["good", "good"]]);
   });
   it("removes a workflow that leads into a cycle, without calling it part of the cycle", () => {
-    const r = compileDefinitions({ top: wf([{ subworkflow: "x" }]), x: wf([{ subworkflow: "y" }], { show: false }), y: wf([{ subworkflow: "x" }], { show: false }) });
+    const r = lenient({ top: wf([{ subworkflow: "x" }]), x: wf([{ subworkflow: "y" }], { show: false }), y: wf([{ subworkflow: "x" }], { show: false }) });
     expect(keys(r)).toEqual([]);
     expect(r.problems.map((p) => [p.workflowKey, p.code])).toEqual([["top", "DANGLING_REFERENCE"], ["x", "DEFINITION_CYCLE"], ["y", "DEFINITION_CYCLE"]]);
   });
@@ -180,17 +188,17 @@ describe("compileDefinitions: key order never matters (property)", () => {
       fc.property(setArb.chain((set) => fc.tuple(fc.constant(set), fc.shuffledSubarray(set, { minLength: set.length }))), ([set, shuffled]) => {
         const toRaw = (s: typeof set): Record<string, object> =>
           Object.fromEntries(s.map(([k, d]) => [k, wf(d.phases, { show: d.show, ...(d.cmd ? { commandName: d.cmd } : {}), ...(d.broken ? { name: "" } : {}) })]));
-        const a = compileDefinitions(toRaw(set));
-        const b = compileDefinitions(toRaw(shuffled));
+        const a = lenient(toRaw(set));
+        const b = lenient(toRaw(shuffled));
         const sorted = <V>(m: ReadonlyMap<string, V>): Array<[string, V]> => [...m].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
-        expect(sorted(b.registry.workflows)).toEqual(sorted(a.registry.workflows));
-        expect(sorted(b.registry.commands)).toEqual(sorted(a.registry.commands));
+        expect(sorted(reg(b).workflows)).toEqual(sorted(reg(a).workflows));
+        expect(sorted(reg(b).commands)).toEqual(sorted(reg(a).commands));
         expect(b.problems).toEqual(a.problems);
         // The registry is closed: every reference of a kept workflow is kept too; every removed one is explained.
-        for (const def of a.registry.workflows.values()) {
-          for (const e of def.phases) if ("subworkflow" in e) expect(a.registry.workflows.has(e.subworkflow)).toBe(true);
+        for (const def of reg(a).workflows.values()) {
+          for (const e of def.phases) if ("subworkflow" in e) expect(reg(a).workflows.has(e.subworkflow)).toBe(true);
         }
-        for (const [k] of set) if (!a.registry.workflows.has(k)) expect(a.problems.some((p) => p.workflowKey === k)).toBe(true);
+        for (const [k] of set) if (!reg(a).workflows.has(k)) expect(a.problems.some((p) => p.workflowKey === k)).toBe(true);
       }),
       { numRuns: runs },
     );

@@ -37,12 +37,16 @@ function assertTypedState(r: MigrateResult): void {
 }
 
 function assertTypedCompile(r: CompileResult): void {
-  expect(r.registry.workflows).toBeInstanceOf(Map);
-  expect(r.registry.commands).toBeInstanceOf(Map);
   expect(r.ok).toBe(r.problems.length === 0);
   for (const p of r.problems) {
     for (const field of [p.code, p.path, p.message, p.hint]) expect(typeof field).toBe("string");
   }
+  if (!r.ok) {
+    expect(structuredClone(r.error)).toEqual(r.error);
+    return;
+  }
+  expect(r.registry.workflows).toBeInstanceOf(Map);
+  expect(r.registry.commands).toBeInstanceOf(Map);
   for (const [name, key] of r.registry.commands) expect(r.registry.workflows.has(key) && typeof name === "string").toBe(true);
 }
 
@@ -162,7 +166,7 @@ describe("compileDefinitions on hostile input", () => {
     expect(r.ok).toBe(false);
     const paths = r.problems.map((p) => p.path);
     expect(paths).toEqual(expect.arrayContaining(["__proto__", "ok.__proto__", "ok.phases[0].__proto__", "ok.phases[0].tools.__proto__"]));
-    expect(r.registry.workflows.size).toBe(0);
+    expect(r.ok ? r.registry.workflows.size : 0).toBe(0);
     assertClean();
   });
   it("constructor and prototype keys are refused and stay out of every prototype", () => {
@@ -170,7 +174,7 @@ describe("compileDefinitions on hostile input", () => {
       '{"constructor":{"name":"C","phases":[{"id":"a","name":"A"}],"prototype":{"polluted":1}},"prototype":{"name":"P","phases":[{"subworkflow":"constructor"}]},"x":{"name":"X","phases":[{"id":"a","name":"A","constructor":{"prototype":{"polluted":1}}}]}}',
     ) as unknown;
     const r = compileDefinitions(raw);
-    expect(r.registry.workflows.size).toBe(0);
+    expect(r.ok ? r.registry.workflows.size : 0).toBe(0);
     expect(r.problems.map((p) => p.path)).toEqual(expect.arrayContaining(["constructor", "prototype", "constructor.prototype", "x.phases[0].constructor"]));
     assertClean();
   });
@@ -182,7 +186,7 @@ describe("compileDefinitions on hostile input", () => {
     for (let i = 0; i < 3_000; i += 1) chain[`w${i}`] = { name: "W", show: false, phases: [{ subworkflow: `w${i + 1}` }] };
     chain["w3000"] = { name: "W", show: false, phases: [{ subworkflow: "w0" }] };
     const r = compileDefinitions(chain);
-    expect(r.registry.workflows.size).toBe(0);
+    expect(r.ok ? r.registry.workflows.size : 0).toBe(0);
     const cycles = r.problems.filter((p) => p.code === "DEFINITION_CYCLE");
     expect(cycles).toHaveLength(3_001);
     // Messages stay short: a long ring is abbreviated, not spelled out 3,001 times over.

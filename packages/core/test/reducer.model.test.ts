@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { WorkflowRegistry } from "../src/definitions/schema.js";
+import type { WorkflowRegistry } from "../src/definitions/registry.js";
 import { migrateState } from "../src/state/migrate.js";
 import { reduce } from "../src/transitions/reduce.js";
 import { resolveActive } from "../src/transitions/resolve-active.js";
@@ -12,36 +12,11 @@ import { start } from "../src/transitions/start.js";
 import { isFinished, toPersisted, type WorkflowState } from "../src/state/schema.js";
 import type { WorkflowEvent } from "../src/transitions/types.js";
 import { deepFreeze, registryOf } from "./helpers/core-fixtures.js";
+import { buildDefinitions, workflowShape } from "./helpers/model-definitions.js";
 
 const CI = process.env.CI === "true";
 const NUM_RUNS = CI ? 1_000 : 100;
 const ACTIONS = 50;
-
-interface WorkflowShape {
-  entries: Array<"phase" | number>; // a number: reference to a later workflow, by offset
-  loopable: boolean;
-  maxLoops: number | undefined;
-}
-
-const workflowShape = fc.record({
-  entries: fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant("phase" as const) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 4 }),
-  loopable: fc.boolean(),
-  maxLoops: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
-});
-
-/** Workflows w0…wn; wi references only later ones (no cycles). w0 starts on w1, w1 ends on w2: depth ≥ 3. */
-function buildDefinitions(shapes: WorkflowShape[]): Record<string, unknown> {
-  const n = shapes.length;
-  const defs: Record<string, unknown> = {};
-  shapes.forEach((shape, i) => {
-    const phases = shape.entries.map((e, k) => (e === "phase" || i + e >= n ? { id: `p${i}x${k}`, name: `Phase ${i}.${k}` } : { subworkflow: `w${i + e}` }));
-    if (i === 0) phases[0] = { subworkflow: "w1" };
-    if (i === 1) phases[phases.length - 1] = { subworkflow: "w2" };
-    if (i === n - 1 && phases.every((p) => "subworkflow" in p)) phases.push({ id: `p${i}last`, name: "Last" });
-    defs[`w${i}`] = { name: `Workflow ${i}`, show: i === 0, loopable: shape.loopable, ...(shape.maxLoops === undefined ? {} : { maxLoops: shape.maxLoops }), phases };
-  });
-  return defs;
-}
 
 const eventArb: fc.Arbitrary<WorkflowEvent> = fc.oneof(
   { weight: 8, arbitrary: fc.constant({ type: "advance" } as const) },
@@ -56,14 +31,14 @@ const eventArb: fc.Arbitrary<WorkflowEvent> = fc.oneof(
 
 function fresh(registry: WorkflowRegistry, now: number): WorkflowState {
   const r = start(registry, { workflowKey: "w0", taskId: `t${now}`, taskDescription: "model" }, { now });
-  if (!r.ok) throw r.error;
+  if (!r.ok) throw new Error(r.error.message);
   return deepFreeze(r.state);
 }
 
 function checkRoundTrip(state: WorkflowState): void {
   const persisted = toPersisted(state);
   const back = migrateState(JSON.parse(JSON.stringify(persisted)));
-  if (!back.ok) throw back.error;
+  if (!back.ok) throw new Error(back.error.message);
   expect(back.state).toEqual(persisted);
 }
 
@@ -78,20 +53,21 @@ function runScenario(registry: WorkflowRegistry, events: WorkflowEvent[]): void 
       continue;
     }
     const before = structuredClone(state);
-    const predicted = state.status === "running" && event.type === "advance" ? resolveActive(state, registry) : undefined;
-    const outcome = reduce(state, event, registry, { now });
+    const predicted = state.status === "running" && event.type === "advance" ? resolveActive(registry, state) : undefined;
+    const outcome = reduce(registry, state, event, { now });
     expect(state).toEqual(before); // frozen too: a mutation would have thrown
-    const next = outcome.state;
+    expect(structuredClone(outcome)).toEqual(outcome); // refusals are plain data
+    const next = outcome.ok ? outcome.state : state; // a refusal changes nothing
     expect(next.schemaVersion).toBe(2);
     expect(next.globalStepCount).toBeGreaterThanOrEqual(state.globalStepCount);
     expect(next.generation).toBe(outcome.ok ? state.generation + 1 : state.generation);
     if (outcome.ok) expect(next.updatedAt).toBe(now);
-    if (event.type !== "cancel") expect(next.cancelPending).toBe(false);
+    if (outcome.ok && event.type !== "cancel") expect(next.cancelPending).toBe(false);
     if (next.status === "running" || next.status === "paused") {
-      const resolved = resolveActive(next, registry);
-      if (!resolved.ok) throw resolved.error;
-      if (predicted?.ok && outcome.ok) expect(resolved.active.phase.id).toBe(predicted.active.nextPhase?.phaseId);
-    } else if (predicted?.ok && outcome.ok && next.status === "completed") {
+      const resolved = resolveActive(registry, next);
+      if (!resolved.ok) throw new Error(resolved.error.message);
+      if (predicted?.ok && predicted.active && outcome.ok) expect(resolved.active?.phase.id).toBe(predicted.active.nextPhase?.phaseId);
+    } else if (predicted?.ok && predicted.active && outcome.ok && next.status === "completed") {
       expect(predicted.active.nextPhase).toBeNull();
     }
     checkRoundTrip(next);

@@ -10,14 +10,12 @@ import { toPersisted, type WorkflowState } from "../src/state/schema.js";
 import { statusLine } from "../src/present/status-line.js";
 import { contextPrompt } from "../src/present/context-prompt.js";
 import { releaseRegistry } from "../../../examples/release-workflow.js";
-import { at, deep, registryOf, started, without } from "./helpers/core-fixtures.js";
+import { activeOf, at, deep, registryOf, started, without } from "./helpers/core-fixtures.js";
 
 const release = releaseRegistry();
 
 function active(state: WorkflowState): ActiveWorkflow {
-  const r = resolveActive(state, release);
-  if (!r.ok) throw r.error;
-  return r.active;
+  return activeOf(release, state);
 }
 
 describe("seed bugs", () => {
@@ -33,22 +31,21 @@ describe("seed bugs", () => {
   it("seed bug: the cancelled message reused completionMessage", () => {
     const reg = registryOf({ w: { name: "W", completionMessage: "DONE {workflowName}", phases: [{ id: "a", name: "A" }] } });
     const cancelledRun = at("w", [["w", 0]], { status: "cancelled" });
-    const c = cancelledMessage(cancelledRun, reg);
+    const c = cancelledMessage(reg, cancelledRun);
     expect(c.ok && c.text).toBe("❌ **W Cancelled**\n\n**Task:** Do the thing\n**Task ID:** task-1");
     const own = registryOf({ w: { name: "W", completionMessage: "DONE", cancelledMessage: "STOPPED {workflowName} at {phaseName}", phases: [{ id: "a", name: "A" }] } });
-    const o = cancelledMessage(cancelledRun, own);
+    const o = cancelledMessage(own, cancelledRun);
     expect(o.ok && o.text).toBe("STOPPED W at A");
   });
 
   it("seed bug: a missing definition mid-run was treated as all phases complete", () => {
     const s = at("release", [["release", 1], ["review", 0]]);
-    const r = advance(s, without(release, "security"), { now: 5 });
+    const r = advance(without(release, "security"), s, { now: 5 });
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error.code).toBe("MISSING_DEFINITION");
     expect(r.error.details).toMatchObject({ field: "currentPath[2].workflowKey", value: "security" });
-    expect(r.state.status).toBe("running");
-    const gone = resolveActive(s, without(release, "review"));
+    const gone = resolveActive(without(release, "review"), s);
     expect(gone.ok || gone.error.code).toBe("MISSING_DEFINITION");
   });
 
@@ -60,24 +57,23 @@ describe("seed bugs", () => {
 
   it("seed bug: substituted template values were expanded again", () => {
     const done = at("release", [["release", 2]], { status: "completed", taskDescription: "fix {taskId} and {workflowName}", taskId: "t-7" });
-    const c = completionMessage(done, release);
+    const c = completionMessage(release, done);
     expect(c.ok && c.text).toContain("**Task:** fix {taskId} and {workflowName}\n**Task ID:** t-7");
     const reg = registryOf({ w: { name: "Named {phaseName}", phases: [{ id: "a", name: "A {taskId}", instructions: "Do {phaseName} for {workflowName}" }] } });
-    const r = resolveActive(at("w", [["w", 0]], { taskId: "T" }), reg);
-    if (!r.ok) throw r.error;
-    expect(contextPrompt(r.active)).toContain("Instructions:\nDo A {taskId} for Named {phaseName}");
+    expect(contextPrompt(activeOf(reg, at("w", [["w", 0]], { taskId: "T" })))).toContain("Instructions:\nDo A {taskId} for Named {phaseName}");
   });
 
   it("seed bug: an armed cancel persisted and survived other actions", () => {
-    const armed = cancel(started(deep, "flat"), { now: 2 });
-    if (!armed.ok) throw armed.error;
+    const armed = cancel(deep, started(deep, "flat"), { now: 2 });
+    if (!armed.ok) throw new Error(armed.error.message);
     expect(armed.state.cancelPending).toBe(true);
     expect(toPersisted(armed.state).cancelPending).toBe(false);
     const reread = migrateState(JSON.parse(JSON.stringify(toPersisted(armed.state))));
     expect(reread.ok && reread.state.cancelPending).toBe(false);
-    const moved = advance(armed.state, deep, { now: 3 });
+    const moved = advance(deep, armed.state, { now: 3 });
+    if (!moved.ok) throw new Error(moved.error.message);
     expect(moved.state.cancelPending).toBe(false);
-    const second = cancel(moved.state, { now: 4 });
+    const second = cancel(deep, moved.state, { now: 4 });
     expect(second.ok && second.happened.type).toBe("cancel-armed");
   });
 });

@@ -1,22 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { contextPrompt, progressLine } from "../src/present/context-prompt.js";
 import { cancelledMessage, completionMessage, endOfRunMessage, failedMessage, initialMessage, notDoneReminder } from "../src/present/messages.js";
-import { resolveActive, type ActiveWorkflow } from "../src/transitions/resolve-active.js";
-import type { WorkflowRegistry } from "../src/definitions/schema.js";
+import { type ActiveWorkflow } from "../src/transitions/resolve-active.js";
+import type { WorkflowRegistry } from "../src/definitions/registry.js";
 import type { WorkflowState } from "../src/state/schema.js";
 import { statusLine } from "../src/present/status-line.js";
 import { PROMPT_VARS, renderTemplate } from "../src/present/template.js";
 import { checkTool } from "../src/policy/check-tool.js";
 import { DEFAULT_ADVANCE_REMINDER, DEFAULT_BLOCK_REASON, DEFAULT_ROLE_INSTRUCTION } from "../src/present/text.js";
 import { releaseDefinitions, releaseRegistry } from "../../../examples/release-workflow.js";
-import { at, deep, registryOf } from "./helpers/core-fixtures.js";
+import { activeOf, at, deep, registryOf } from "./helpers/core-fixtures.js";
 
 const release = releaseRegistry();
 
 function active(state: WorkflowState, registry: WorkflowRegistry = release): ActiveWorkflow {
-  const r = resolveActive(state, registry);
-  if (!r.ok) throw r.error;
-  return r.active;
+  return activeOf(registry, state);
 }
 
 describe("renderTemplate", () => {
@@ -45,17 +43,17 @@ describe("tool policy", () => {
   const inThreat = at("release", [["release", 1], ["review", 1], ["security", 0]]);
 
   it("a blacklist blocks its tools with the default reason; other tools pass", () => {
-    const d = checkTool(inStatic, release, "edit");
-    expect(d).toEqual({ allowed: false, reason: DEFAULT_BLOCK_REASON.replace("{toolName}", "edit").replace("{phaseName}", "Static Analysis") });
-    expect(checkTool(inStatic, release, "read")).toEqual({ allowed: true });
+    const d = checkTool(release, inStatic, "edit");
+    expect(d).toEqual({ ok: true, allowed: false, reason: DEFAULT_BLOCK_REASON.replace("{toolName}", "edit").replace("{phaseName}", "Static Analysis") });
+    expect(checkTool(release, inStatic, "read")).toEqual({ ok: true, allowed: true });
   });
 
   it("a whitelist blocks everything else; workflow_step always passes; no run or a finished run allows all", () => {
-    expect(checkTool(inThreat, release, "grep").allowed).toBe(true);
-    expect(checkTool(inThreat, release, "bash").allowed).toBe(false);
-    expect(checkTool(inThreat, release, "workflow_step").allowed).toBe(true);
-    expect(checkTool(null, release, "bash").allowed).toBe(true);
-    expect(checkTool({ ...inThreat, status: "completed" }, release, "bash").allowed).toBe(true);
+    expect(checkTool(release, inThreat, "grep")).toMatchObject({ ok: true, allowed: true });
+    expect(checkTool(release, inThreat, "bash")).toMatchObject({ ok: true, allowed: false });
+    expect(checkTool(release, inThreat, "workflow_step")).toMatchObject({ ok: true, allowed: true });
+    expect(checkTool(release, null, "bash")).toMatchObject({ ok: true, allowed: true });
+    expect(checkTool(release, { ...inThreat, status: "completed" }, "bash")).toMatchObject({ ok: true, allowed: true });
   });
 
   it("an empty whitelist allows only workflow_step; the template gets {allowedTools} for both kinds of list", () => {
@@ -66,9 +64,9 @@ describe("tool policy", () => {
         phases: [{ id: "a", name: "A", tools: { whitelist: [] } }, { id: "b", name: "B", tools: { blacklist: ["x", "y"] } }],
       },
     });
-    expect(checkTool(at("w", [["w", 0]]), reg, "read")).toEqual({ allowed: false, reason: "W/A: read not allowed; allowed: none (only workflow_step)" });
-    expect(checkTool(at("w", [["w", 0]]), reg, "workflow_step").allowed).toBe(true);
-    expect(checkTool(at("w", [["w", 1]]), reg, "y")).toEqual({ allowed: false, reason: "W/B: y not allowed; allowed: all except: x, y" });
+    expect(checkTool(reg, at("w", [["w", 0]]), "read")).toEqual({ ok: true, allowed: false, reason: "W/A: read not allowed; allowed: none (only workflow_step)" });
+    expect(checkTool(reg, at("w", [["w", 0]]), "workflow_step")).toMatchObject({ ok: true, allowed: true });
+    expect(checkTool(reg, at("w", [["w", 1]]), "y")).toEqual({ ok: true, allowed: false, reason: "W/B: y not allowed; allowed: all except: x, y" });
   });
 });
 
@@ -107,18 +105,18 @@ describe("messages", () => {
   const done = at("release", [["release", 2]], { status: "completed", taskDescription: "Ship", taskId: "t-1" });
 
   it("completion: the seed's default with the number of concrete phases", () => {
-    const r = completionMessage(done, release);
+    const r = completionMessage(release, done);
     expect(r.ok && r.text).toBe("✅ **Release Pipeline Complete**\n\n**Task:** Ship\n**Task ID:** t-1\n**Phases completed:** 5");
   });
 
   it("cancelled and failed have their own defaults; endOfRunMessage picks by status and refuses a live run", () => {
-    const c = endOfRunMessage({ ...done, status: "cancelled" }, release);
+    const c = endOfRunMessage(release, { ...done, status: "cancelled" });
     expect(c.ok && [c.kind, c.text]).toEqual(["cancelled", "❌ **Release Pipeline Cancelled**\n\n**Task:** Ship\n**Task ID:** t-1"]);
-    const f = failedMessage({ ...done, status: "failed", failureReason: "disk full" }, release);
+    const f = failedMessage(release, { ...done, status: "failed", failureReason: "disk full" });
     expect(f.ok && f.text).toContain("**Reason:** disk full");
-    const live = endOfRunMessage({ ...done, status: "running" }, release);
+    const live = endOfRunMessage(release, { ...done, status: "running" });
     expect(live.ok || live.error.code).toBe("NOT_FINISHED");
-    const gone = cancelledMessage(done, registryOf({ x: { name: "X", phases: [{ id: "a", name: "A" }] } }));
+    const gone = cancelledMessage(registryOf({ x: { name: "X", phases: [{ id: "a", name: "A" }] } }), done);
     expect(gone.ok || gone.error.code).toBe("MISSING_DEFINITION");
   });
 
@@ -130,9 +128,9 @@ describe("messages", () => {
 
   it("initial message: rendered when defined, null otherwise", () => {
     const reg = registryOf({ w: { name: "W", initialMessage: "Start {workflowName}: {taskDescription}", phases: [{ id: "a", name: "A" }] } });
-    const r = initialMessage(at("w", [["w", 0]], { taskDescription: "go {taskId}" }), reg);
+    const r = initialMessage(reg, at("w", [["w", 0]], { taskDescription: "go {taskId}" }));
     expect(r.ok && r.text).toBe("Start W: go {taskId}");
-    const none = initialMessage(at("release", [["release", 0]]), release);
+    const none = initialMessage(release, at("release", [["release", 0]]));
     expect(none.ok && none.text).toBeNull();
   });
 

@@ -1,6 +1,6 @@
 /** `pause`, `stop`, `resume`, `cancel`: asking a run to change course, through the run's own request files and lock. */
 import type { Command } from "commander";
-import { cancelNow, migrateState, toPersisted } from "@phasekit/core";
+import { cancelNow, migrateState, toPersisted, compileDefinitions, refusalToError } from "@phasekit/core";
 import { clearControlRequest } from "../run/control-signals.js";
 import { requestPause, requestStop } from "../run/control-requests.js";
 import { createFsPlanStore } from "../store/plan-store.js";
@@ -94,8 +94,10 @@ async function cancelStored(c: Common, target: string, reason: string, now: Date
       const next: WorkflowMetadataInput = { ...m, status: "cancelled", failureReason: reason, currentTool: CLI_TOOL, updatedAt: now.toISOString() };
       if (m.state !== undefined) {
         const state = migrateState(m.state);
-        if (!state.ok) throw state.error;
-        const cancelled = cancelNow(state.state, { now: now.getTime() });
+        if (!state.ok) throw refusalToError(state.error);
+        // Cancelling reads no definition; the CLI has none loaded here, so an empty compiled registry serves.
+        const none = compileDefinitions({});
+        const cancelled = none.ok ? cancelNow(none.registry, state.state, { now: now.getTime() }) : none;
         if (cancelled.ok) next.state = toPersisted(cancelled.state);
       }
       const w = await store.writeMetadata(location.slug, next, generation);

@@ -95,9 +95,9 @@ export function positionOf(detail: RunDetail, defDirs: readonly string[]): Posit
   if (!isLive(state)) return { ...base, statusLine: null, unresolved: null };
   if (defDirs.length === 0) return { ...base, statusLine: null, unresolved: "no definition folders (pass --defs DIR)" };
   const loaded = loadDefinitionFolders(defDirs);
-  const active = resolveActive(state, loaded.registry);
+  const active = resolveActive(loaded.registry, state);
   if (!active.ok) return { ...base, statusLine: null, unresolved: active.error.message };
-  return { ...base, statusLine: statusLine(active.active), unresolved: null };
+  return { ...base, statusLine: active.active === null ? null : statusLine(active.active), unresolved: null };
 }
 
 function showText(d: RunDetail, position: Position | null): string {

@@ -64,9 +64,12 @@ export function loadDefinitionFolders(dirs: readonly string[], options: { onFold
       sources.set(found.key, read.source);
     }
   }
-  const compiled = compileDefinitions(Object.fromEntries(raw));
+  // The healthy workflows load; every one left out is a listed problem.
+  const compiled = compileDefinitions(Object.fromEntries(raw), { keepHealthy: true });
   for (const p of compiled.problems) problems.push(locate(p, sources));
-  return { registry: compiled.registry, problems, sources: new Map([...sources].map(([k, s]) => [k, s.file])), folders };
+  const empty = compileDefinitions({});
+  const registry = compiled.ok ? compiled.registry : empty.ok ? empty.registry : (undefined as never);
+  return { registry, problems, sources: new Map([...sources].map(([k, s]) => [k, s.file])), folders };
 }
 
 function workflowFolders(dir: string, problems: DefinitionFileProblem[]): Array<{ key: string; dir: string; root: string }> {

@@ -153,9 +153,10 @@ async function endEarly(internals: RunContextInternals, error: unknown): Promise
   const reason = typeof error.details.reason === "string" ? error.details.reason : error.message;
   const request = error.details.request as ControlRequest | undefined;
   const now = { now: internals.now() };
-  const core = internals.ctx.workflow?.state();
+  const workflow = internals.ctx.workflow;
+  const core = workflow?.state();
   const paused = error.code === "RUN_PAUSED";
-  const moved = core === undefined ? null : paused ? pauseState(core, now) : cancelNow(core, now);
+  const moved = workflow == null || core === undefined ? null : paused ? pauseState(workflow.registry, core, now) : cancelNow(workflow.registry, core, now);
   const state = moved?.ok ? { state: toPersisted(moved.state) } : {};
   await internals.writeMeta(paused ? { status: "paused", ...state } : { status: "cancelled", failureReason: reason, currentStepId: undefined, ...state });
   await internals.journal(paused ? "paused" : "stopped", { reason });

@@ -26,8 +26,8 @@ export interface WorkflowHandlePorts {
 
 /** The id of the phase a core state sits on (undefined once it has finished or cannot be resolved). */
 export function phaseOf(state: WorkflowState, registry: WorkflowRegistry): string | undefined {
-  const active = resolveActive(state, registry);
-  return active.ok ? active.active.phase.id : undefined;
+  const active = resolveActive(registry, state);
+  return active.ok ? active.active?.phase.id : undefined;
 }
 
 /** Creates the handle over `initial` (already migrated and validated). */
@@ -37,9 +37,10 @@ export function createWorkflowHandle(registry: WorkflowRegistry, initial: Workfl
     registry,
     state: () => current,
     async dispatch(event) {
-      const outcome = reduce(current, event, registry, { now: ports.now() });
-      // A refusal changes at most the in-memory cancel arm; arming itself is never persisted.
-      if (!outcome.ok || outcome.happened.type === "cancel-armed") {
+      const outcome = reduce(registry, current, event, { now: ports.now() });
+      // A refusal changes nothing; arming a cancel lives in memory only and is never persisted.
+      if (!outcome.ok) return outcome;
+      if (outcome.happened.type === "cancel-armed") {
         current = outcome.state;
         return outcome;
       }
@@ -49,8 +50,8 @@ export function createWorkflowHandle(registry: WorkflowRegistry, initial: Workfl
       return outcome;
     },
     statusLine() {
-      const active = resolveActive(current, registry);
-      return active.ok ? statusLine(active.active) : "";
+      const active = resolveActive(registry, current);
+      return active.ok && active.active !== null ? statusLine(active.active) : "";
     },
   };
 }

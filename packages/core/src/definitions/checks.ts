@@ -111,7 +111,8 @@ export function resolvedCommand(key: string, view: RawWorkflowView): string | un
 
 function commandProblems(key: string, view: RawWorkflowView): DefinitionProblem[] {
   const hintFor = `use lowercase words joined by single hyphens, e.g. "${suggestCommand(view.commandName ?? key)}"`;
-  if (view.commandName !== undefined && !COMMAND_NAME_PATTERN.test(view.commandName)) {
+  // A hidden workflow has no command, so its commandName is never used (pi-workflows leaves it "" there).
+  if (view.commandName !== undefined && view.show && !COMMAND_NAME_PATTERN.test(view.commandName)) {
     const reason = `${describeValue(view.commandName)} is not a valid command name`;
     return [problemAt("INVALID_COMMAND_NAME", key, ["commandName"], reason, hintFor)];
   }

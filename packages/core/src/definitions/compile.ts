@@ -5,7 +5,11 @@
  */
 import { workflowError } from "../errors/workflow-error.js";
 import type { WorkflowError } from "../errors/workflow-error.js";
-import type { WorkflowDefinition, WorkflowRegistry } from "./schema.js";
+import type { WorkflowDefinition } from "./schema.js";
+import { MAX_NESTING, sealRegistry, type WorkflowRegistry } from "./registry.js";
+import { refusal, type Refusal } from "../errors/refusal.js";
+import { workflowFingerprint } from "./fingerprint.js";
+import { graphFacts, type GraphFacts } from "./fold.js";
 import { describeValue } from "../errors/problems.js";
 import type { DefinitionProblem } from "../errors/problems.js";
 import { keyProblems, problemAt, resolvedCommand, shapeProblems, structureProblems } from "./checks.js";
@@ -14,10 +18,23 @@ import type { ReferenceGraph } from "./graph.js";
 import { readWorkflows, referencesOf, viewWorkflow } from "./raw.js";
 import type { RawWorkflow, RawWorkflowView } from "./raw.js";
 
-/** The outcome of compileDefinitions. On failure `registry` still holds every healthy workflow. */
+/** The refusal codes of compileDefinitions (the first problem's code; every problem is in `details.problems`). */
+export type CompileCode = DefinitionProblem["code"];
+
+/**
+ * The outcome of compileDefinitions: a registry of every workflow, or a refusal listing every problem. With
+ * `{ keepHealthy: true }` a set with problems still compiles to the healthy workflows, and `problems` names
+ * every one left out (never a silent drop).
+ */
 export type CompileResult =
-  | { readonly ok: true; readonly registry: WorkflowRegistry; readonly problems: readonly [] }
-  | { readonly ok: false; readonly registry: WorkflowRegistry; readonly problems: readonly DefinitionProblem[] };
+  | { readonly ok: true; readonly registry: WorkflowRegistry; readonly problems: readonly DefinitionProblem[] }
+  | { readonly ok: false; readonly error: Refusal<CompileCode>; readonly problems: readonly DefinitionProblem[] };
+
+/** Options of compileDefinitions. */
+export interface CompileOptions {
+  /** Compile the healthy workflows even when others have problems (each dropped one is a listed problem). */
+  readonly keepHealthy?: boolean;
+}
 
 interface Compiled {
   readonly key: string;
@@ -110,20 +127,51 @@ function compileEach(raws: readonly RawWorkflow[]): { compiled: Map<string, Comp
   return { compiled, problems };
 }
 
-function buildRegistry(raws: readonly RawWorkflow[], compiled: ReadonlyMap<string, Compiled>, healthy: ReadonlySet<string>): WorkflowRegistry {
+function buildRegistry(raws: readonly RawWorkflow[], compiled: ReadonlyMap<string, Compiled>, healthy: ReadonlySet<string>): Map<string, WorkflowDefinition> {
   const workflows = new Map<string, WorkflowDefinition>();
-  const commands = new Map<string, string>();
   for (const { key } of raws) {
     const entry = compiled.get(key);
     if (entry?.parsed === undefined || !healthy.has(key)) continue;
     workflows.set(key, entry.parsed);
-    const name = entry.parsed.show ? resolvedCommand(key, entry.view) : undefined;
-    if (name !== undefined) commands.set(name, key);
   }
-  return { workflows, commands };
+  return workflows;
 }
 
-function compile(raws: readonly RawWorkflow[]): CompileResult {
+function seal(workflows: ReadonlyMap<string, WorkflowDefinition>, compiled: ReadonlyMap<string, Compiled>, facts: GraphFacts): WorkflowRegistry {
+  const commands = new Map<string, string>();
+  const fingerprints = new Map<string, string>();
+  for (const [key, def] of workflows) {
+    const view = compiled.get(key)?.view;
+    const name = def.show && view !== undefined ? resolvedCommand(key, view) : undefined;
+    if (name !== undefined) commands.set(name, key);
+    fingerprints.set(key, workflowFingerprint(def));
+  }
+  return sealRegistry({ workflows, commands, phaseCounts: facts.phaseCount, fingerprints });
+}
+
+/** Workflows that nest deeper than MAX_NESTING levels, each a problem of its own (start could never enter them). */
+function nestingProblems(facts: GraphFacts): DefinitionProblem[] {
+  const problems: DefinitionProblem[] = [];
+  for (const [key, depth] of facts.depth) {
+    if (depth <= MAX_NESTING) continue;
+    const reason = `nests ${depth} levels of sub-workflows; at most ${MAX_NESTING} are allowed`;
+    problems.push(problemAt("NESTING_TOO_DEEP", key, ["phases"], reason, "flatten the chain of sub-workflows"));
+  }
+  return problems;
+}
+
+/** A workflow left out without a problem of its own would be a silent drop: name it. */
+function droppedProblems(raws: readonly RawWorkflow[], kept: ReadonlyMap<string, unknown>, problems: readonly DefinitionProblem[]): DefinitionProblem[] {
+  const named = new Set(problems.map((p) => p.workflowKey));
+  const out: DefinitionProblem[] = [];
+  for (const { key } of raws) {
+    if (kept.has(key) || named.has(key)) continue;
+    out.push(problemAt("INVALID_DEFINITION", key, [], "could not be compiled", "check the workflow against the definition reference in docs/core.md"));
+  }
+  return out;
+}
+
+function compile(raws: readonly RawWorkflow[], options: CompileOptions): CompileResult {
   const { compiled, problems } = compileEach(raws);
   problems.push(...duplicateCommandProblems(compiled));
   const graph: ReferenceGraph = new Map([...compiled.values()].map((c) => [c.key, c.refs]));
@@ -133,29 +181,50 @@ function compile(raws: readonly RawWorkflow[]): CompileResult {
   for (const p of problems) if (p.workflowKey !== undefined) broken.add(p.workflowKey);
   const healthy = healthyKeys(graph, broken);
   problems.push(...brokenTargetProblems(compiled, healthy, cycles.inCycle));
-  const registry = buildRegistry(raws, compiled, healthy);
+  let workflows = buildRegistry(raws, compiled, healthy);
+  let facts = graphFacts(workflows);
+  const deep = nestingProblems(facts);
+  if (deep.length > 0) {
+    // Too deep is like broken: it and everything that references it go.
+    problems.push(...deep);
+    const healthier = healthyKeys(graph, new Set([...broken, ...deep.map((p) => p.workflowKey as string)]));
+    workflows = buildRegistry(raws, compiled, healthier);
+    facts = graphFacts(workflows);
+  }
+  problems.push(...droppedProblems(raws, workflows, problems));
   // Stable sort by workflow: the list reads per workflow and is the same for any key order of the input.
   problems.sort((a, b) => byCodeUnit(a.workflowKey ?? "", b.workflowKey ?? ""));
-  return problems.length === 0 ? { ok: true, registry, problems: [] } : { ok: false, registry, problems };
+  if (problems.length === 0 || options.keepHealthy === true) return { ok: true, registry: seal(workflows, compiled, facts), problems };
+  return { ok: false, error: summary(problems), problems };
 }
 
 function failure(message: string, hint: string): CompileResult {
-  const registry: WorkflowRegistry = { workflows: new Map(), commands: new Map() };
-  return { ok: false, registry, problems: [{ code: "INVALID_DEFINITION", path: "(root)", message, hint }] };
+  const problems: DefinitionProblem[] = [{ code: "INVALID_DEFINITION", path: "(root)", message, hint }];
+  return { ok: false, error: summary(problems), problems };
+}
+
+function summary(problems: readonly DefinitionProblem[]): Refusal<CompileCode> {
+  const first = problems[0];
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s))` : "";
+  return refusal("definitions", first?.code ?? "INVALID_DEFINITION", `${first?.message ?? "no problems"}${more}`, {
+    path: first?.path,
+    hint: first?.hint,
+    problems: problems.map((p) => ({ ...p })),
+  });
 }
 
 /**
  * Validates raw definitions: `{ "workflows": { key: def } }` (a settings document), `{ key: def }`, or a Map.
- * Returns the registry of healthy workflows and every problem found. Never throws, never writes to `raw`.
+ * Returns a sealed registry, or a refusal with every problem found. Never throws, never writes to `raw`.
  */
-export function compileDefinitions(raw: unknown): CompileResult {
+export function compileDefinitions(raw: unknown, options: CompileOptions = {}): CompileResult {
   try {
     const raws = readWorkflows(raw);
     if (raws === undefined) {
       const message = `(root): expected an object of workflow definitions, got ${describeValue(raw)}`;
       return failure(message, 'write { "workflows": { "<key>": { … } } }');
     }
-    return compile(raws);
+    return compile(raws, options);
   } catch {
     // Only exotic inputs (proxies, throwing getters) get here; the contract is still a typed result.
     return failure("(root): the definitions could not be read as plain JSON", "pass plain JSON data");

@@ -56,7 +56,7 @@ function strings(value: unknown): Array<{ index: number; name: string }> {
 /**
  * The workflows in `raw`. Accepts a settings document `{ "workflows": { key: def } }`, a bare map
  * `{ key: def }`, or a `Map`. A top-level `workflows` entry counts as the wrapper unless it looks like a
- * definition itself (has `phases` or `name`), so a workflow may still be called "workflows".
+ * definition itself (its `phases` is an array or its `name` a string), so a workflow may still be called "workflows".
  */
 export function readWorkflows(raw: unknown): RawWorkflow[] | undefined {
   if (raw instanceof Map) {
@@ -65,7 +65,9 @@ export function readWorkflows(raw: unknown): RawWorkflow[] | undefined {
   const top = asObject(raw);
   if (top === undefined) return undefined;
   const wrapped = asObject(own(top, "workflows"));
-  const map = wrapped !== undefined && !Object.hasOwn(wrapped, "phases") && !Object.hasOwn(wrapped, "name") ? wrapped : top;
+  // Keys are data: a workflow keyed "phases" or "name" has an object there, a definition has an array / a string.
+  const looksLikeDefinition = wrapped !== undefined && (Array.isArray(own(wrapped, "phases")) || typeof own(wrapped, "name") === "string");
+  const map = wrapped !== undefined && !looksLikeDefinition ? wrapped : top;
   return Object.keys(map).map((key) => ({ key, def: map[key] }));
 }
 

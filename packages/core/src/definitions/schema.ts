@@ -1,11 +1,12 @@
 /**
  * Zod schemas for workflow definitions: what a user writes in a workflow file. Types come from the schemas.
- * Structural checks that need the whole set (references, cycles, duplicate ids) live in compile-definitions.ts.
+ * Structural checks that need the whole set (references, cycles, duplicate ids) live in compile.ts.
  */
 import { z } from "zod";
+import type { DeepReadonly } from "../errors/deep-readonly.js";
 
-/** `/command` names: lowercase words joined by single hyphens, as pi's command registry expects. */
-export const COMMAND_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+/** `/command` names: letters, digits, '_' and '-' (pi-workflows 1.0.0's rule, so `codeReview` and `qa_pipeline` work). */
+export const COMMAND_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** Workflow keys and phase ids: identifiers that are safe in paths, templates and JSON. */
 export const KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
@@ -67,26 +68,29 @@ export const WorkflowDefinitionSchema = z.strictObject({
   profiles: z.array(ProfileSchema).default([]),
 });
 
-export type ToolRules = z.infer<typeof ToolRulesSchema>;
-export type PhaseDefinition = z.infer<typeof PhaseDefinitionSchema>;
-export type SubworkflowRef = z.infer<typeof SubworkflowRefSchema>;
-export type PhaseEntry = z.infer<typeof PhaseEntrySchema>;
-export type Profile = z.infer<typeof ProfileSchema>;
-export type WorkflowDefinition = z.infer<typeof WorkflowDefinitionSchema>;
+type Mutable = {
+  ToolRules: z.infer<typeof ToolRulesSchema>;
+  PhaseDefinition: z.infer<typeof PhaseDefinitionSchema>;
+  SubworkflowRef: z.infer<typeof SubworkflowRefSchema>;
+  Profile: z.infer<typeof ProfileSchema>;
+  WorkflowDefinition: z.infer<typeof WorkflowDefinitionSchema>;
+};
+/** Tool rules of a phase (deep-readonly, as every compiled shape). */
+export type ToolRules = DeepReadonly<Mutable["ToolRules"]>;
+/** A concrete phase. */
+export type PhaseDefinition = DeepReadonly<Mutable["PhaseDefinition"]>;
+/** A reference to another workflow. */
+export type SubworkflowRef = DeepReadonly<Mutable["SubworkflowRef"]>;
+/** One entry of a workflow's phase list. */
+export type PhaseEntry = PhaseDefinition | SubworkflowRef;
+/** A named agent profile. */
+export type Profile = DeepReadonly<Mutable["Profile"]>;
+/** A compiled workflow definition (defaults applied). */
+export type WorkflowDefinition = DeepReadonly<Mutable["WorkflowDefinition"]>;
 /** What a user may write (defaults not yet applied). */
 export type WorkflowDefinitionInput = z.input<typeof WorkflowDefinitionSchema>;
 
 /** Narrows a phase entry to a sub-workflow reference. */
 export function isSubworkflowRef(entry: PhaseEntry): entry is SubworkflowRef {
   return "subworkflow" in entry;
-}
-
-/**
- * A compiled, validated set of definitions. A Map (not a plain object) so that keys such as `__proto__` or
- * `constructor` can never reach Object.prototype.
- */
-export interface WorkflowRegistry {
-  readonly workflows: ReadonlyMap<string, WorkflowDefinition>;
-  /** Resolved `/command` name → workflow key, for the workflows that are shown. */
-  readonly commands: ReadonlyMap<string, string>;
 }

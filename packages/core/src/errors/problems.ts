@@ -147,13 +147,14 @@ function pathOf(visit: Visit, last: PropertyKey): FieldPath {
 
 /**
  * Finds own `__proto__` keys anywhere in a JSON-like value (zod may drop them silently). Iterative, with parent
- * links instead of copied paths, and bounded by `limit` nodes, so deep or huge garbage stays cheap.
+ * links instead of copied paths, and linear in the size of the value, so deep or huge input stays cheap. Never
+ * stops early: a key it missed would let a workflow vanish without a problem.
  */
-export function findProtoKeys(root: unknown, limit = 10_000): FieldPath[] {
+export function findProtoKeys(root: unknown): FieldPath[] {
   const found: FieldPath[] = [];
   const stack: Visit[] = [{ value: root, key: undefined, parent: undefined }];
   const seen = new Set<object>();
-  while (stack.length > 0 && seen.size < limit) {
+  while (stack.length > 0) {
     const visit = stack.pop() as Visit;
     const { value } = visit;
     if (typeof value !== "object" || value === null || seen.has(value)) continue;

@@ -16,6 +16,7 @@ export type WorkflowErrorCode =
   | "DUPLICATE_COMMAND_NAME"
   | "UNKNOWN_PROFILE"
   | "UNKNOWN_WORKFLOW"
+  | "NESTING_TOO_DEEP"
   // state and transitions
   | "INVALID_STATE"
   | "UNSUPPORTED_VERSION"
@@ -27,6 +28,9 @@ export type WorkflowErrorCode =
   | "MAX_LOOPS_REACHED"
   | "ALREADY_NOTIFIED"
   | "NOT_FINISHED"
+  | "ALREADY_STARTED"
+  | "INVALID_REGISTRY"
+  | "DEFINITIONS_CHANGED"
   // storage (adapters)
   | "INVALID_SLUG"
   | "PATH_OUTSIDE_ROOT"

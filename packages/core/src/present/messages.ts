@@ -2,35 +2,42 @@
  * End-of-run and not-done messages. Completed, cancelled and failed runs each have their own text; the
  * cancelled one comes from `cancelledMessage` (the seed reused `completionMessage` there).
  */
-import type { WorkflowDefinition, WorkflowRegistry } from "../definitions/schema.js";
-import { WorkflowError, type Result } from "../errors/workflow-error.js";
-import { countConcretePhases, definitionAt } from "../transitions/navigation.js";
+import type { WorkflowDefinition } from "../definitions/schema.js";
+import type { WorkflowRegistry } from "../definitions/registry.js";
+import type { Outcome, Refusal } from "../errors/refusal.js";
+import { definitionAt } from "../transitions/navigation.js";
+import { argumentError, statusRefusal } from "../transitions/apply.js";
+import type { CommonCode } from "../transitions/types.js";
 import { pickText, promptVars } from "./prompt-vars.js";
 import type { ActiveWorkflow } from "../transitions/resolve-active.js";
 import type { WorkflowState } from "../state/schema.js";
 import { CANCELLED_VARS, COMPLETION_VARS, FAILED_VARS, INITIAL_MESSAGE_VARS, NOT_DONE_VARS, PROMPT_VARS, renderTemplate } from "./template.js";
 import { DEFAULT_CANCELLED_MESSAGE, DEFAULT_COMPLETION_MESSAGE, DEFAULT_FAILED_MESSAGE, DEFAULT_NOT_DONE_REMINDER } from "./text.js";
-import { statusError } from "../transitions/helpers.js";
 
 /** Which end a run reached, with the text to show the user. */
-export type EndOfRunMessage = { kind: "completed" | "cancelled" | "failed"; text: string };
+export type EndOfRunMessage = { readonly kind: "completed" | "cancelled" | "failed"; readonly text: string };
 
-function rootOf(state: WorkflowState, registry: WorkflowRegistry): WorkflowDefinition | WorkflowError {
-  return definitionAt("messages", registry, state.workflowKey, 0);
+/** The refusal codes of the message functions. */
+export type MessageCode = CommonCode | "MISSING_DEFINITION";
+type Text = Outcome<{ text: string }, MessageCode>;
+
+function rootOf(registry: WorkflowRegistry, state: WorkflowState): WorkflowDefinition | Refusal<MessageCode> {
+  const bad = argumentError("messages", registry, { now: 0 });
+  return bad ?? definitionAt("messages", registry, state.workflowKey, 0);
 }
 
 /** The completion message (definition's `completionMessage` or the default). */
-export function completionMessage(state: WorkflowState, registry: WorkflowRegistry): Result<{ text: string }> {
-  const def = rootOf(state, registry);
-  if (def instanceof WorkflowError) return { ok: false, error: def };
-  const vars = { workflowName: def.name, taskDescription: state.taskDescription, taskId: state.taskId, phaseCount: countConcretePhases(registry, state.workflowKey) };
+export function completionMessage(registry: WorkflowRegistry, state: WorkflowState): Text {
+  const def = rootOf(registry, state);
+  if ("details" in def) return { ok: false, error: def };
+  const vars = { workflowName: def.name, taskDescription: state.taskDescription, taskId: state.taskId, phaseCount: registry.phaseCounts.get(state.workflowKey) ?? 0 };
   return { ok: true, text: renderTemplate(def.completionMessage ?? DEFAULT_COMPLETION_MESSAGE, vars, COMPLETION_VARS) };
 }
 
 /** The cancelled message (definition's `cancelledMessage` or its own default — never the completion text). */
-export function cancelledMessage(state: WorkflowState, registry: WorkflowRegistry): Result<{ text: string }> {
-  const def = rootOf(state, registry);
-  if (def instanceof WorkflowError) return { ok: false, error: def };
+export function cancelledMessage(registry: WorkflowRegistry, state: WorkflowState): Text {
+  const def = rootOf(registry, state);
+  if ("details" in def) return { ok: false, error: def };
   const top = state.currentPath[state.currentPath.length - 1];
   const phase = top === undefined ? undefined : registry.workflows.get(top.workflowKey)?.phases[top.phaseIndex];
   const phaseName = phase !== undefined && "name" in phase ? phase.name : undefined;
@@ -39,20 +46,20 @@ export function cancelledMessage(state: WorkflowState, registry: WorkflowRegistr
 }
 
 /** The failed message, with the recorded reason. */
-export function failedMessage(state: WorkflowState, registry: WorkflowRegistry): Result<{ text: string }> {
-  const def = rootOf(state, registry);
-  if (def instanceof WorkflowError) return { ok: false, error: def };
+export function failedMessage(registry: WorkflowRegistry, state: WorkflowState): Text {
+  const def = rootOf(registry, state);
+  if ("details" in def) return { ok: false, error: def };
   const vars = { workflowName: def.name, taskDescription: state.taskDescription, taskId: state.taskId, failureReason: state.failureReason ?? "unknown" };
   return { ok: true, text: renderTemplate(DEFAULT_FAILED_MESSAGE, vars, FAILED_VARS) };
 }
 
 /** The message for a finished run, chosen by its status; NOT_FINISHED while it is still live. */
-export function endOfRunMessage(state: WorkflowState, registry: WorkflowRegistry): Result<EndOfRunMessage> {
+export function endOfRunMessage(registry: WorkflowRegistry, state: WorkflowState): Outcome<EndOfRunMessage, MessageCode | "NOT_FINISHED"> {
   if (state.status === "running" || state.status === "paused") {
-    return { ok: false, error: statusError("messages", state, "NOT_FINISHED", "completed, cancelled or failed") };
+    return { ok: false, error: statusRefusal("messages", state, "NOT_FINISHED", "completed, cancelled or failed") };
   }
   const kind = state.status;
-  const r = kind === "completed" ? completionMessage(state, registry) : kind === "cancelled" ? cancelledMessage(state, registry) : failedMessage(state, registry);
+  const r = kind === "completed" ? completionMessage(registry, state) : kind === "cancelled" ? cancelledMessage(registry, state) : failedMessage(registry, state);
   return r.ok ? { ok: true, kind, text: r.text } : r;
 }
 
@@ -73,9 +80,9 @@ export function notDoneReminder(active: ActiveWorkflow): string {
 }
 
 /** The workflow's `initialMessage` rendered for this run, or null when the definition has none. */
-export function initialMessage(state: WorkflowState, registry: WorkflowRegistry): Result<{ text: string | null }> {
-  const def = rootOf(state, registry);
-  if (def instanceof WorkflowError) return { ok: false, error: def };
+export function initialMessage(registry: WorkflowRegistry, state: WorkflowState): Outcome<{ text: string | null }, MessageCode> {
+  const def = rootOf(registry, state);
+  if ("details" in def) return { ok: false, error: def };
   if (def.initialMessage === undefined) return { ok: true, text: null };
   const vars = { workflowName: def.name, workflowKey: state.workflowKey, description: def.description, taskId: state.taskId, taskDescription: state.taskDescription };
   return { ok: true, text: renderTemplate(def.initialMessage, vars, INITIAL_MESSAGE_VARS) };

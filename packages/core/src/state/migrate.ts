@@ -4,8 +4,7 @@
  * field and why, and never writes to the input (so `__proto__`/`constructor` keys cannot reach a prototype).
  */
 import type { z } from "zod";
-import { workflowError } from "../errors/workflow-error.js";
-import type { Result, WorkflowError } from "../errors/workflow-error.js";
+import { refusal, type Outcome, type Refusal } from "../errors/refusal.js";
 import { describeIssue, describeValue, findProtoKeys, formatPath, valueAt } from "../errors/problems.js";
 import { migrations } from "./migrations.js";
 import { STATE_SCHEMA_VERSION, WorkflowStateSchema } from "./schema.js";
@@ -14,10 +13,13 @@ import type { WorkflowState } from "./schema.js";
 const SCOPE = "state";
 
 /** The outcome of `migrateState`: the current-version state and the version it was read from, or an error. */
-export type MigrateResult = Result<{ state: WorkflowState; fromVersion: number }>;
+export type MigrateResult = Outcome<{ state: WorkflowState; fromVersion: number; notes: readonly string[] }, MigrateCode>;
+/** The refusal codes of `migrateState` and `parseState`. */
+export type MigrateCode = "INVALID_STATE" | "UNSUPPORTED_VERSION";
+type WorkflowError = Refusal<MigrateCode>;
 
 function invalid(field: string, reason: string, value: unknown, hint: string): WorkflowError {
-  return workflowError(SCOPE, "INVALID_STATE", `${field}: ${reason}`, { field, value, hint });
+  return refusal(SCOPE, "INVALID_STATE", `${field}: ${reason}`, { field, value, hint });
 }
 
 function fromIssue(issue: z.core.$ZodIssue, root: unknown, version: number): WorkflowError {
@@ -30,7 +32,7 @@ function fromIssue(issue: z.core.$ZodIssue, root: unknown, version: number): Wor
  * Which version a raw document claims: `schemaVersion` when present, else `currentPath` (pi-workflows 1.0.0),
  * else `currentPhaseIndex` (earlier pi-workflows).
  */
-export function detectStateVersion(raw: Readonly<Record<string, unknown>>): Result<{ version: number }> {
+export function detectStateVersion(raw: Readonly<Record<string, unknown>>): Outcome<{ version: number }, MigrateCode> {
   if (Object.hasOwn(raw, "schemaVersion")) {
     const v = raw["schemaVersion"];
     if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
@@ -66,7 +68,7 @@ function migrateObject(raw: Readonly<Record<string, unknown>>): MigrateResult {
   if (fromVersion > STATE_SCHEMA_VERSION) {
     return {
       ok: false,
-      error: workflowError(
+      error: refusal(
         SCOPE,
         "UNSUPPORTED_VERSION",
         `schemaVersion ${fromVersion} is newer than the newest this release knows (${STATE_SCHEMA_VERSION})`,
@@ -90,7 +92,10 @@ function migrateObject(raw: Readonly<Record<string, unknown>>): MigrateResult {
   if (!parsed.success) return { ok: false, error: fromIssue(parsed.error.issues[0] as z.core.$ZodIssue, current, STATE_SCHEMA_VERSION) };
   const broken = checkInvariants(parsed.data);
   if (broken !== undefined) return { ok: false, error: broken };
-  return { ok: true, state: parsed.data, fromVersion };
+  // A cancel is confirmed in the session that armed it, never by a reload: every parse disarms.
+  const rawId = raw["taskId"];
+  const notes = fromVersion < 2 && (typeof rawId !== "string" || rawId === "") ? [`taskId was ${rawId === "" ? "empty" : "missing"}; derived "${parsed.data.taskId}" from the workflow, start time and task`] : [];
+  return { ok: true, state: { ...parsed.data, cancelPending: false }, fromVersion, notes };
 }
 
 /** Reads any known persisted state shape into the current version, or says which field is wrong and why. */
@@ -100,9 +105,9 @@ export function migrateState(raw: unknown): MigrateResult {
   }
   try {
     return migrateObject(raw as Readonly<Record<string, unknown>>);
-  } catch (cause) {
+  } catch {
     // Only exotic inputs (proxies, throwing getters) get here; a typed refusal is still the contract.
-    return { ok: false, error: workflowError(SCOPE, "INVALID_STATE", "(root): could not be read as plain JSON", { field: "(root)", hint: "pass plain JSON data" }, cause) };
+    return { ok: false, error: refusal(SCOPE, "INVALID_STATE", "(root): could not be read as plain JSON", { field: "(root)", hint: "pass plain JSON data" }) };
   }
 }
 
@@ -113,7 +118,7 @@ export function parseState(json: string): MigrateResult {
     raw = JSON.parse(json);
   } catch (cause) {
     const reason = cause instanceof Error ? cause.message : "unreadable";
-    return { ok: false, error: workflowError(SCOPE, "INVALID_STATE", `(root): not valid JSON (${reason})`, { field: "(root)", hint: "restore the file from a backup or remove it" }, cause) };
+    return { ok: false, error: refusal(SCOPE, "INVALID_STATE", `(root): not valid JSON (${reason})`, { field: "(root)", hint: "restore the file from a backup or remove it" }) };
   }
   return migrateState(raw);
 }

@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import type { WorkflowStatus } from "./schema.js";
+import { fingerprint } from "../definitions/fingerprint.js";
 
 // Messages start with "expected" so describeIssue uses them as written: `expected a non-negative integer, got "x"`.
 const COUNT = { error: "expected a non-negative integer" };
@@ -25,7 +26,8 @@ const commonV0V1 = {
   active: z.boolean(),
   workflowKey: key,
   globalStepCount: count.optional(),
-  taskId: key,
+  // pi-workflows 1.0.0's own reader accepts entries without a task id (or with ""); one is derived on upgrade.
+  taskId: z.string({ error: "expected a string" }).optional(),
   taskDescription: text,
   startedAt: count,
   completionNotified: z.boolean().default(false),
@@ -77,7 +79,7 @@ function v1ToV2(input: StateV1): unknown {
     currentPath: input.currentPath.map((s) => ({ workflowKey: s.workflowKey, phaseIndex: s.phaseIndex, loops: 0 })),
     globalStepCount: input.globalStepCount ?? input.currentPath[0]?.phaseIndex ?? 0,
     loopCount: 0,
-    taskId: input.taskId,
+    taskId: input.taskId === undefined || input.taskId === "" ? derivedTaskId(input) : input.taskId,
     taskDescription: input.taskDescription,
     startedAt: input.startedAt,
     updatedAt: input.startedAt,
@@ -85,6 +87,14 @@ function v1ToV2(input: StateV1): unknown {
     completionNotified: input.completionNotified,
     cancelPending: false,
   };
+}
+
+/**
+ * A deterministic id for an entry that has none: the same entry always gets the same id, so two readers of one
+ * session agree. Derived from what the entry holds (workflow, start time, task text).
+ */
+export function derivedTaskId(input: Pick<StateV1, "workflowKey" | "startedAt" | "taskDescription">): string {
+  return `migrated-${fingerprint([input.workflowKey, input.startedAt, input.taskDescription])}`;
 }
 
 /** Every migration, in order; the index is the version each one reads. */

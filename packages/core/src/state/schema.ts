@@ -3,6 +3,7 @@
  * describes only the current one.
  */
 import { z } from "zod";
+import type { DeepReadonly } from "../errors/deep-readonly.js";
 
 /** The version written by this release; `migrateState` refuses anything newer. */
 export const STATE_SCHEMA_VERSION = 2 as const;
@@ -42,18 +43,36 @@ export const WorkflowStateSchema = z.strictObject({
   completionNotified: z.boolean(),
   /**
    * Armed by the first `cancel`; confirmed by a second one; any other transition disarms it. Persisted copies
-   * are always disarmed (see `toPersisted`), so a crash never leaves a half-confirmed cancel behind.
+   * are always disarmed (see `toPersisted`) and every parse disarms (`migrateState`), so a crash never leaves a half-confirmed cancel behind.
    */
   cancelPending: z.boolean().default(false),
+  /**
+   * Fingerprint of every workflow the run can reach, recorded at start (see `checkDefinitions`). Absent on
+   * runs started before phasekit recorded it (their verdict is "unknown").
+   */
+  definitions: z.record(z.string(), z.string()).optional(),
 });
 
+/** Lifecycle of a run. */
 export type WorkflowStatus = z.infer<typeof WorkflowStatusSchema>;
-export type PathSegment = z.infer<typeof PathSegmentSchema>;
-export type WorkflowState = z.infer<typeof WorkflowStateSchema>;
+/** One scope of the path (deep-readonly: outcomes share segments with their input). */
+export type PathSegment = DeepReadonly<z.infer<typeof PathSegmentSchema>>;
+/** The whole state of one run, readonly all the way down (outcomes share structure with their input). */
+export type WorkflowState = DeepReadonly<z.infer<typeof WorkflowStateSchema>>;
 
-/** The form to write to disk or a session entry: identical but never with an armed cancel. */
+/**
+ * The form to write to disk or a session entry: never with an armed cancel, and without the optional fields
+ * that are unset (core keeps them as `undefined` in memory so every state has one object shape).
+ */
 export function toPersisted(state: WorkflowState): WorkflowState {
-  return state.cancelPending ? { ...state, cancelPending: false } : state;
+  const { failureReason, finishedAt, definitions, ...rest } = state;
+  return {
+    ...rest,
+    cancelPending: false,
+    ...(failureReason === undefined ? {} : { failureReason }),
+    ...(finishedAt === undefined ? {} : { finishedAt }),
+    ...(definitions === undefined ? {} : { definitions }),
+  };
 }
 
 /** True while the run can still move (running, or paused to resume later). */

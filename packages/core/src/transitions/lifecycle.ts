@@ -1,62 +1,49 @@
 /** Lifecycle moves that do not walk the path: pause, resume, fail, and marking the end as notified. */
-import { isLive, type WorkflowState } from "../state/schema.js";
-import { workflowError } from "../errors/workflow-error.js";
-import { clockError, refuse, statusError } from "./helpers.js";
-import type { TransitionContext, TransitionOutcome } from "./types.js";
+import type { WorkflowRegistry } from "../definitions/registry.js";
+import { refusal } from "../errors/refusal.js";
+import { isFinished, type WorkflowState } from "../state/schema.js";
+import { applyMove, type Guard, type Move } from "./apply.js";
+import { RUNNING } from "./advance.js";
+import { LIVE } from "./cancel.js";
+import type { RefusalCode, TransitionContext, TransitionOutcome } from "./types.js";
+
+/** Accepts paused runs only. */
+export const PAUSED: Guard<"NOT_PAUSED"> = { accepts: (s) => s === "paused", code: "NOT_PAUSED", wanted: "paused" };
+/** Accepts finished runs only. */
+export const FINISHED: Guard<"NOT_FINISHED"> = { accepts: (s) => isFinished({ status: s }), code: "NOT_FINISHED", wanted: "completed, cancelled or failed" };
 
 /** Pauses a running run; it keeps its place and can be resumed. */
-export function pause(state: WorkflowState, ctx: TransitionContext): TransitionOutcome {
-  if (state.status !== "running") return refuse(state, statusError("pause", state, "NOT_RUNNING", "running"));
-  const clock = clockError("pause", ctx);
-  if (clock) return refuse(state, clock);
-  return { ok: true, state: { ...state, status: "paused", cancelPending: false, generation: state.generation + 1, updatedAt: ctx.now }, happened: { type: "paused" } };
+export function pause(registry: WorkflowRegistry, state: WorkflowState, ctx: TransitionContext): TransitionOutcome<RefusalCode<"pause">> {
+  return applyMove("pause", registry, state, ctx, RUNNING, () => ({ ok: true, change: { status: "paused", steps: 0 }, happened: { type: "paused" } }));
 }
 
 /** Resumes a paused run where it stopped. */
-export function resume(state: WorkflowState, ctx: TransitionContext): TransitionOutcome {
-  if (state.status !== "paused") return refuse(state, statusError("resume", state, "NOT_PAUSED", "paused"));
-  const clock = clockError("resume", ctx);
-  if (clock) return refuse(state, clock);
-  return { ok: true, state: { ...state, status: "running", cancelPending: false, generation: state.generation + 1, updatedAt: ctx.now }, happened: { type: "resumed" } };
+export function resume(registry: WorkflowRegistry, state: WorkflowState, ctx: TransitionContext): TransitionOutcome<RefusalCode<"resume">> {
+  return applyMove("resume", registry, state, ctx, PAUSED, () => ({ ok: true, change: { status: "running", steps: 0 }, happened: { type: "resumed" } }));
 }
 
 /** Ends a running or paused run as failed, keeping the reason for messages and inspection. */
-export function fail(state: WorkflowState, reason: string, ctx: TransitionContext): TransitionOutcome {
-  if (!isLive(state)) return refuse(state, statusError("fail", state, "NOT_RUNNING", "running or paused"));
-  const clock = clockError("fail", ctx);
-  if (clock) return refuse(state, clock);
-  const next: WorkflowState = {
-    ...state,
-    status: "failed",
-    failureReason: reason,
-    cancelPending: false,
-    completionNotified: false,
-    generation: state.generation + 1,
-    updatedAt: ctx.now,
-    finishedAt: ctx.now,
-  };
-  return { ok: true, state: next, happened: { type: "failed", reason } };
+export function fail(registry: WorkflowRegistry, state: WorkflowState, reason: string, ctx: TransitionContext): TransitionOutcome<RefusalCode<"fail">> {
+  return applyMove("fail", registry, state, ctx, LIVE, () => ({ ok: true, change: { status: "failed", steps: 0, failureReason: reason }, happened: { type: "failed", reason } }));
 }
 
 /** Records that the end-of-run message was sent, so a repeated `agent_end` does not send it twice. */
-export function markCompletionNotified(state: WorkflowState, ctx: TransitionContext): TransitionOutcome {
-  if (isLive(state)) return refuse(state, statusError("notify", state, "NOT_FINISHED", "completed, cancelled or failed"));
+export function markCompletionNotified(registry: WorkflowRegistry, state: WorkflowState, ctx: TransitionContext): TransitionOutcome<RefusalCode<"mark-notified">> {
+  return applyMove("notify", registry, state, ctx, FINISHED, () => notifyMove(state));
+}
+
+/** The move of `markCompletionNotified`. */
+export function notifyMove(state: WorkflowState): Move<"ALREADY_NOTIFIED"> {
   if (state.completionNotified) {
-    return refuse(
-      state,
-      workflowError("notify", "ALREADY_NOTIFIED", `run "${state.taskId}" of workflow "${state.workflowKey}" was already notified of its end.`, {
+    return {
+      ok: false,
+      error: refusal("notify", "ALREADY_NOTIFIED", `run "${state.taskId}" of workflow "${state.workflowKey}" was already notified of its end.`, {
         field: "completionNotified",
         value: true,
         workflowKey: state.workflowKey,
         hint: "Send the end-of-run message only when completionNotified is false.",
       }),
-    );
+    };
   }
-  const clock = clockError("notify", ctx);
-  if (clock) return refuse(state, clock);
-  return {
-    ok: true,
-    state: { ...state, completionNotified: true, cancelPending: false, generation: state.generation + 1, updatedAt: ctx.now },
-    happened: { type: "notified", status: state.status },
-  };
+  return { ok: true, change: { steps: 0, completionNotified: true }, happened: { type: "notified", status: state.status } };
 }

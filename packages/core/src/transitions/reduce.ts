@@ -1,47 +1,71 @@
-/** `reduce`: one entry point for every event, for adapters that journal or replay events. */
-import type { WorkflowRegistry } from "../definitions/schema.js";
+/** `reduce`: one entry point for every event (start included), for adapters that journal or replay events. */
+import type { WorkflowRegistry } from "../definitions/registry.js";
+import { refusal } from "../errors/refusal.js";
+import type { WorkflowState } from "../state/schema.js";
 import { advance } from "./advance.js";
+import { argumentError } from "./apply.js";
 import { cancel, cancelNow } from "./cancel.js";
 import { fail, markCompletionNotified, pause, resume } from "./lifecycle.js";
 import { loop } from "./loop.js";
-import { workflowError } from "../errors/workflow-error.js";
-import { refuse } from "./helpers.js";
-import type { WorkflowState } from "../state/schema.js";
-import type { TransitionContext, TransitionOutcome, WorkflowEvent } from "./types.js";
+import { start } from "./start.js";
+import type { RefusalCode, TransitionContext, TransitionOutcome, WorkflowEvent } from "./types.js";
 
-/** Applies `event` to `state`: the next state and what happened, or a typed refusal. Never throws. */
-export function reduce(state: WorkflowState, event: WorkflowEvent, registry: WorkflowRegistry, ctx: TransitionContext): TransitionOutcome {
+/**
+ * Applies `event` to `state` (null before a run starts: only `start` is accepted then, and only then): the next
+ * state and what happened, or a plain-data refusal whose code belongs to that event. Never throws.
+ */
+export function reduce<E extends WorkflowEvent>(
+  registry: WorkflowRegistry,
+  state: WorkflowState | null,
+  event: E,
+  ctx: TransitionContext,
+): TransitionOutcome<RefusalCode<E["type"]>> {
+  return reduceAny(registry, state, event, ctx) as TransitionOutcome<RefusalCode<E["type"]>>;
+}
+
+function reduceAny(registry: WorkflowRegistry, state: WorkflowState | null, event: WorkflowEvent, ctx: TransitionContext): TransitionOutcome {
+  const bad = argumentError("reduce", registry, ctx);
+  if (bad !== undefined) return { ok: false, error: bad };
+  if (typeof event !== "object" || event === null) return unknownEvent(event as never);
+  const type: unknown = event.type;
+  if (event.type === "start") {
+    if (state !== null) return { ok: false, error: refusal("start", "ALREADY_STARTED", `run "${state.taskId}" has already started.`, { field: "state", hint: "Pass null as the state of a start event." }) };
+    return start(registry, event, ctx);
+  }
+  if (state === null || typeof state !== "object") {
+    return { ok: false, error: refusal("reduce", "NOT_RUNNING", `there is no run to ${String(type)}.`, { field: "state", hint: "Start a run first." }) };
+  }
   switch (event.type) {
     case "advance":
-      return advance(state, registry, ctx);
+      return advance(registry, state, ctx);
     case "loop":
-      return loop(state, registry, ctx);
+      return loop(registry, state, ctx);
     case "cancel":
-      return cancel(state, ctx);
+      return cancel(registry, state, ctx);
     case "cancel-now":
-      return cancelNow(state, ctx);
+      return cancelNow(registry, state, ctx);
     case "pause":
-      return pause(state, ctx);
+      return pause(registry, state, ctx);
     case "resume":
-      return resume(state, ctx);
+      return resume(registry, state, ctx);
     case "fail":
-      return fail(state, event.reason, ctx);
+      return fail(registry, state, event.reason, ctx);
     case "mark-notified":
-      return markCompletionNotified(state, ctx);
+      return markCompletionNotified(registry, state, ctx);
     default:
-      return unknownEvent(state, event);
+      return unknownEvent(event);
   }
 }
 
 // The `never` parameter makes a new event type a compile error here; at run time (an untyped caller) it refuses.
-function unknownEvent(state: WorkflowState, event: never): TransitionOutcome {
+function unknownEvent(event: never): TransitionOutcome {
   const type: unknown = (event as { type?: unknown } | null)?.type;
-  return refuse(
-    state,
-    workflowError("reduce", "INVALID_OPTIONS", `unknown event type ${JSON.stringify(type) ?? String(type)}.`, {
+  return {
+    ok: false,
+    error: refusal("reduce", "INVALID_OPTIONS", `unknown event type ${JSON.stringify(type) ?? String(type)}.`, {
       field: "event.type",
-      value: type,
-      hint: "Use one of: advance, loop, cancel, cancel-now, pause, resume, fail, mark-notified.",
+      value: typeof type === "string" ? type : undefined,
+      hint: "Use one of: start, advance, loop, cancel, cancel-now, pause, resume, fail, mark-notified.",
     }),
-  );
+  };
 }

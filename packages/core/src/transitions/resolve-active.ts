@@ -3,17 +3,18 @@
  * level, and the previous/next concrete phases. Counts and names come from each level's own definition, so
  * they are right at every depth (the seed used top-level counts inside sub-workflows).
  *
- * A finished run (completed, cancelled, failed) has no active phase: the result is a NOT_RUNNING error.
+ * A finished run (completed, cancelled, failed) has no active phase: `{ ok: true, active: null }`.
  * A paused run resolves like a running one. A migrated state that rests on a reference is shown drilled into
  * that reference's first concrete phase (levels marked `entered: false`); its `next` is that same phase,
  * because `advance` there only enters the reference (the seed's case 1).
  */
-import type { PhaseDefinition, PhaseEntry, WorkflowDefinition, WorkflowRegistry } from "../definitions/schema.js";
-import { WorkflowError, workflowError, type Result } from "../errors/workflow-error.js";
-import { cycleError, definitionAt, drill, entryAt, MAX_DEPTH, phaseRef } from "./navigation.js";
-import { isLive, type PathSegment, type WorkflowState } from "../state/schema.js";
-import { statusError } from "./helpers.js";
-import type { PhaseRef } from "./types.js";
+import type { PhaseDefinition, PhaseEntry, WorkflowDefinition } from "../definitions/schema.js";
+import { isCompiledRegistry, MAX_NESTING, type WorkflowRegistry } from "../definitions/registry.js";
+import type { Outcome } from "../errors/refusal.js";
+import { definitionAt, drill, entryAt, nestingError, phaseRef, walkPath } from "./navigation.js";
+import { isLive, type WorkflowState } from "../state/schema.js";
+import { argumentError } from "./apply.js";
+import type { CommonCode, PathCode, PhaseRef } from "./types.js";
 
 const SCOPE = "resolve";
 
@@ -55,19 +56,31 @@ export interface ActiveWorkflow {
 }
 
 interface Level {
-  key: string;
-  def: WorkflowDefinition;
-  index: number;
-  entry: PhaseEntry;
-  entered: boolean;
+  readonly key: string;
+  readonly def: WorkflowDefinition;
+  readonly index: number;
+  readonly entry: PhaseEntry;
+  readonly entered: boolean;
 }
 
-/** Resolves the state's path; a typed error when the run has finished or the path does not fit the definitions. */
-export function resolveActive(state: WorkflowState, registry: WorkflowRegistry): Result<{ active: ActiveWorkflow }> {
-  if (!isLive(state)) return { ok: false, error: statusError(SCOPE, state, "NOT_RUNNING", "running or paused") };
-  const walked = walkPath(state, registry);
+/** The refusal codes of `resolveActive` (and of `checkTool`, which resolves first). */
+export type ResolveCode = CommonCode | PathCode;
+
+/**
+ * Resolves the state's path with the same walker `advance` uses. A finished run has nothing to show:
+ * `{ ok: true, active: null }`. A path that does not fit the definitions is a refusal.
+ */
+export function resolveActive(registry: WorkflowRegistry, state: WorkflowState): Outcome<{ active: ActiveWorkflow | null }, ResolveCode> {
+  if (!isCompiledRegistry(registry)) {
+    const bad = argumentError(SCOPE, registry, { now: 0 });
+    if (bad !== undefined) return { ok: false, error: bad };
+  }
+  if (!isLive(state)) return { ok: true, active: null };
+  const walked = walkPath(SCOPE, registry, state);
   if (!walked.ok) return walked;
-  const levels = walked.levels;
+  const drilled = drillLevels(registry, walked.levels.map((l) => ({ ...l, entered: true })));
+  if (!drilled.ok) return drilled;
+  const levels = drilled.levels;
   const restsOnRef = "subworkflow" in (levels[state.currentPath.length - 1] as Level).entry;
   const last = levels[levels.length - 1] as Level;
   const phase = last.entry as PhaseDefinition;
@@ -95,57 +108,23 @@ export function resolveActive(state: WorkflowState, registry: WorkflowRegistry):
   return { ok: true, active };
 }
 
-/** Every level of the path (checked: each non-top entry references the next level), then drilled levels. */
-function walkPath(state: WorkflowState, registry: WorkflowRegistry): Result<{ levels: Level[] }> {
-  const path = state.currentPath;
-  if (path[0]?.workflowKey !== state.workflowKey) {
-    const error = workflowError(SCOPE, "INVALID_STATE", `currentPath[0] is "${path[0]?.workflowKey}" but the run's workflow is "${state.workflowKey}".`, {
-      field: "currentPath[0].workflowKey",
-      value: path[0]?.workflowKey,
-      workflowKey: state.workflowKey,
-      hint: "The state was edited by hand: restore it from the journal, or cancel the run.",
-    });
-    return { ok: false, error };
-  }
-  const levels: Level[] = [];
-  for (let d = 0; d < path.length; d++) {
-    const seg = path[d] as PathSegment;
-    const def = definitionAt(SCOPE, registry, seg.workflowKey, d);
-    if (def instanceof WorkflowError) return { ok: false, error: def };
-    const entry = entryAt(SCOPE, def, seg.workflowKey, seg.phaseIndex, d);
-    if (entry instanceof WorkflowError) return { ok: false, error: entry };
-    const below = path[d + 1];
-    if (below !== undefined && !("subworkflow" in entry && entry.subworkflow === below.workflowKey)) {
-      const error = workflowError(SCOPE, "INVALID_PATH_INDEX", `currentPath[${d}] (phase ${seg.phaseIndex} of "${seg.workflowKey}") does not reference "${below.workflowKey}" at currentPath[${d + 1}].`, {
-        field: `currentPath[${d}].phaseIndex`,
-        value: seg.phaseIndex,
-        workflowKey: seg.workflowKey,
-        hint: "The definition changed under a running workflow: restore it, or cancel the run.",
-      });
-      return { ok: false, error };
-    }
-    levels.push({ key: seg.workflowKey, def, index: seg.phaseIndex, entry, entered: true });
-  }
-  return drillLevels(registry, levels);
-}
-
 /** Adds not-yet-entered levels while the last level sits on a reference (a migrated state). */
-function drillLevels(registry: WorkflowRegistry, levels: Level[]): Result<{ levels: Level[] }> {
+function drillLevels(registry: WorkflowRegistry, levels: Level[]): Outcome<{ levels: Level[] }, PathCode> {
   for (let last = levels[levels.length - 1] as Level; "subworkflow" in last.entry; last = levels[levels.length - 1] as Level) {
     const d = levels.length;
     const key = last.entry.subworkflow;
-    if (d >= MAX_DEPTH) return { ok: false, error: cycleError(SCOPE, key) };
+    if (d >= MAX_NESTING) return { ok: false, error: nestingError(SCOPE, key) };
     const def = definitionAt(SCOPE, registry, key, d);
-    if (def instanceof WorkflowError) return { ok: false, error: def };
+    if ("details" in def) return { ok: false, error: def };
     const entry = entryAt(SCOPE, def, key, 0, d);
-    if (entry instanceof WorkflowError) return { ok: false, error: entry };
+    if ("details" in entry) return { ok: false, error: entry };
     levels.push({ key, def, index: 0, entry, entered: false });
   }
   return { ok: true, levels };
 }
 
 /** Walks outward from the innermost level to the nearest earlier entry, then drills to its last concrete phase. */
-function previousPhase(registry: WorkflowRegistry, levels: readonly Level[]): Result<{ ref: PhaseRef | null }> {
+function previousPhase(registry: WorkflowRegistry, levels: readonly Level[]): Outcome<{ ref: PhaseRef | null }, PathCode> {
   for (let d = levels.length - 1; d >= 0; d--) {
     const l = levels[d] as Level;
     const entry = l.def.phases[l.index - 1];
@@ -157,7 +136,7 @@ function previousPhase(registry: WorkflowRegistry, levels: readonly Level[]): Re
 }
 
 /** Mirrors `advance`: the next entry of the innermost unfinished scope, drilled to its first concrete phase. */
-function followingPhase(registry: WorkflowRegistry, levels: readonly Level[]): Result<{ ref: PhaseRef | null }> {
+function followingPhase(registry: WorkflowRegistry, levels: readonly Level[]): Outcome<{ ref: PhaseRef | null }, PathCode> {
   for (let d = levels.length - 1; d >= 0; d--) {
     const l = levels[d] as Level;
     const entry = l.def.phases[l.index + 1];

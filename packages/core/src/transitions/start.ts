@@ -1,59 +1,78 @@
-/** `start`: a new run of a workflow, entering references at once when the workflow begins with one. */
-import type { WorkflowRegistry } from "../definitions/schema.js";
-import { workflowError, type WorkflowError } from "../errors/workflow-error.js";
-import { enterReferences, phaseRef } from "./navigation.js";
+/**
+ * `start`: a new run of a workflow, entering references at once when the workflow begins with one. Also the
+ * first event of a journal (`reduce(registry, null, { type: "start", … }, ctx)`), so a journal replays from
+ * nothing. The run records the fingerprint of every workflow it can reach, for `checkDefinitions`.
+ */
+import type { WorkflowRegistry } from "../definitions/registry.js";
+import { refusal } from "../errors/refusal.js";
 import { STATE_SCHEMA_VERSION, type PathSegment, type WorkflowState } from "../state/schema.js";
-import { clockError } from "./helpers.js";
-import type { Happening, TransitionContext } from "./types.js";
+import { argumentError, makeState } from "./apply.js";
+import { enterReferences, phaseRef, segment } from "./navigation.js";
+import type { RefusalCode, StartInput, TransitionContext, TransitionOutcome } from "./types.js";
 
-/** What a new run needs: which workflow, and the task it works on. The id comes from the adapter. */
-export interface StartInput {
-  readonly workflowKey: string;
-  readonly taskId: string;
-  readonly taskDescription: string;
-}
-
-/** A new state and its `started` happening, or why the run cannot start (there is no prior state to keep). */
-export type StartOutcome =
-  | { readonly ok: true; readonly state: WorkflowState; readonly happened: Happening }
-  | { readonly ok: false; readonly error: WorkflowError };
+const SCOPE = "start";
 
 /** Starts a run at the first concrete phase of `input.workflowKey`; each sub-workflow entered counts one step. */
-export function start(registry: WorkflowRegistry, input: StartInput, ctx: TransitionContext): StartOutcome {
-  const clock = clockError("start", ctx);
-  if (clock) return { ok: false, error: clock };
-  if (typeof input.taskId !== "string" || input.taskId.length === 0) {
-    return { ok: false, error: workflowError("start", "INVALID_OPTIONS", "taskId must be a non-empty string.", { field: "taskId", value: input.taskId, hint: "Generate a run id in the adapter." }) };
+export function start(registry: WorkflowRegistry, input: StartInput, ctx: TransitionContext): TransitionOutcome<RefusalCode<"start">> {
+  const bad = argumentError(SCOPE, registry, ctx);
+  if (bad !== undefined) return { ok: false, error: bad };
+  if (typeof input !== "object" || input === null || typeof input.taskId !== "string" || input.taskId.length === 0 || typeof input.taskDescription !== "string") {
+    const error = refusal(SCOPE, "INVALID_OPTIONS", "start needs { workflowKey, taskId (non-empty), taskDescription } strings.", {
+      field: "taskId",
+      value: typeof input === "object" && input !== null ? input.taskId : undefined,
+      hint: "Generate a run id in the adapter.",
+    });
+    return { ok: false, error };
   }
   if (!registry.workflows.has(input.workflowKey)) {
     const known = [...registry.workflows.keys()].join(", ");
-    return {
-      ok: false,
-      error: workflowError("start", "UNKNOWN_WORKFLOW", `no workflow "${input.workflowKey}" is loaded (known: ${known || "none"}).`, {
-        field: "workflowKey",
-        value: input.workflowKey,
-        hint: "Use one of the known workflow keys, or check the definition file for errors.",
-      }),
-    };
+    const error = refusal(SCOPE, "UNKNOWN_WORKFLOW", `no workflow "${input.workflowKey}" is loaded (known: ${known || "none"}).`, {
+      field: "workflowKey",
+      value: input.workflowKey,
+      hint: "Use one of the known workflow keys, or check the definition file for errors.",
+    });
+    return { ok: false, error };
   }
-  const path: PathSegment[] = [{ workflowKey: input.workflowKey, phaseIndex: 0, loops: 0 }];
-  const entered = enterReferences("start", registry, path);
+  const path: PathSegment[] = [segment(input.workflowKey, 0, 0)];
+  const entered = enterReferences(SCOPE, registry, path);
   if (!entered.ok) return entered;
-  const state: WorkflowState = {
+  const base = {
     schemaVersion: STATE_SCHEMA_VERSION,
     workflowKey: input.workflowKey,
-    status: "running",
-    currentPath: path,
-    globalStepCount: entered.entered.length,
-    loopCount: 0,
     taskId: input.taskId,
     taskDescription: input.taskDescription,
     startedAt: ctx.now,
+    definitions: reachableFingerprints(registry, input.workflowKey),
+  };
+  const state: WorkflowState = makeState(base, {
+    status: "running",
+    failureReason: undefined,
+    currentPath: path,
+    globalStepCount: entered.entered.length,
+    loopCount: 0,
     updatedAt: ctx.now,
+    finishedAt: undefined,
     generation: 0,
     completionNotified: false,
     cancelPending: false,
-  };
+  });
   const top = path[path.length - 1] as PathSegment;
   return { ok: true, state, happened: { type: "started", workflowKey: input.workflowKey, to: phaseRef(top.workflowKey, entered.phase, path.length), entered: entered.entered } };
+}
+
+/** The fingerprints of `root` and every workflow it reaches through references, keys sorted. */
+export function reachableFingerprints(registry: WorkflowRegistry, root: string): Readonly<Record<string, string>> {
+  const seen = new Set<string>([root]);
+  const queue = [root];
+  for (let head = 0; head < queue.length; head += 1) {
+    for (const entry of registry.workflows.get(queue[head] as string)?.phases ?? []) {
+      if ("subworkflow" in entry && !seen.has(entry.subworkflow)) {
+        seen.add(entry.subworkflow);
+        queue.push(entry.subworkflow);
+      }
+    }
+  }
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const key of [...seen].sort()) out[key] = registry.fingerprints.get(key) ?? "";
+  return out;
 }

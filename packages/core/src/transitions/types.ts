@@ -2,7 +2,8 @@
  * The vocabulary of the reducer: what goes in (events, a clock reading) and what comes out (the next state and
  * a description of what happened, or a typed refusal). Adapters act on `Happening`; core never acts.
  */
-import type { WorkflowError } from "../errors/workflow-error.js";
+import type { WorkflowErrorCode } from "../errors/workflow-error.js";
+import type { Outcome } from "../errors/refusal.js";
 import type { WorkflowState } from "../state/schema.js";
 
 /** What a transition needs from the outside world: the time (epoch ms), since core reads no clock. */
@@ -60,16 +61,28 @@ export type Happening =
   | { readonly type: "failed"; readonly reason: string }
   | { readonly type: "notified"; readonly status: WorkflowState["status"] };
 
-/**
- * The result of every transition. A refusal carries the state to keep: the input itself, or the input with a
- * pending cancel disarmed when the refused move was not a cancel ("any other action disarms it").
- */
-export type TransitionOutcome =
-  | { readonly ok: true; readonly state: WorkflowState; readonly happened: Happening }
-  | { readonly ok: false; readonly error: WorkflowError; readonly state: WorkflowState };
+/** The codes a path walk can refuse with (see navigation.ts). */
+export type PathCode = "INVALID_STATE" | "MISSING_DEFINITION" | "INVALID_PATH_INDEX" | "NESTING_TOO_DEEP";
 
-/** Everything `reduce` understands: one variant per transition, a union on `type`. */
+/** The codes every move can be refused with: a bad clock or argument, or a registry compile did not make. */
+export type CommonCode = "INVALID_OPTIONS" | "INVALID_REGISTRY";
+
+/**
+ * The result of every transition: the next state and what happened, or a plain-data refusal whose code is one
+ * of `C`. A refusal changes nothing: the caller keeps the state it had (an armed cancel stays armed).
+ */
+export type TransitionOutcome<C extends WorkflowErrorCode = WorkflowErrorCode> = Outcome<{ readonly state: WorkflowState; readonly happened: Happening }, C>;
+
+/** What a new run needs: which workflow, and the task it works on. The id comes from the adapter. */
+export interface StartInput {
+  readonly workflowKey: string;
+  readonly taskId: string;
+  readonly taskDescription: string;
+}
+
+/** Everything `reduce` understands: one variant per transition, a union on `type`. `start` begins a journal. */
 export type WorkflowEvent =
+  | ({ readonly type: "start" } & StartInput)
   | { readonly type: "advance" }
   | { readonly type: "loop" }
   | { readonly type: "cancel" }
@@ -78,3 +91,19 @@ export type WorkflowEvent =
   | { readonly type: "resume" }
   | { readonly type: "fail"; readonly reason: string }
   | { readonly type: "mark-notified" };
+
+/** The refusal codes of each event, so a `switch` on `error.code` is exhaustive. */
+export interface RefusalCodes {
+  start: CommonCode | "ALREADY_STARTED" | "UNKNOWN_WORKFLOW" | PathCode;
+  advance: CommonCode | "NOT_RUNNING" | PathCode;
+  loop: CommonCode | "NOT_RUNNING" | "NOT_LOOPABLE" | "MAX_LOOPS_REACHED" | PathCode;
+  cancel: CommonCode | "NOT_RUNNING";
+  "cancel-now": CommonCode | "NOT_RUNNING";
+  pause: CommonCode | "NOT_RUNNING";
+  resume: CommonCode | "NOT_PAUSED";
+  fail: CommonCode | "NOT_RUNNING";
+  "mark-notified": CommonCode | "NOT_FINISHED" | "ALREADY_NOTIFIED";
+}
+
+/** The refusal codes `reduce` can return for an event of type `T`. */
+export type RefusalCode<T extends WorkflowEvent["type"] = WorkflowEvent["type"]> = RefusalCodes[T];

@@ -1,7 +1,9 @@
 /** Shared fixtures for the core tests: compiled registries, a deep definition set, and state builders. */
 import { compileDefinitions } from "../../src/definitions/compile.js";
-import type { WorkflowRegistry } from "../../src/definitions/schema.js";
+import { sealRegistry, type WorkflowRegistry } from "../../src/definitions/registry.js";
+import { refusalToError } from "../../src/errors/refusal.js";
 import { start } from "../../src/transitions/start.js";
+import { resolveActive, type ActiveWorkflow } from "../../src/transitions/resolve-active.js";
 import { STATE_SCHEMA_VERSION, type PathSegment, type WorkflowState } from "../../src/state/schema.js";
 
 /** Compiles definitions and fails the test with every problem when they do not compile. */
@@ -11,11 +13,13 @@ export function registryOf(raw: unknown): WorkflowRegistry {
   return r.registry;
 }
 
-/** A copy of `registry` without `key`, as if its definition file vanished while a run was live. */
+/**
+ * A copy of `registry` without `key`, as if its definition file vanished while a run was live. Built with the
+ * internal sealer: compile itself would drop every workflow that references `key` as well.
+ */
 export function without(registry: WorkflowRegistry, key: string): WorkflowRegistry {
-  const workflows = new Map(registry.workflows);
-  workflows.delete(key);
-  return { workflows, commands: registry.commands };
+  const drop = <V>(m: ReadonlyMap<string, V>): Map<string, V> => new Map([...m].filter(([k]) => k !== key));
+  return sealRegistry({ workflows: drop(registry.workflows), commands: drop(registry.commands), phaseCounts: drop(registry.phaseCounts), fingerprints: drop(registry.fingerprints) });
 }
 
 /**
@@ -37,7 +41,7 @@ export const deep: WorkflowRegistry = registryOf(deepDefinitions);
 /** A fresh running state of `key` (through `start`). */
 export function started(registry: WorkflowRegistry, key: string, now = 1_000): WorkflowState {
   const r = start(registry, { workflowKey: key, taskId: "task-1", taskDescription: "Do the thing" }, { now });
-  if (!r.ok) throw r.error;
+  if (!r.ok) throw refusalToError(r.error);
   return r.state;
 }
 
@@ -74,4 +78,12 @@ export function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
   }
   return value;
+}
+
+/** The resolved active run (a refusal or a finished run fails the test). */
+export function activeOf(registry: WorkflowRegistry, state: WorkflowState): ActiveWorkflow {
+  const r = resolveActive(registry, state);
+  if (!r.ok) throw refusalToError(r.error);
+  if (r.active === null) throw new Error(`run is ${state.status}: nothing to resolve`);
+  return r.active;
 }
