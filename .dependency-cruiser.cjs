@@ -6,7 +6,7 @@
 const LAYERS = {
   core: ["errors", "definitions", "state", "transitions", "present", "policy"],
   "adapters-pi": ["io", "lock", "store", "verification", "run", "definitions", "cli|pi"],
-  "store-postgres": [],
+  "store-postgres": ["db", "schema", "lease", "store"],
 };
 
 /** One rule per folder: it may not reach any folder that comes after it in its package's order. */

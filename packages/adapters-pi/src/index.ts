@@ -33,7 +33,7 @@ export { acquirePlanLock } from "./lock/plan-lock.js";
 export type { AcquirePlanLockOptions, PlanLock, ReleasePlanLockOutcome } from "./lock/plan-lock.js";
 export { readLockHolder, describeHolder } from "./lock/holder.js";
 export type { LockOwner, LockHolder, LockInspection } from "./lock/holder.js";
-export { readWorkflowMetadata, writeWorkflowMetadata, serializeWorkflowMetadata } from "./store/metadata.js";
+export { readWorkflowMetadata, writeWorkflowMetadata, serializeWorkflowMetadata, buildDocument, validateMetadata } from "./store/metadata.js";
 export type { ReadMetadataResult, WriteMetadataOptions } from "./store/metadata.js";
 export { workflowMetadataSchema, WORKFLOW_METADATA_VERSION } from "./store/metadata-schema.js";
 export type { WorkflowMetadata, WorkflowMetadataInput } from "./store/metadata-schema.js";

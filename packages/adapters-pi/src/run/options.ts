@@ -7,6 +7,7 @@ import type { RunContext, StepReport } from "./context.js";
 import type { HookFailure } from "./hooks.js";
 import type { PlanRootsOptions } from "./target.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
+import type { PlanStore } from "../store/plan-store.js";
 
 /** What `promptForResume` is shown. */
 export interface ResumePromptInfo {
@@ -53,6 +54,12 @@ export interface RunWorkflowOptions<T> extends PlanRootsOptions, Omit<OwnershipC
   /** Wall clock (default `new Date()`). */
   clock?: () => Date;
   fs?: FsPort;
+  /**
+   * Where runs are kept: metadata, journal, lock and checkpoints (default: the plan folder on disk, through
+   * `fs`). Another backend (e.g. `@phasekit/store-postgres`) passes the same contract suite. The caller owns it:
+   * runWorkflow never closes a store it was given.
+   */
+  store?: PlanStore;
   /** Asked before an existing run is resumed; false ends cleanly. Default: resume. */
   promptForResume?: (info: ResumePromptInfo) => boolean | Promise<boolean>;
   /** Told who holds the lock before the LOCKED error is thrown. */

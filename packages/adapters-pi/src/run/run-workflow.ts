@@ -29,7 +29,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
   const clock = options.clock ?? (() => new Date());
   // 1. Resolve the target to a plan folder.
   const location = await locate(options);
-  const store = createFsPlanStore({ repoRoot: options.repoRoot, planRoot: location.planRoot, ...(options.fs ? { fs: options.fs } : {}) });
+  const store = options.store ?? createFsPlanStore({ repoRoot: options.repoRoot, planRoot: location.planRoot, ...(options.fs ? { fs: options.fs } : {}) });
   const hookFailures: HookFailure[] = [];
   const onHookFailure = options.onHookFailure ?? reportHookFailure;
   const note = (f: HookFailure | null): void => {
@@ -91,7 +91,11 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       toolName: options.toolName,
       resumed: existing !== null,
       reporter,
-      checkpoints: createCheckpointStore({ runDir: location.runDir, now: clock, fs: writesWhileHeld(options.fs ?? nodeFs, lock) }),
+      // An injected store fences its own writes; the fs default asks the lock before each checkpoint write.
+      checkpoints:
+        options.store === undefined
+          ? createCheckpointStore({ runDir: location.runDir, now: clock, fs: writesWhileHeld(options.fs ?? nodeFs, lock) })
+          : await store.checkpoints(location.slug, { now: clock }),
       verificationCache: createRunVerificationCache(),
       metadata: first.metadata,
       workflow: options.workflow !== undefined && state !== undefined ? { registry: options.workflow.registry, state } : null,
@@ -135,7 +139,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
     note(await guarded("reporterDispose", location.slug, reporter === null ? undefined : () => reporter?.dispose()));
     note(await guarded("afterReporterDispose", location.slug, options.afterReporterDispose && (() => options.afterReporterDispose?.(info()))));
     note(await guarded("lockRelease", location.slug, lock === null ? undefined : () => releaseOrThrow(lock as StoreLock)));
-    await store.close().catch(() => undefined);
+    if (options.store === undefined) await store.close().catch(() => undefined);
     note(await guarded("afterLockRelease", location.slug, options.afterLockRelease && (() => options.afterLockRelease?.(info()))));
   }
 }

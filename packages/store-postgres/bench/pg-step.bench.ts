@@ -1,0 +1,117 @@
+/**
+ * A durable step on PostgreSQL (loopback) vs the fs store vs one bare `INSERT …; COMMIT` with
+ * synchronous_commit=on, interleaved round by round; then steps/s with 1, 4 and 16 concurrent runs.
+ */
+import { performance } from "node:perf_hooks";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { createFsPlanStore, type CheckpointStore } from "@phasekit/adapters-pi";
+import type { BenchRow, BenchSuite } from "../../../bench/harness.js";
+import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { startCluster } from "../test/helpers/cluster.js";
+
+const ROUNDS = process.env.CI ? 3 : 10;
+const PER_ROUND = process.env.CI ? 5 : 20;
+const WINDOW_MS = process.env.CI ? 300 : 1_500;
+const OUTPUT = { text: "x".repeat(1_000) };
+
+export const suite: BenchSuite = {
+  title: "PostgreSQL store: a durable step",
+  description: `Throwaway cluster on 127.0.0.1 (fsync=on, synchronous_commit=on). Miss: CheckpointStore.step on a fresh id with a 1 KB output (started record committed without waiting for the flush, then artifact + completed record in one durable statement, both fenced by epoch). Contenders interleaved round by round (${ROUNDS} rounds × ${PER_ROUND} ops, median of round means). Throughput: N runs, each its own lease and connection, stepping in a loop for ${WINDOW_MS} ms; levels interleaved over ${ROUNDS} rounds, median.`,
+  async run() {
+    const started = startCluster();
+    if (!started.ok) throw new Error(`bench needs PostgreSQL: ${started.reason}`);
+    const { cluster } = started;
+    const stores: PostgresPlanStore[] = [];
+    const bare = new pg.Pool({ connectionString: cluster.url, max: 1 });
+    try {
+      await bare.query("CREATE TABLE bench_bare (k bigint PRIMARY KEY, v jsonb NOT NULL)");
+      const open = async (ns: string): Promise<PostgresPlanStore> => {
+        const s = await openPostgresPlanStore({ connectionString: cluster.url, namespace: ns });
+        stores.push(s);
+        return s;
+      };
+      const held = async (store: PostgresPlanStore, slug: string): Promise<CheckpointStore> => {
+        const l = await store.lock(slug, { owner: { tool: "bench" } });
+        if (!l.ok) throw l.error;
+        return store.checkpoints(slug, { now: () => new Date() });
+      };
+      const pgCps = await held(await open("bench"), "latency");
+      const fsStore = createFsPlanStore({ repoRoot: mkdtempSync(path.join(tmpdir(), "phasekit-bench-pg-fs-")) });
+      const fsLock = await fsStore.lock("latency", { owner: { tool: "bench" } });
+      if (!fsLock.ok) throw fsLock.error;
+      const fsCps = await fsStore.checkpoints("latency", { now: () => new Date() });
+      let n = 0;
+      const contenders: Record<string, () => Promise<unknown>> = {
+        pg: () => pgCps.step(`s${n++}`, { n }, () => OUTPUT),
+        fs: () => fsCps.step(`s${n++}`, { n }, () => OUTPUT),
+        bare: () => bare.query("INSERT INTO bench_bare (k, v) VALUES ($1, $2)", [n++, OUTPUT]),
+      };
+      const perRound: Record<string, number[]> = { pg: [], fs: [], bare: [] };
+      for (let r = 0; r < ROUNDS + 1; r++) {
+        const order = Object.keys(contenders);
+        for (let k = 0; k < r % order.length; k++) order.push(order.shift() as string);
+        for (const name of order) {
+          const t0 = performance.now();
+          for (let i = 0; i < PER_ROUND; i++) await contenders[name]!();
+          if (r > 0) perRound[name]!.push(((performance.now() - t0) / PER_ROUND) * 1e6); // round 0 warms up
+        }
+      }
+      await fsLock.lock.release();
+      await fsStore.close();
+
+      // Throughput at 1, 4 and 16 concurrent runs, levels interleaved round by round.
+      const levels = [1, 4, 16];
+      const rates: Record<number, number[]> = { 1: [], 4: [], 16: [] };
+      const runStores = await Promise.all(Array.from({ length: 16 }, (_, i) => open(`tp-${i}`)));
+      let round = 0;
+      for (let r = 0; r < ROUNDS; r++) {
+        for (const c of r % 2 === 0 ? levels : [...levels].reverse()) {
+          const cps = await Promise.all(runStores.slice(0, c).map((s, i) => held(s, `run-${round}-${i}`)));
+          round++;
+          let steps = 0;
+          const end = performance.now() + WINDOW_MS;
+          const t0 = performance.now();
+          await Promise.all(
+            cps.map(async (cp, i) => {
+              for (let k = 0; performance.now() < end; k++) {
+                await cp.step(`s${k}`, { i, k }, () => OUTPUT);
+                steps++;
+              }
+            }),
+          );
+          rates[c]!.push(steps / ((performance.now() - t0) / 1000));
+        }
+      }
+      const pgNs = median(perRound.pg!);
+      const bareNs = median(perRound.bare!);
+      const fsNs = median(perRound.fs!);
+      const rate = (c: number): number => median(rates[c]!);
+      return [
+        { subject: "pg step miss (1 KB output)", baseline: "bare INSERT + COMMIT", subjectNs: pgNs, baselineNs: bareNs, goal: "≤ 2×" },
+        { subject: "pg step miss (1 KB output)", baseline: "fs store step miss", subjectNs: pgNs, baselineNs: fsNs, goal: "report" },
+        ...levels.map(
+          (c): BenchRow => ({
+            subject: `pg, ${c} concurrent run${c === 1 ? "" : "s"}: ${rate(c).toFixed(0)} steps/s`,
+            baseline: `pg, 1 run: ${rate(1).toFixed(0)} steps/s`,
+            subjectNs: 1e9 / rate(c),
+            baselineNs: 1e9 / rate(1),
+            goal: "report (ns per step, all runs together)",
+          }),
+        ),
+      ];
+    } finally {
+      for (const s of stores) await s.close();
+      await bare.end();
+      cluster.destroy();
+    }
+  },
+};
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}

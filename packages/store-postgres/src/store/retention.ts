@@ -1,0 +1,53 @@
+/** Retention: removes finished runs past `keep` / `olderThan`, never a live-leased or unreadable one. */
+import { workflowError } from "@phasekit/core";
+import { validateMetadata, type GcReport, type StoreGcOptions, type WorkflowMetadata } from "@phasekit/adapters-pi";
+import type { Db } from "../db/db.js";
+import { runLabel } from "./runs.js";
+
+const FINISHED = new Set(["completed", "cancelled", "failed"]);
+
+/** Same rules as the fs store's gc; each delete re-checks generation and lease in its own statement. */
+export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport> {
+  if (options.keep === undefined && options.olderThan === undefined) {
+    throw workflowError("gc", "INVALID_OPTIONS", "gc needs keep or olderThan.", { field: "keep", hint: "pass keep: n or olderThan: ms" });
+  }
+  const rows = (
+    await db.pool.query<{ slug: string; metadata: unknown; live: boolean }>(
+      "SELECT slug, metadata, (holder IS NOT NULL AND lease_until >= now()) AS live FROM phasekit_runs WHERE namespace = $1",
+      [db.namespace],
+    )
+  ).rows;
+  const report: GcReport = { removed: [], kept: [] };
+  const finished: Array<{ slug: string; m: WorkflowMetadata; live: boolean }> = [];
+  for (const row of rows) {
+    const entry = { slug: row.slug, runDir: runLabel(db, row.slug) };
+    if (row.metadata === null) {
+      report.kept.push({ ...entry, reason: "no-metadata" });
+      continue;
+    }
+    const v = validateMetadata(entry.runDir, row.metadata);
+    if (!v.ok) report.kept.push({ ...entry, reason: "corrupt-metadata", error: v.error.message });
+    else if (!FINISHED.has(v.metadata.status)) report.kept.push({ ...entry, reason: "active", status: v.metadata.status, updatedAt: v.metadata.updatedAt });
+    else finished.push({ slug: row.slug, m: v.metadata, live: row.live });
+  }
+  finished.sort((a, b) => Date.parse(b.m.updatedAt) - Date.parse(a.m.updatedAt) || a.slug.localeCompare(b.slug));
+  const now = options.now().getTime();
+  for (const [i, { slug, m, live }] of finished.entries()) {
+    const entry = { slug, runDir: runLabel(db, slug), status: m.status, updatedAt: m.updatedAt };
+    const reason =
+      options.olderThan !== undefined && now - Date.parse(m.updatedAt) > options.olderThan ? "older-than" : options.keep !== undefined && i >= options.keep ? "beyond-keep" : undefined;
+    if (reason === undefined) report.kept.push({ ...entry, reason: "within-limits" });
+    else if (live) report.kept.push({ ...entry, reason: "locked" });
+    else if (options.dryRun) report.removed.push({ ...entry, reason });
+    else {
+      // Journal, steps, artifacts and control rows go with the run (ON DELETE CASCADE).
+      const d = await db.pool.query(
+        "DELETE FROM phasekit_runs WHERE namespace = $1 AND slug = $2 AND generation = $3 AND (holder IS NULL OR lease_until < now())",
+        [db.namespace, slug, m.generation],
+      );
+      if (d.rowCount === 1) report.removed.push({ ...entry, reason });
+      else report.kept.push({ ...entry, reason: "changed-meanwhile" });
+    }
+  }
+  return report;
+}

@@ -1,0 +1,123 @@
+/** Metadata (compare-and-set by generation) and the journal, each write fenced by the holder's epoch. */
+import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
+import { buildDocument, validateMetadata, type JournalAppend, type JournalEntry, type JournalReadResult, type ReadMetadataResult, type WorkflowMetadata, type WorkflowMetadataInput } from "@phasekit/adapters-pi";
+import { fenceParams, fenceSql, type Db } from "../db/db.js";
+import { lockLost, locked, storeError } from "../db/errors.js";
+
+const SCOPE = "store-postgres";
+const METADATA_EVENT = "metadata";
+
+/** The label a run is known by in errors (`postgres:<namespace>/<slug>`). */
+export function runLabel(db: Db, slug: string): string {
+  return `postgres:${db.namespace}/${slug}`;
+}
+
+/** Creates the run's row if it has none yet (no holder, generation null). */
+export async function ensureRun(db: Db, slug: string): Promise<void> {
+  await db.pool.query("INSERT INTO phasekit_runs (namespace, slug) VALUES ($1, $2) ON CONFLICT DO NOTHING", [db.namespace, slug]);
+}
+
+/** The run's metadata, `null` when it has none; CORRUPT_FILE / UNSUPPORTED_VERSION when the row is unreadable. */
+export async function readRunMetadata(db: Db, slug: string): Promise<ReadMetadataResult> {
+  let row: { metadata: unknown } | undefined;
+  try {
+    row = (await db.pool.query("SELECT metadata FROM phasekit_runs WHERE namespace = $1 AND slug = $2", [db.namespace, slug])).rows[0];
+  } catch (error) {
+    return { ok: false, error: storeError("read", slug, "readMetadata", error) };
+  }
+  if (row === undefined || row.metadata === null) return { ok: true, metadata: null };
+  return validateMetadata(runLabel(db, slug), row.metadata);
+}
+
+/** Compare-and-set of the metadata and its journal snapshot in one statement, refused for a displaced epoch. */
+export async function writeRunMetadata(
+  db: Db,
+  slug: string,
+  next: WorkflowMetadataInput,
+  expectedGeneration: number | null,
+): Promise<Result<{ metadata: WorkflowMetadata }>> {
+  const built = buildDocument(runLabel(db, slug), next, (expectedGeneration ?? 0) + 1);
+  if (!built.ok) return built;
+  const m = built.metadata;
+  const [e, t] = fenceParams(db, slug);
+  const entry = { generation: m.generation, at: m.updatedAt, event: METADATA_EVENT, data: m };
+  try {
+    if (expectedGeneration === null) await ensureRun(db, slug);
+    const r = await db.pool.query(
+      `WITH upd AS (
+         UPDATE phasekit_runs r SET generation = $5, metadata = $6, status = $7, updated_at = $8, journal_seq = r.journal_seq + 1
+         WHERE r.namespace = $1 AND r.slug = $2 AND r.generation IS NOT DISTINCT FROM $9::bigint AND ${fenceSql("$3", "$4")}
+         RETURNING r.journal_seq, r.epoch)
+       INSERT INTO phasekit_journal (namespace, slug, seq, entry, epoch)
+       SELECT $1, $2, journal_seq, jsonb_build_object('seq', journal_seq) || $10::jsonb, epoch FROM upd RETURNING seq`,
+      [db.namespace, slug, e, t, m.generation, m, m.status, m.updatedAt, expectedGeneration, entry],
+    );
+    if (r.rowCount === 1) return { ok: true, metadata: m };
+    return { ok: false, error: await whyRefused(db, slug, "writeMetadata", expectedGeneration) };
+  } catch (error) {
+    return { ok: false, error: storeError("write", slug, "writeMetadata", error) };
+  }
+}
+
+/** The run's journal in `seq` order (a database has no torn tail). */
+export async function readRunJournal(db: Db, slug: string): Promise<JournalReadResult> {
+  try {
+    const r = await db.pool.query<{ entry: JournalEntry }>("SELECT entry FROM phasekit_journal WHERE namespace = $1 AND slug = $2 ORDER BY seq", [db.namespace, slug]);
+    return { ok: true, entries: r.rows.map((x) => x.entry), torn: false, tornBytes: 0 };
+  } catch (error) {
+    return { ok: false, error: storeError("read", slug, "readJournal", error) };
+  }
+}
+
+/** Appends a non-snapshot event with the next `seq`, fenced like every write. */
+export async function appendRunJournal(db: Db, slug: string, entry: JournalAppend): Promise<Result<{ entry: JournalEntry }>> {
+  if (entry.event === METADATA_EVENT) {
+    return {
+      ok: false,
+      error: workflowError(SCOPE, "INVALID_OPTIONS", `run ${slug}: the journal event "${METADATA_EVENT}" is written only by writeMetadata.`, {
+        field: "event",
+        value: METADATA_EVENT,
+        hint: "name the event after what happened, e.g. step-reused",
+      }),
+    };
+  }
+  const [e, t] = fenceParams(db, slug);
+  try {
+    await ensureRun(db, slug);
+    const r = await db.pool.query<{ entry: JournalEntry }>(
+      `WITH upd AS (
+         UPDATE phasekit_runs r SET journal_seq = r.journal_seq + 1
+         WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} RETURNING r.journal_seq, r.epoch)
+       INSERT INTO phasekit_journal (namespace, slug, seq, entry, epoch)
+       SELECT $1, $2, journal_seq, jsonb_build_object('seq', journal_seq) || $5::jsonb, epoch FROM upd RETURNING entry`,
+      [db.namespace, slug, e, t, entry],
+    );
+    const row = r.rows[0];
+    if (row !== undefined) return { ok: true, entry: row.entry };
+    return { ok: false, error: await whyRefused(db, slug, "appendJournal", undefined) };
+  } catch (error) {
+    return { ok: false, error: storeError("write", slug, "appendJournal", error) };
+  }
+}
+
+/** After a refused write: which rule refused it (stale generation, displaced epoch, another live holder). */
+export async function whyRefused(db: Db, slug: string, what: string, expectedGeneration: number | null | undefined): Promise<WorkflowError> {
+  const r = await db.pool.query<{ generation: string | null; epoch: string; holder: string | null; holder_owner: unknown; live: boolean }>(
+    "SELECT generation, epoch, holder, holder_owner, (holder IS NOT NULL AND lease_until >= now()) AS live FROM phasekit_runs WHERE namespace = $1 AND slug = $2",
+    [db.namespace, slug],
+  );
+  const row = r.rows[0];
+  const mine = db.held.get(slug);
+  // A displaced holder hears that first: a stale generation is only a symptom of the new holder's writes.
+  if (mine !== undefined && (row === undefined || Number(row.epoch) !== mine.epoch || row.holder !== mine.token)) return lockLost(slug, mine.epoch, what);
+  const found = row?.generation == null ? null : Number(row.generation);
+  if (expectedGeneration !== undefined && found !== expectedGeneration) {
+    return workflowError(SCOPE, "STALE_GENERATION", `run ${slug}: ${what} expected generation ${String(expectedGeneration)}, found ${String(found)}.`, {
+      field: "generation",
+      value: found,
+      hint: "re-read the metadata and retry on top of it",
+    });
+  }
+  if (mine !== undefined) return lockLost(slug, mine.epoch, what);
+  return locked(slug, row?.live ? row.holder_owner : "a holder");
+}

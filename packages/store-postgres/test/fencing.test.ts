@@ -1,0 +1,140 @@
+/** Fencing, migrations and control requests against a real server, in one process with separate pools. */
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
+import { migrate, openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { startCluster } from "./helpers/cluster.js";
+
+const started = startCluster();
+
+if (!started.ok) {
+  describe.skip(`postgres fencing (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
+} else {
+  const { cluster } = started;
+  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
+  const stores: PostgresPlanStore[] = [];
+  const open = async (namespace: string, leaseMs = 10_000): Promise<PostgresPlanStore> => {
+    const s = await openPostgresPlanStore({ connectionString: cluster.url, namespace, leaseMs });
+    stores.push(s);
+    return s;
+  };
+  afterAll(async () => {
+    for (const s of stores) await s.close();
+    await admin.end();
+    cluster.destroy();
+  });
+  // Makes the holder's lease run out now, without waiting (its heartbeat is slow: leaseMs 10 s).
+  const expire = (namespace: string, slug: string) =>
+    admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1 AND slug = $2", [namespace, slug]);
+  const snapshot = async (namespace: string) => {
+    const q = (t: string) => admin.query(`SELECT * FROM ${t} WHERE namespace = $1 ORDER BY 1, 2, 3`, [namespace]).then((r) => r.rows);
+    return { runs: (await q("phasekit_runs")).map(({ lease_until: _l, ...rest }) => rest), journal: await q("phasekit_journal"), steps: await q("phasekit_steps"), commits: await q("phasekit_commits"), artifacts: await q("phasekit_artifacts") };
+  };
+
+  describe("postgres store fencing", () => {
+    it("refuses every kind of write from a displaced epoch, leaving the new holder's state untouched", async () => {
+      const ns = `f-${randomUUID()}`;
+      const a = await open(ns);
+      const b = await open(ns);
+      const la = await a.lock("run", { owner: { tool: "a" } });
+      if (!la.ok) throw la.error;
+      const w1 = await a.writeMetadata("run", sampleMetadata("run", 0), null);
+      expect(w1.ok).toBe(true);
+      const cpsA = await a.checkpoints("run", { now: () => new Date() });
+      await cpsA.step("s0", { n: 0 }, () => ({ by: "a" }));
+      await cpsA.recordCommitIntent({ id: "c1", message: "m", files: [] });
+      await expire(ns, "run");
+      const lb = await b.lock("run", { owner: { tool: "b" } });
+      if (!lb.ok) throw lb.error;
+      expect(await b.writeMetadata("run", sampleMetadata("run", 1), 1)).toMatchObject({ ok: true });
+      const cpsB = await b.checkpoints("run", { now: () => new Date() });
+      expect(await cpsB.step("s0", { n: 0 }, () => ({ by: "b" }))).toMatchObject({ reused: true, output: { by: "a" } });
+      await cpsB.step("s1", { n: 1 }, () => ({ by: "b" }));
+      const before = await snapshot(ns);
+      // Every write A can make, each refused in its own statement by the database.
+      expect(await a.writeMetadata("run", sampleMetadata("run", 9), 2)).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
+      // With the generation it last saw, the displaced holder still hears LOCK_LOST, not a stale generation.
+      expect(await a.writeMetadata("run", sampleMetadata("run", 9), 1)).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
+      expect(await a.appendJournal("run", { generation: 2, at: "2026-01-01T00:00:00.000Z", event: "late" })).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
+      await expect(cpsA.step("s1", { n: 1 }, () => ({ by: "a" }))).rejects.toMatchObject({ code: "LOCK_LOST" });
+      await expect(cpsA.step("s2", { n: 2 }, () => ({ by: "a" }))).rejects.toMatchObject({ code: "LOCK_LOST" });
+      await expect(cpsA.markCommitted("c1", { sha: "abc" })).rejects.toMatchObject({ code: "LOCK_LOST" });
+      expect(await cpsA.compact().then(() => "ran", (e: { code: string }) => e.code)).toBe("LOCK_LOST");
+      expect(await a.clearControlRequest("run", "stop")).toBe(false);
+      expect(await la.lock.release()).toEqual({ ok: true, released: false });
+      // Even after the new holder lets go, the displaced store is still refused (it never falls back to "no holder").
+      expect(await lb.lock.release()).toEqual({ ok: true, released: true });
+      expect(await a.writeMetadata("run", sampleMetadata("run", 9), 2)).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
+      const after = await snapshot(ns);
+      expect({ ...after, runs: after.runs.map((r) => ({ ...r, holder: "x", holder_owner: "x" })) }).toEqual({ ...before, runs: before.runs.map((r) => ({ ...r, holder: "x", holder_owner: "x" })) });
+    });
+
+    it("a writer holding no lease is refused while another holds the run (LOCKED), not merely generation-checked", async () => {
+      const ns = `g-${randomUUID()}`;
+      const a = await open(ns);
+      const b = await open(ns);
+      await b.writeMetadata("run", sampleMetadata("run", 0), null);
+      const la = await a.lock("run", { owner: { tool: "a" } });
+      if (!la.ok) throw la.error;
+      expect(await b.writeMetadata("run", sampleMetadata("run", 1), 1)).toMatchObject({ ok: false, error: { code: "LOCKED" } });
+      expect(await a.writeMetadata("run", sampleMetadata("run", 1), 1)).toMatchObject({ ok: true });
+      await la.lock.release();
+    });
+
+    it("aborts the holder's signal with LOCK_LOST when its lease is taken", async () => {
+      const ns = `h-${randomUUID()}`;
+      const a = await open(ns, 300);
+      const b = await open(ns, 300);
+      const la = await a.lock("run", { owner: { tool: "a" } });
+      if (!la.ok) throw la.error;
+      await expire(ns, "run");
+      const lb = await b.lock("run", { owner: { tool: "b" } });
+      expect(lb.ok).toBe(true);
+      await new Promise((r) => la.lock.signal.addEventListener("abort", r, { once: true }));
+      expect(la.lock.signal.reason).toMatchObject({ code: "LOCK_LOST" });
+      await expect(la.lock.assertHeld()).rejects.toMatchObject({ code: "LOCK_LOST" });
+      if (lb.ok) await lb.lock.release();
+    });
+
+    it("applies migrations once when many processes start at once, and again as a no-op", async () => {
+      const db = `mig_${randomUUID().replaceAll("-", "")}`;
+      await admin.query(`CREATE DATABASE ${db}`);
+      const url = cluster.url.replace(/\/phasekit$/, `/${db}`);
+      const pools = Array.from({ length: 6 }, () => new pg.Pool({ connectionString: url, max: 1 }));
+      try {
+        const reports = await Promise.all(pools.map((p) => migrate(p)));
+        expect(reports.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1], version: 1 }]);
+        expect(reports.every((r) => r.version === 1)).toBe(true);
+        expect(await migrate(pools[0]!)).toEqual({ applied: [], version: 1 });
+      } finally {
+        for (const p of pools) await p.end();
+      }
+    });
+
+    it("files control requests from any machine; only the holder clears them", async () => {
+      const ns = `c-${randomUUID()}`;
+      const holder = await open(ns);
+      const other = await open(ns);
+      const l = await holder.lock("run", { owner: { tool: "h" } });
+      if (!l.ok) throw l.error;
+      await other.requestControl("run", "pause", { reason: "lunch", by: "alice" });
+      expect(await holder.controlRequests("run")).toMatchObject([{ kind: "pause", reason: "lunch", by: "alice" }]);
+      expect(await other.clearControlRequest("run", "pause")).toBe(false);
+      expect(await holder.clearControlRequest("run", "pause")).toBe(true);
+      expect(await other.controlRequests("run")).toEqual([]);
+      await l.lock.release();
+    });
+
+    it("reruns a step whose artifact row was altered (content addressing checked on read)", async () => {
+      const ns = `a-${randomUUID()}`;
+      const s = await open(ns);
+      await s.writeMetadata("run", sampleMetadata("run", 0), null);
+      const cps = await s.checkpoints("run", { now: () => new Date() });
+      await cps.step("s", { x: 1 }, () => ({ v: 1 }));
+      await admin.query(`UPDATE phasekit_artifacts SET body = '{"v":2}' WHERE namespace = $1`, [ns]);
+      const again = await (await s.checkpoints("run", { now: () => new Date() })).step("s", { x: 1 }, () => ({ v: 3 }));
+      expect(again).toMatchObject({ reused: false, reason: "artifact-corrupt", output: { v: 3 } });
+    });
+  });
+}

@@ -1,0 +1,57 @@
+/**
+ * One throwaway PostgreSQL cluster per test file (scripts/pg-cluster.sh). When it cannot start, the suites
+ * using it are skipped with a loud message naming why; with PHASEKIT_REQUIRE_POSTGRES=1 (CI) that is a failure.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const SCRIPT = fileURLToPath(new URL("../../scripts/pg-cluster.sh", import.meta.url));
+
+/** A running cluster: its URL, and stop/start for connection-loss tests. */
+export interface Cluster {
+  url: string;
+  port: number;
+  stop(mode?: "fast" | "immediate"): void;
+  start(): void;
+  destroy(): void;
+}
+
+/** Starts a cluster, or returns the reason it could not (then the caller skips loudly). */
+export function startCluster(): { ok: true; cluster: Cluster } | { ok: false; reason: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), "phasekit-pg-"));
+  const run = (...args: string[]): string => execFileSync("bash", [SCRIPT, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  let port: number;
+  try {
+    port = Number(run("start", dir));
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    const reason = `PostgreSQL could not be started: ${String((error as { stderr?: string }).stderr || (error as Error).message).trim()}`;
+    if (process.env.PHASEKIT_REQUIRE_POSTGRES === "1") throw new Error(reason);
+    console.warn(`\n!!!!!!!! SKIPPING the PostgreSQL store tests !!!!!!!!\n${reason}\nInstall it with: apt-get install -y postgresql\n`);
+    return { ok: false, reason };
+  }
+  let running = true;
+  const cluster: Cluster = {
+    url: `postgres://phasekit@127.0.0.1:${port}/phasekit`,
+    port,
+    stop(mode = "fast") {
+      if (running) run("stop", dir, mode);
+      running = false;
+    },
+    start() {
+      if (!running) run("start", dir);
+      running = true;
+    },
+    destroy() {
+      try {
+        cluster.stop("immediate");
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+  return { ok: true, cluster };
+}
