@@ -3,34 +3,103 @@
  * carries one) its core workflow state. Every durable change goes through `writeMeta`, which refuses to write
  * once the lock is lost and relies on workflow.json's generation check for the race that remains.
  */
-import { setTimeout as sleep } from "node:timers/promises";
-import { fingerprint } from "../store/fingerprint.js";
-import { checkStepOptions, createStopWatch, retryable, type StepFn, type StepOptions, type StepResult, type StepValue } from "./step-options.js";
-import { isWorkflowError, workflowError } from "@phasekit/core";
-import { createWorkflowHandle } from "./workflow-handle.js";
-import type { RerunReason } from "../store/checkpoints.js";
-import { clearControlRequest, readControlRequest, readPauseRequest } from "./control-signals.js";
-import { runVerificationPolicy } from "../verification/policy.js";
+import { createStepRunner, type StepReport } from "./step-runner.js";
+import type { StepFn, StepOptions, StepResult, StepValue } from "./step-options.js";
+import { isWorkflowError, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
+import { createWorkflowHandle, type RunWorkflowHandle } from "./workflow-handle.js";
+import type { CheckpointStore } from "../store/checkpoints.js";
+import { clearControlRequest, readControlRequest, readPauseRequest, type ControlRequest } from "./control-signals.js";
+import type { PlanStore, StoreLock } from "../store/plan-store.js";
+import type { Reporter } from "./reporter.js";
+import type { VerificationCache } from "../verification/cache.js";
+import type { VerificationPolicy } from "../verification/config.js";
+import { runVerificationPolicy, type VerificationOutcome } from "../verification/policy.js";
+import type { CommandRunner } from "../verification/runner.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 
-import type { RunContext, RunContextDeps, RunContextInternals, StepReport } from "./context-types.js";
+export type { StepReport } from "./step-runner.js";
 
-export type { RunContext, RunContextDeps, RunContextInternals, StepReport } from "./context-types.js";
+/** The context a `runWorkflow` body receives. */
+export interface RunContext {
+  readonly slug: string;
+  readonly runDir: string;
+  readonly planRoot: string;
+  readonly toolName: string;
+  /** True when this run continues an earlier one (its completed steps are reused). */
+  readonly resumed: boolean;
+  /** Aborted when the plan lock is lost; long work should pass it on. */
+  readonly signal: AbortSignal;
+  readonly reporter: Reporter;
+  readonly checkpoints: CheckpointStore;
+  readonly verificationCache: VerificationCache;
+  /** The value `resolveBaseline` returned (undefined without one). */
+  readonly baseline: unknown;
+  /** The core workflow of this run, when `options.workflow` was given. */
+  readonly workflow: RunWorkflowHandle | null;
+  /** Every `step` of this run so far, in order, with why it ran or was reused. */
+  readonly steps: readonly StepReport[];
+  /** The latest metadata this run wrote. */
+  metadata(): WorkflowMetadata;
+  /**
+   * Runs `fn` once per input: a completed checkpoint with the same input fingerprint returns its stored output
+   * instead. Checks the lock, pause/stop requests and the iteration caps first. `input` and the output must be
+   * plain JSON (a step that returns nothing stores and returns null). The nth call with the same `id` in one
+   * invocation is keyed `id#n`, so loops and parallel steps (`Promise.all`) are reused on resume when the body
+   * calls them in the same order. `fn` gets a signal (aborted on lock loss, a stop request, or `timeoutMs`) and
+   * the attempt number (1 on the first try; counts across resumes and `retries`).
+   */
+  step<T extends StepValue>(id: string, input: unknown, fn: StepFn<T>, options?: StepOptions): Promise<StepResult<T>>;
+  /** Throws RUN_PAUSED / RUN_STOPPED when another process asked for it, LOCK_LOST when the lock is gone. */
+  checkControl(): Promise<void>;
+  /** Records the phase the body is in (shown by `analyzeResumeTarget` and the CLI). */
+  setPhase(phase: string): Promise<void>;
+  /**
+   * Runs a verification policy for this run: its cache, tool, current phase, reporter and lock signal, in the
+   * repository, with the plan folder left out of the cache key (the run's own writes must not defeat the cache).
+   */
+  verify(policy: VerificationPolicy, options?: { cwd?: string; runCommand?: CommandRunner }): Promise<VerificationOutcome>;
+}
 
-const WHY: Record<RerunReason, string> = {
-  "no-record": "no checkpoint yet",
-  started: "the last attempt started but never finished (crash or kill)",
-  failed: "the last attempt failed",
-  "input-changed": "its input changed since the checkpoint",
-  "artifact-missing": "the stored output is missing",
-  "artifact-corrupt": "the stored output no longer matches its fingerprint",
-};
+/** Everything `createRunContext` needs from the lifecycle. */
+export interface RunContextDeps {
+  store: PlanStore;
+  lock: StoreLock;
+  slug: string;
+  runDir: string;
+  planRoot: string;
+  repoRoot: string;
+  toolName: string;
+  resumed: boolean;
+  reporter: Reporter;
+  checkpoints: CheckpointStore;
+  verificationCache: VerificationCache;
+  metadata: WorkflowMetadata;
+  /** The core workflow the run carries, with the state already started or migrated by the lifecycle. */
+  workflow: { registry: WorkflowRegistry; state: WorkflowState } | null;
+  clock: () => Date;
+  maxSteps: number;
+  maxAttempts: number;
+}
+
+/** The context plus the lifecycle's handle on the same metadata writer. */
+export interface RunContextInternals {
+  ctx: RunContext;
+  setBaseline(value: unknown): void;
+  writeMeta(patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata>;
+  journal(event: string, data?: unknown): Promise<void>;
+  /** Removes a honoured pause/stop request (after its effect is on disk), unless a newer one replaced it. */
+  clearControl(request: ControlRequest): Promise<void>;
+  /** Removes a pending pause request, if any (a stop has ended the run). */
+  clearPendingPause(): Promise<void>;
+  /** The run's clock, as epoch ms. */
+  now(): number;
+}
+
 
 /** Builds the body's context over an acquired lock and the run's current metadata. */
 export function createRunContext(deps: RunContextDeps): RunContextInternals {
   let meta = deps.metadata;
   let baseline: unknown;
-  let stepCount = 0;
   const steps: StepReport[] = [];
   const iso = (): string => deps.clock().toISOString();
 
@@ -79,109 +148,7 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     });
   };
 
-  // Occurrences per step id in this invocation: the nth `ctx.step("lint", …)` is keyed `lint#n` (n ≥ 2), so a
-  // loop over inputs reuses each of its steps on resume instead of re-running all but the last.
-  const occurrences = new Map<string, number>();
-  const inFlight = new Map<string, AbortController>();
-  const stopWatch = createStopWatch(deps, inFlight);
-
-  const step = async <T extends StepValue>(id: string, input: unknown, fn: StepFn<T>, options: StepOptions = {}): Promise<StepResult<T>> => {
-    // Everything up to the first await runs synchronously, so parallel calls get their keys in call order.
-    const n = (occurrences.get(id) ?? 0) + 1;
-    occurrences.set(id, n);
-    const key = n === 1 ? id : `${id}#${n}`;
-    const opts = checkStepOptions(id, options);
-    await checkControl();
-    stepCount++;
-    if (stepCount > deps.maxSteps) {
-      throw workflowError("run", "MAX_STEPS_REACHED", `run ${deps.slug} reached maxSteps (${deps.maxSteps}) at step ${key}.`, {
-        field: "maxSteps",
-        value: deps.maxSteps,
-        hint: "raise maxSteps if the run really needs more steps, or fix the loop that keeps calling ctx.step",
-      });
-    }
-    const inputFp = fingerprint(input);
-    for (let tryNo = 0; ; tryNo++) {
-      const previous = await deps.checkpoints.record(key);
-      if (previous !== undefined && previous.status !== "completed" && previous.attempt >= deps.maxAttempts && previous.inputFingerprint === inputFp) {
-        throw workflowError("run", "MAX_ATTEMPTS_REACHED", `step ${key} of run ${deps.slug} already failed ${previous.attempt} time(s) (maxAttempts ${deps.maxAttempts}).`, {
-          field: "maxAttempts",
-          value: deps.maxAttempts,
-          stepId: key,
-          hint: "fix the cause of the failure, then raise maxAttempts or start a new run",
-        });
-      }
-      try {
-        return (await attemptStep(key, input, fn, opts)) as StepResult<T>;
-      } catch (error) {
-        if (tryNo >= opts.retries || !retryable(error) || deps.lock.signal.aborted || stopWatch.stopped() !== null) throw error;
-        const wait = Math.min(opts.maxBackoffMs, opts.backoffMs * 2 ** tryNo);
-        deps.reporter.warning(`${key}: attempt failed (${error instanceof Error ? error.message : String(error)}); retrying in ${wait} ms`, { id: `step:${key}` });
-        await sleep(wait, undefined, { signal: deps.lock.signal }).catch(() => {
-          throw lockLost(deps);
-        });
-        await checkControl();
-      }
-    }
-  };
-
-  const attemptStep = async <T extends StepValue>(key: string, input: unknown, fn: StepFn<T>, opts: Required<StepOptions>): Promise<unknown> => {
-    let wroteStart = false;
-    const controller = new AbortController();
-    const onLost = () => controller.abort(deps.lock.signal.reason);
-    deps.lock.signal.addEventListener("abort", onLost, { once: true });
-    let timer: NodeJS.Timeout | undefined;
-    const outcome = await deps.checkpoints
-      .step(key, input, async (attempt) => {
-        await writeMeta({ currentStepId: key });
-        wroteStart = true;
-        inFlight.set(key, controller);
-        stopWatch.start();
-        const timedOut = new Promise<never>((_, reject) => {
-          if (opts.timeoutMs === 0) return;
-          timer = setTimeout(() => {
-            const e = workflowError("run", "STEP_TIMEOUT", `step ${key} of run ${deps.slug} ran longer than ${opts.timeoutMs} ms; its signal was aborted.`, {
-              stepId: key,
-              value: opts.timeoutMs,
-              hint: "raise timeoutMs for this step, or make fn honour its signal sooner",
-            });
-            controller.abort(e);
-            reject(e);
-          }, opts.timeoutMs);
-        });
-        timedOut.catch(() => undefined);
-        return Promise.race([Promise.resolve().then(() => fn(controller.signal, attempt)), timedOut]);
-      })
-      .catch((error: unknown) => {
-        // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.
-        if (deps.lock.signal.aborted) throw lockLost(deps);
-        // A step that failed because a stop aborted its signal ends the run cancelled, not failed.
-        const stop = stopWatch.stopped();
-        throw stop !== null && controller.signal.aborted ? stop : error;
-      })
-      .finally(() => {
-        clearTimeout(timer);
-        deps.lock.signal.removeEventListener("abort", onLost);
-        inFlight.delete(key);
-        stopWatch.settle();
-      });
-    if (outcome.reused) {
-      const why = "completed checkpoint with the same input fingerprint";
-      steps.push({ stepId: key, outcome: "reused", why });
-      // Killed between the checkpoint and workflow.json: the step is still recorded as in flight; finish that.
-      if (meta.currentStepId === key) await writeMeta({ currentStepId: nextInFlight(), lastCompletedStepId: key });
-      deps.reporter.report("info", `↺ ${key}: reused (${why})`, { id: `step:${key}` });
-      return outcome.output;
-    }
-    steps.push({ stepId: key, outcome: "ran", reason: outcome.reason, why: WHY[outcome.reason], ...(outcome.movedAside === undefined ? {} : { evidence: outcome.movedAside }) });
-    if (outcome.movedAside !== undefined) {
-      deps.reporter.warning(`${key}: its stored output was damaged; kept as evidence at ${outcome.movedAside}`, { id: `step:${key}:evidence` });
-    }
-    if (wroteStart) await writeMeta({ currentStepId: nextInFlight(), lastCompletedStepId: key });
-    deps.reporter.report("info", `✓ ${key}`, { id: `step:${key}` });
-    return outcome.output;
-  };
-  const nextInFlight = (): string | undefined => inFlight.keys().next().value;
+  const step = createStepRunner({ deps, writeMeta, checkControl, steps, currentStepId: () => meta.currentStepId, lockLost: () => lockLost(deps) });
 
   const workflow =
     deps.workflow === null
