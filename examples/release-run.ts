@@ -8,7 +8,7 @@ import { appendFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } f
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { advance, start, type WorkflowRegistry } from "@phasekit/core";
-import type { RunContext } from "@phasekit/adapters-pi";
+import type { JsonValue, RunContext } from "@phasekit/adapters-pi";
 import { releaseRegistry } from "./release-workflow.js";
 
 /** The concrete phase ids the release workflow visits in order (computed by walking the pure core). */
@@ -26,7 +26,8 @@ export function releasePhaseOrder(registry: WorkflowRegistry = releaseRegistry()
 }
 
 /** Real work per phase, on files of the scratch repository. Each appends one line to `side-effects.log`. */
-const WORK: Record<string, (repo: string) => Record<string, unknown>> = {
+// Step outputs are typed as JSON: the compiler refuses a Date, a Map or undefined before a run ever stores one.
+const WORK: Record<string, (repo: string) => { [key: string]: JsonValue }> = {
   build(repo) {
     mkdirSync(path.join(repo, "dist"), { recursive: true });
     const source = readFileSync(path.join(repo, "src", "app.js"), "utf8");

@@ -4,6 +4,7 @@
 export { runWorkflow } from "./run/run-workflow.js";
 export type { RunWorkflowOptions, RunResult, RunStatus, ResumePromptInfo, RunCleanupInfo } from "./run/options.js";
 export type { RunContext, StepReport } from "./run/context.js";
+export type { StepFn, StepOptions, StepResult, StepValue } from "./run/step-options.js";
 export type { RunWorkflowHandle } from "./run/workflow-handle.js";
 export type { HookName, HookFailure } from "./run/hooks.js";
 export { analyzeResumeTarget, decideOwnership } from "./run/resume-analysis.js";

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,11 +49,14 @@ describe("phasekit CLI", () => {
     expect(inspect.status).toBe(0);
     expect(JSON.parse(inspect.stdout)).toMatchObject({ kind: "resumable", lastCompletedStepId: "s" });
     expect(JSON.parse(cli(["inspect", id, "--tool", "intruder"]).stdout)).toMatchObject({ kind: "owned-by-other" });
-    expect(JSON.parse(cli(["pause", id, "coffee"]).stdout)).toMatchObject({ signal: "pause", reason: "coffee" });
-    expect(JSON.parse(cli(["stop", id]).stdout)).toMatchObject({ signal: "stop" });
-    const stop = JSON.parse(readFileSync(path.join(repo, "ai_plan", id, "stop-request.json"), "utf8")) as { signal: string };
-    const pause = JSON.parse(readFileSync(path.join(repo, "ai_plan", id, "pause-request.json"), "utf8")) as { reason: string };
-    expect([stop.signal, pause.reason]).toEqual(["stop", "coffee"]);
+    // The run is completed: pause and stop are refused (docs/run-workflow.md), and no request file is written.
+    for (const args of [["pause", id, "coffee"], ["stop", id]]) {
+      const r = cli(args);
+      expect(r.status).toBe(1);
+      expect(JSON.parse(r.stderr)).toMatchObject({ code: "RUN_FINISHED" });
+    }
+    expect(existsSync(path.join(repo, "ai_plan", id, "stop-request.json"))).toBe(false);
+    expect(existsSync(path.join(repo, "ai_plan", id, "pause-request.json"))).toBe(false);
     expect(cli(["state", "show", "nope1234"]).status).toBe(1);
     expect(cli(["frobnicate"]).status).toBe(2);
   });

@@ -50,7 +50,7 @@ describe("hostile files in a run folder", () => {
         const { foreign } = plant(kind, file, outside);
         const before = kindAt(file);
         const r = await settleWithin(
-          runWorkflow({ repoRoot: root, target: "run", toolName: "t" }, async (ctx) => {
+          runWorkflow({ repoRoot: root, target: "run", toolName: "t", reenter: true }, async (ctx) => {
             await ctx.step("a", { n: 1 }, () => "A");
             return ctx.step("b", { n: 2 }, () => "B");
           }),
@@ -79,7 +79,7 @@ describe("hostile files in a run folder", () => {
     writeFileSync(foreignArtifact, "FOREIGN CONTENT\n");
     writeFileSync(path.join(outside, ".x.json.1.0123456789ab.tmp"), "FOREIGN CONTENT\n");
     symlinkSync(outside, path.join(runDir, "artifacts"));
-    const r = await settleWithin(runWorkflow({ repoRoot: root, target: "run", toolName: "t" }, async (ctx) => ctx.step("b", {}, () => "B")), 10_000);
+    const r = await settleWithin(runWorkflow({ repoRoot: root, target: "run", toolName: "t", reenter: true }, async (ctx) => ctx.step("b", {}, () => "B")), 10_000);
     expect(r.ok).toBe(false);
     expect(isWorkflowError(!r.ok && r.error, "UNSAFE_FILE")).toBe(true);
     expect(readdirSync(outside).sort()).toEqual([".x.json.1.0123456789ab.tmp", `${"a".repeat(64)}.json`]);
@@ -105,6 +105,23 @@ describe("hostile files in a run folder", () => {
       const evidence = (step as { evidence?: string }).evidence as string;
       expect(path.basename(evidence)).toMatch(/\.tampered-/);
       expect(kindAt(evidence)).toBe(kind === "huge" ? `file:${600 * 1024 * 1024}` : kind);
+      if (foreign !== undefined) expect(foreignIntact(foreign)).toBe(true);
+    });
+  }
+
+  for (const kind of ["symlink", "fifo", "huge"] as const) {
+    it(`the lock's holder file as a ${kind}: the next run settles (LOCKED or taken over), nothing followed`, async () => {
+      const root = repo();
+      const outside = path.join(root, "outside");
+      mkdirSync(outside);
+      const runDir = await firstRun(root);
+      const holder = path.join(runDir, ".lock", `holder-${"f".repeat(32)}.json`);
+      const { foreign } = plant(kind, holder, outside);
+      const r = await settleWithin(runWorkflow({ repoRoot: root, target: "run", toolName: "t", reenter: true, lock: { staleMs: 2_000 } }, async () => "x"), 15_000);
+      if (!r.ok) {
+        expect(String(r.error)).not.toContain("HUNG");
+        expect(isWorkflowError(r.error, "LOCKED"), String(r.error)).toBe(true);
+      }
       if (foreign !== undefined) expect(foreignIntact(foreign)).toBe(true);
     });
   }

@@ -2,7 +2,9 @@ import { describe, it, expect } from "vitest";
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, utimesSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { hostname } from "node:os";
 import { spawnLockChild } from "./helpers/lock-children.js";
+import { processIdentity } from "../src/lock/holder.js";
 
 const CONTENDERS = 16;
 const ROUNDS = process.env.CI === "true" ? 30 : 6;
@@ -13,7 +15,9 @@ function plantStaleLock(runDir: string, round: number): void {
   mkdirSync(lockDir);
   if (round % 3 !== 2) {
     const token = "dead".padEnd(32, String(round % 10));
-    const holder = { schemaVersion: 1, token, tool: "crashed", pid: 999_999, host: "gone", since: "2020-01-01T00:00:00.000Z" };
+    // Provably dead: this host, boot and pid namespace, and a pid that does not exist. (A holder that cannot be
+    // proven dead is watched for the stale time first: plan-lock.identity.int.test.ts.)
+    const holder = { schemaVersion: 1, token, tool: "crashed", pid: 999_999, host: hostname(), since: "2020-01-01T00:00:00.000Z", ...processIdentity() };
     writeFileSync(path.join(lockDir, `holder-${token}.json`), JSON.stringify(holder));
   }
   const past = new Date(Date.now() - 3_600_000);

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { describe, it, expect } from "vitest";
 import { mkdtempSync, mkdirSync, writeFileSync, utimesSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -76,27 +77,25 @@ describe("acquirePlanLock", () => {
     writeFileSync(path.join(lockDir, "notes.txt"), "mine");
     const past = new Date(Date.now() - 60_000);
     utimesSync(lockDir, past, past);
-    const r = await acquirePlanLock({ runDir, owner: { tool: "t" } });
+    const r = await acquirePlanLock({ runDir, owner: { tool: "t" }, staleMs: 2_000 });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error).toMatchObject({ code: "LOCKED", details: { file: lockDir } });
   });
 
-  it("honours a holder's longer stale time, and takes the lock once that has passed too", async () => {
+  it("honours a holder's longer stale time: its heartbeat is watched that long before a takeover", async () => {
     const runDir = fresh();
     const lockDir = path.join(runDir, ".lock");
     mkdirSync(lockDir);
     const token = "a".repeat(32);
-    const holder = { schemaVersion: 1, token, tool: "slow", pid: 7, host: "h", since: "2026-01-01T00:00:00.000Z", staleMs: 60_000 };
+    const holder = { schemaVersion: 1, token, tool: "slow", pid: 7, host: "h", since: "2026-01-01T00:00:00.000Z", staleMs: 3_000 };
     writeFileSync(path.join(lockDir, `holder-${token}.json`), JSON.stringify(holder));
-    const age = (ms: number) => utimesSync(lockDir, new Date(Date.now() - ms), new Date(Date.now() - ms));
-    age(5_000);
-    expect(await readLockHolder(runDir, { staleMs: 2_000 })).toMatchObject({ held: true, stale: false });
-    const early = await acquirePlanLock({ runDir, owner: { tool: "quick" }, staleMs: 2_000 });
-    expect(!early.ok && early.error.code).toBe("LOCKED");
-    age(70_000);
+    const past = new Date(Date.now() - 70_000);
+    utimesSync(lockDir, past, past);
+    const t0 = performance.now();
     const late = await acquirePlanLock({ runDir, owner: { tool: "quick" }, staleMs: 2_000 });
     if (!late.ok) throw late.error;
-    expect(late.lock.tookOverFrom).toMatchObject({ tool: "slow", staleMs: 60_000 });
+    expect(performance.now() - t0).toBeGreaterThan(2_950);
+    expect(late.lock.tookOverFrom).toMatchObject({ tool: "slow", staleMs: 3_000 });
     await late.lock.release();
   });
 

@@ -32,7 +32,7 @@ describe("the demo's durable release run (examples/release-run.ts)", () => {
     if (first.status !== "completed") throw new Error(first.status);
     expect(first.steps.every((s) => s.outcome === "ran")).toBe(true);
     expect((first.metadata.state as { status: string }).status).toBe("completed");
-    const second = await runWorkflow(options(repo), (ctx) => releaseRunBody(ctx, repo));
+    const second = await runWorkflow({ ...options(repo), reenter: true }, (ctx) => releaseRunBody(ctx, repo));
     if (second.status !== "completed") throw new Error(second.status);
     expect(second.steps.map((s) => s.outcome)).toEqual(["reused", "reused", "reused", "reused", "reused"]);
     expect(second.result).toEqual(first.result);

@@ -85,7 +85,7 @@ describe("runWorkflow ids and attempts", () => {
     const body = async (ctx: RunContext) => ctx.step("only", {}, () => ++calls);
     const first = await runWorkflow({ repoRoot: root, toolName: "t" }, body);
     expect(isRunId(first.slug)).toBe(true);
-    const again = await runWorkflow({ repoRoot: root, target: first.slug, toolName: "t" }, body);
+    const again = await runWorkflow({ repoRoot: root, target: first.slug, toolName: "t", reenter: true }, body);
     expect(again.status === "completed" && again.steps[0]?.outcome).toBe("reused");
     expect(calls).toBe(1);
   });
@@ -93,7 +93,7 @@ describe("runWorkflow ids and attempts", () => {
   it("maxAttempts counts tries of the current input only, not earlier successes with other inputs", async () => {
     const root = repo();
     const run = (input: number, fail: boolean) =>
-      runWorkflow({ repoRoot: root, target: "att", toolName: "t", maxAttempts: 2 }, async (ctx) =>
+      runWorkflow({ repoRoot: root, target: "att", toolName: "t", maxAttempts: 2, reenter: true }, async (ctx) =>
         ctx.step("s", { input }, () => {
           if (fail) throw new Error(`fail ${input}`);
           return input;
@@ -120,7 +120,7 @@ describe("runWorkflow and a damaged plan folder", () => {
     const damaged = readFileSync(file, "utf8");
     const warnings: string[] = [];
     const r = await runWorkflow(
-      { repoRoot: root, target: "jr", toolName: "t", createReporter: () => createReporter({ onChange: (m) => m.forEach((x) => x.level === "warning" && warnings.push(x.text)) }) },
+      { repoRoot: root, target: "jr", toolName: "t", reenter: true, createReporter: () => createReporter({ onChange: (m) => m.forEach((x) => x.level === "warning" && warnings.push(x.text)) }) },
       async (ctx) => ctx.step("b", {}, () => 2),
     );
     expect(r.status).toBe("completed");
@@ -134,7 +134,7 @@ describe("runWorkflow and a damaged plan folder", () => {
     await runWorkflow({ repoRoot: root, target: "tmp", toolName: "t" }, async (ctx) => ctx.step("a", {}, () => ({ big: "x" })));
     const leftover = path.join(root, "ai_plan", "tmp", "artifacts", `.deadbeef.json.99999999.0123456789ab.tmp`);
     writeFileSync(leftover, "half");
-    await runWorkflow({ repoRoot: root, target: "tmp", toolName: "t" }, async (ctx) => ctx.step("a", {}, () => ({ big: "x" })));
+    await runWorkflow({ repoRoot: root, target: "tmp", toolName: "t", reenter: true }, async (ctx) => ctx.step("a", {}, () => ({ big: "x" })));
     expect(existsSync(leftover)).toBe(false);
   });
 });

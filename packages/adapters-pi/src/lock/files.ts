@@ -14,7 +14,9 @@ import os from "node:os";
 import path from "node:path";
 import { DIR_MODE, FILE_MODE } from "../io/plan-paths.js";
 import { fsErrorCode } from "../io/fs-port.js";
-import { holderFileName, isHolderFileName, parseHolder, type LockHolder } from "./holder.js";
+import { MAX_FILE_BYTES, SAFE_OPEN_FLAGS } from "../io/safe-open.js";
+import { holderFileName, isHolderFileName, parseHolder, processIdentity, type LockHolder } from "./holder.js";
+import { observedAgeMs } from "./heartbeat.js";
 
 type Callback<T = void> = (error: NodeJS.ErrnoException | null, value?: T) => void;
 
@@ -27,6 +29,8 @@ export interface LockFsState {
   notOwned: boolean;
   /** The stale holder this acquisition displaced, if any. */
   tookOverFrom: LockHolder | null;
+  /** Set when the lock looked stale by the holder's own clock but has not been watched long enough yet. */
+  watch: { remainingMs: number; heartbeat: string } | null;
 }
 
 /** Inputs of `createLockFs`. */
@@ -74,11 +78,20 @@ export function createLockFs(options: LockFsOptions) {
   // refresh timer declares the lock compromised at once instead of refreshing someone else's directory.
   // Before acquiring: a lock whose holder process is known dead (same host, no such pid) is reported as
   // ancient, so proper-lockfile takes it over at once instead of waiting out the stale time after a crash.
+  // Before acquiring, the mtime proper-lockfile sees is not the holder's: it is "now minus how long this process
+  // has watched the heartbeat (holder token + mtime) stay unchanged", on its own monotonic clock. A holder whose
+  // clock runs behind writes old-looking mtimes, but they still change every refresh, so it is never stale here.
   function stat(p: string, cb: Callback<fs.Stats>): void {
     if (state.acquired) return void fs.stat(ownFile, (err) => (err ? cb(err) : fs.stat(p, cb)));
     fs.stat(p, (err, st) => {
       if (err || st === undefined) return cb(err);
-      holderIsDead(lockDir, (dead) => cb(null, dead ? Object.assign(Object.create(Object.getPrototypeOf(st) as object) as fs.Stats, st, { mtime: new Date(0), mtimeMs: 0 }) : st));
+      inspect(lockDir, st, (seen) => {
+        const limit = Math.max(staleMs, seen.holder?.staleMs ?? 0);
+        const ageMs = seen.dead || seen.empty ? Number.MAX_SAFE_INTEGER / 2 : seen.observedMs;
+        // Looks stale by the holder's timestamps but not yet watched long enough: the caller may wait and look again.
+        state.watch = ageMs <= limit && Date.now() - st.mtimeMs > limit ? { remainingMs: limit - ageMs, heartbeat: seen.heartbeat } : null;
+        cb(null, Object.assign(Object.create(Object.getPrototypeOf(st) as object) as fs.Stats, st, { mtime: new Date(Date.now() - ageMs), mtimeMs: Date.now() - ageMs }));
+      });
     });
   }
 
@@ -118,13 +131,13 @@ export function createLockFs(options: LockFsOptions) {
         }
         const first = holders[0];
         if (first === undefined) return fs.rmdir(lockDir, () => cb(null));
-        fs.readFile(path.join(lockDir, first), "utf8", (err3, text) => {
+        readHolderFile(path.join(lockDir, first), (err3, text) => {
           if (err3) return cb(fsErrorCode(err3) === "ENOENT" ? null : err3);
           // Honour the holder's own stale time when it is longer than ours.
-          const parsed = parseHolder(text);
+          const parsed = parseHolder(text ?? "");
           const limit = Math.max(staleMs, parsed?.staleMs ?? 0);
           const dead = parsed !== null && holders.length === 1 && isDeadLocalProcess(parsed);
-          if (!dead && Date.now() - st.mtimeMs <= limit) return cb(errno("ELOCKED", `lock ${lockDir} is not stale for its holder`));
+          if (!dead && observedAgeMs(lockDir, first, st.mtimeMs) <= limit) return cb(errno("ELOCKED", `lock ${lockDir} is not stale for its holder`));
           moveAside(holders, () => fs.rmdir(lockDir, () => cb(null)));
         });
       });
@@ -138,7 +151,7 @@ export function createLockFs(options: LockFsOptions) {
     fs.rename(path.join(lockDir, name), aside, (err) => {
       // ENOENT: another contender moved it first, or its owner released it. Either way not ours to remove.
       if (err) return done();
-      fs.readFile(aside, "utf8", (_e, text) => {
+      readHolderFile(aside, (_e, text) => {
         state.tookOverFrom = typeof text === "string" ? parseHolder(text) : null;
         fs.unlink(aside, () => moveAside(names.slice(1), done));
       });
@@ -160,11 +173,15 @@ export function createLockFs(options: LockFsOptions) {
 }
 
 /**
- * True when the holder ran on this host and its pid no longer exists (ESRCH). A pid reused by another process
- * reads as alive, and a holder on another host is never judged: both fall back to the stale time.
+ * True when the holder provably ran on this host, this boot and this pid namespace, and its pid no longer exists
+ * (ESRCH). A holder in a container (another pid namespace: its pid 30000 may not exist here while it runs), on
+ * another host, before a reboot, or without those facts is never judged: it waits for the stale time. A pid
+ * reused by another process reads as alive; the only cost of a wrong "alive" is a wait.
  */
-export function isDeadLocalProcess(holder: Pick<LockHolder, "pid" | "host">): boolean {
+export function isDeadLocalProcess(holder: Pick<LockHolder, "pid" | "host" | "bootId" | "pidNs">): boolean {
   if (holder.host !== os.hostname() || holder.pid === process.pid || holder.pid <= 0) return false;
+  const here = processIdentity();
+  if (here.bootId === undefined || here.pidNs === undefined || holder.bootId !== here.bootId || holder.pidNs !== here.pidNs) return false;
   try {
     process.kill(holder.pid, 0);
     return false;
@@ -173,14 +190,40 @@ export function isDeadLocalProcess(holder: Pick<LockHolder, "pid" | "host">): bo
   }
 }
 
-function holderIsDead(lockDir: string, cb: (dead: boolean) => void): void {
+interface Seen {
+  holder: LockHolder | null;
+  dead: boolean;
+  /** No file at all: a release or takeover half done, so the lock is free. */
+  empty: boolean;
+  observedMs: number;
+  heartbeat: string;
+}
+
+function inspect(lockDir: string, st: fs.Stats, cb: (seen: Seen) => void): void {
   fs.readdir(lockDir, (err, names) => {
-    const holders = err ? [] : names.filter(isHolderFileName);
+    const heartbeat = `${err ? "?" : names.join(",")}@${st.mtimeMs}`;
+    if (err) return cb({ holder: null, dead: false, empty: false, observedMs: observedAgeMs(lockDir, "?", st.mtimeMs), heartbeat });
+    const holders = names.filter(isHolderFileName);
     const only = holders[0];
-    if (only === undefined || holders.length !== 1 || names.length !== 1) return cb(false);
-    fs.readFile(path.join(lockDir, only), "utf8", (err2, text) => {
-      const parsed = err2 ? null : parseHolder(text);
-      cb(parsed !== null && isDeadLocalProcess(parsed));
+    if (names.length === 0) return cb({ holder: null, dead: false, empty: true, observedMs: 0, heartbeat });
+    const observedMs = observedAgeMs(lockDir, names.join(","), st.mtimeMs);
+    if (only === undefined || holders.length !== 1 || names.length !== 1) return cb({ holder: null, dead: false, empty: false, observedMs, heartbeat });
+    readHolderFile(path.join(lockDir, only), (err2, text) => {
+      const holder = err2 ? null : parseHolder(text ?? "");
+      cb({ holder, dead: holder !== null && isDeadLocalProcess(holder), empty: false, observedMs, heartbeat });
+    });
+  });
+}
+
+/** Reads a holder file without following a symlink or blocking on a FIFO; anything odd is an error. */
+function readHolderFile(file: string, cb: (error: NodeJS.ErrnoException | null, text?: string) => void): void {
+  fs.open(file, SAFE_OPEN_FLAGS.read, (err, fd) => {
+    if (err) return cb(err);
+    fs.fstat(fd, (err2, st) => {
+      if (err2 || !st.isFile() || st.size > MAX_FILE_BYTES.small) {
+        return fs.close(fd, () => cb(err2 ?? errno("EUNSAFE", `${file} is not a small regular file`)));
+      }
+      fs.readFile(fd, "utf8", (err3, text) => fs.close(fd, () => cb(err3, text)));
     });
   });
 }

@@ -4,10 +4,11 @@
  * hit another holder's file), which is what keeps stale takeover and owner-only release safe.
  */
 import path from "node:path";
-import { promises as fsp } from "node:fs";
+import { promises as fsp, readFileSync, readlinkSync } from "node:fs";
 import { z } from "zod";
 import { workflowError } from "@phasekit/core";
-import { fsErrorCode } from "../io/fs-port.js";
+import { fsErrorCode, nodeFs } from "../io/fs-port.js";
+import { MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
 
 /** Name of the lock directory inside a run folder. */
 export const LOCK_DIR_NAME = ".lock";
@@ -33,7 +34,37 @@ export const lockHolderSchema = z.strictObject({
   since: z.string().min(1),
   /** The holder's stale time: a taker configured shorter waits this long instead, so mixed settings stay safe. */
   staleMs: z.int().min(0).optional(),
+  /** `/proc/sys/kernel/random/boot_id` of the holder's machine: a pid means nothing across a reboot. */
+  bootId: z.string().max(200).optional(),
+  /** `readlink /proc/self/ns/pid` of the holder: a pid means nothing in another pid namespace (a container). */
+  pidNs: z.string().max(200).optional(),
 });
+
+/** Where this process runs, as far as pids are concerned: boot id and pid namespace (absent off Linux). */
+export interface ProcessIdentity {
+  bootId?: string;
+  pidNs?: string;
+}
+
+let identity: ProcessIdentity | undefined;
+
+/** This process's boot id and pid namespace, read once. */
+export function processIdentity(): ProcessIdentity {
+  if (identity !== undefined) return identity;
+  const out: ProcessIdentity = {};
+  try {
+    out.bootId = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    // Not Linux: no boot id, so no holder is ever judged dead by pid (the stale time decides).
+  }
+  try {
+    out.pidNs = readlinkSync("/proc/self/ns/pid");
+  } catch {
+    // Likewise.
+  }
+  identity = out;
+  return out;
+}
 
 /** A lock holder as recorded in its holder file. */
 export type LockHolder = z.infer<typeof lockHolderSchema>;
@@ -96,12 +127,13 @@ export async function readLockHolder(runDir: string, options: { staleMs?: number
     const ageMs = Math.max(0, (options.nowMs ?? Date.now()) - mtimeMs);
     const name = names.find(isHolderFileName);
     if (name === undefined) return { held: true, lockDir, holder: null, ageMs, stale: ageMs > staleMs };
-    try {
-      const holder = parseHolder(await fsp.readFile(path.join(lockDir, name), "utf8"));
+    // A FIFO or symlink planted as the holder file is never opened blocking or followed.
+    const bytes = await readRegular(nodeFs, path.join(lockDir, name), { maxBytes: MAX_FILE_BYTES.small, scope: "lock" }).catch(() => undefined);
+    if (bytes === undefined) return { held: true, lockDir, holder: null, ageMs, stale: ageMs > staleMs };
+    // null: released or taken over between the listing and the read: look again.
+    if (bytes !== null) {
+      const holder = parseHolder(bytes.toString("utf8"));
       return { held: true, lockDir, holder, ageMs, stale: ageMs > Math.max(staleMs, holder?.staleMs ?? 0) };
-    } catch (error) {
-      // Released or taken over between the listing and the read: look again.
-      if (fsErrorCode(error) !== "ENOENT") throw readFailed(lockDir, error);
     }
   }
   return { held: true, lockDir, holder: null, ageMs: 0, stale: false };

@@ -9,12 +9,12 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import lockfile from "proper-lockfile";
+import { loadProperLockfile } from "./lockfile-loader.js";
 import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { fsErrorCode } from "../io/fs-port.js";
 import { createLockFs, type LockFsState } from "./files.js";
 import { busyError, ioError, junkError, notOwnedError, type LockErrorContext } from "./errors.js";
-import { DEFAULT_LOCK_STALE_MS, holderFileName, lockDirOf, type LockHolder, type LockOwner } from "./holder.js";
+import { DEFAULT_LOCK_STALE_MS, holderFileName, lockDirOf, processIdentity, type LockHolder, type LockOwner } from "./holder.js";
 
 const SCOPE = "lock";
 // proper-lockfile clamps stale to ≥ 2 s and its refresh to [1 s, stale / 2]; refuse values it would change.
@@ -70,11 +70,28 @@ interface Settings extends LockErrorContext {
 /** Acquires the plan lock of `runDir`, or returns LOCKED naming the holder. Throws INVALID_OPTIONS at once. */
 export async function acquirePlanLock(options: AcquirePlanLockOptions): Promise<Result<{ lock: PlanLock }>> {
   const s = checkOptions(options);
+  // One free watch per call: a lock that looks stale by its holder's clock is watched for up to its stale time
+  // (plus a margin) before being judged; if its heartbeat changes meanwhile, the holder is alive (skewed clock).
+  let watchBudgetMs = Math.max(s.staleMs, MAX_HOLDER_STALE_MS) + 500;
+  let watching: string | undefined;
   for (let attempt = 0; ; attempt++) {
     if (s.signal?.aborted) return { ok: false, error: await busyError(s, "gave up waiting (aborted)") };
     const r = await attemptOnce(s);
     if (r.kind === "held") return { ok: true, lock: r.lock };
     if (r.kind === "error") return { ok: false, error: r.error };
+    // A heartbeat that changed while watched belongs to a live holder: no second free watch.
+    if (r.watchMs !== undefined && r.watchMs < watchBudgetMs && (watching === undefined || watching === r.heartbeat)) {
+      watching = r.heartbeat;
+      const wait = Math.max(50, r.watchMs + 50);
+      watchBudgetMs -= wait;
+      attempt--;
+      try {
+        await sleep(wait, undefined, s.signal ? { signal: s.signal } : undefined);
+      } catch {
+        return { ok: false, error: await busyError(s, "gave up waiting (aborted)") };
+      }
+      continue;
+    }
     if (attempt >= s.retries) return { ok: false, error: await busyError(s, r.why) };
     try {
       await sleep(backoffMs(attempt), undefined, s.signal ? { signal: s.signal } : undefined);
@@ -84,7 +101,10 @@ export async function acquirePlanLock(options: AcquirePlanLockOptions): Promise<
   }
 }
 
-type Attempt = { kind: "held"; lock: PlanLock } | { kind: "busy"; why: string } | { kind: "error"; error: WorkflowError };
+type Attempt = { kind: "held"; lock: PlanLock } | { kind: "busy"; why: string; watchMs?: number; heartbeat?: string } | { kind: "error"; error: WorkflowError };
+
+// The longest holder stale time a contender honours while watching (a holder may ask for more than ours).
+const MAX_HOLDER_STALE_MS = 60_000;
 
 async function attemptOnce(s: Settings): Promise<Attempt> {
   const holder: LockHolder = {
@@ -95,8 +115,9 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
     host: s.owner.host,
     since: s.now().toISOString(),
     staleMs: s.staleMs,
+    ...processIdentity(),
   };
-  const state: LockFsState = { acquired: false, lastRefreshMs: 0, notOwned: false, tookOverFrom: null };
+  const state: LockFsState = { acquired: false, lastRefreshMs: 0, notOwned: false, tookOverFrom: null, watch: null };
   const controller = new AbortController();
   let compromised = false;
   const lose = (why: string, cause?: unknown) => {
@@ -110,14 +131,16 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
     );
   };
   let plRelease: () => Promise<void>;
+  const lockFs = createLockFs({ lockDir: s.lockDir, holder, staleMs: s.staleMs, state });
   try {
+    const lockfile = await loadProperLockfile();
     plRelease = await lockfile.lock(s.runDir, {
       realpath: false,
       lockfilePath: s.lockDir,
       stale: s.staleMs,
       update: s.updateMs,
       retries: 0,
-      fs: createLockFs({ lockDir: s.lockDir, holder, staleMs: s.staleMs, state }),
+      fs: lockFs,
       onCompromised: (err) => {
         compromised = true;
         lose(`it was taken over or removed (${err.message})`, err);
@@ -125,12 +148,18 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
     });
   } catch (error) {
     const code = fsErrorCode(error);
-    if (code === "ELOCKED" || code === "EEXIST") return { kind: "busy", why: "it is held" };
+    if (code === "ELOCKED" || code === "EEXIST") {
+      return state.watch === null ? { kind: "busy", why: "it is held" } : { kind: "busy", why: "its heartbeat has not been watched for the stale time yet", watchMs: state.watch.remainingMs, heartbeat: state.watch.heartbeat };
+    }
     if (code === "EJUNK") return { kind: "error", error: junkError(s, error) };
     return { kind: "error", error: ioError(s, error) };
   }
   await sweepLeftovers(s);
   let released = false;
+  // Exit cleanup only while held (an `exit` listener changes no signal disposition): a normal exit with the lock
+  // still held removes our own holder file and the lock directory, never another holder's.
+  const onExit = () => lockFs.rmdirSync();
+  process.on("exit", onExit);
   const lock: PlanLock = {
     runDir: s.runDir,
     lockDir: s.lockDir,
@@ -149,6 +178,7 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
     async release() {
       if (released) return { ok: true, released: false };
       released = true;
+      process.removeListener("exit", onExit);
       if (compromised) return { ok: false, error: notOwnedError(s, holder) };
       try {
         await plRelease();

@@ -3,10 +3,11 @@
  * carries one) its core workflow state. Every durable change goes through `writeMeta`, which refuses to write
  * once the lock is lost and relies on workflow.json's generation check for the race that remains.
  */
-import { fingerprint } from "../store/fingerprint.js";
+import { createStepRunner, type StepReport } from "./step-runner.js";
+import type { StepFn, StepOptions, StepResult, StepValue } from "./step-options.js";
 import { isWorkflowError, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import { createWorkflowHandle, type RunWorkflowHandle } from "./workflow-handle.js";
-import type { CheckpointStore, RerunReason } from "../store/checkpoints.js";
+import type { CheckpointStore } from "../store/checkpoints.js";
 import { clearControlRequest, readControlRequest, readPauseRequest, type ControlRequest } from "./control-signals.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import type { Reporter } from "./reporter.js";
@@ -16,10 +17,7 @@ import { runVerificationPolicy, type VerificationOutcome } from "../verification
 import type { CommandRunner } from "../verification/runner.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 
-/** What happened to one `ctx.step` call in this run. */
-export type StepReport =
-  | { stepId: string; outcome: "reused"; why: string }
-  | { stepId: string; outcome: "ran"; reason: RerunReason; why: string; /** A damaged stored output moved aside here. */ evidence?: string };
+export type { StepReport } from "./step-runner.js";
 
 /** The context a `runWorkflow` body receives. */
 export interface RunContext {
@@ -45,9 +43,12 @@ export interface RunContext {
   /**
    * Runs `fn` once per input: a completed checkpoint with the same input fingerprint returns its stored output
    * instead. Checks the lock, pause/stop requests and the iteration caps first. `input` and the output must be
-   * plain JSON.
+   * plain JSON (a step that returns nothing stores and returns null). The nth call with the same `id` in one
+   * invocation is keyed `id#n`, so loops and parallel steps (`Promise.all`) are reused on resume when the body
+   * calls them in the same order. `fn` gets a signal (aborted on lock loss, a stop request, or `timeoutMs`) and
+   * the attempt number (1 on the first try; counts across resumes and `retries`).
    */
-  step<T>(id: string, input: unknown, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T>;
+  step<T extends StepValue>(id: string, input: unknown, fn: StepFn<T>, options?: StepOptions): Promise<StepResult<T>>;
   /** Throws RUN_PAUSED / RUN_STOPPED when another process asked for it, LOCK_LOST when the lock is gone. */
   checkControl(): Promise<void>;
   /** Records the phase the body is in (shown by `analyzeResumeTarget` and the CLI). */
@@ -94,20 +95,11 @@ export interface RunContextInternals {
   now(): number;
 }
 
-const WHY: Record<RerunReason, string> = {
-  "no-record": "no checkpoint yet",
-  started: "the last attempt started but never finished (crash or kill)",
-  failed: "the last attempt failed",
-  "input-changed": "its input changed since the checkpoint",
-  "artifact-missing": "the stored output is missing",
-  "artifact-corrupt": "the stored output no longer matches its fingerprint",
-};
 
 /** Builds the body's context over an acquired lock and the run's current metadata. */
 export function createRunContext(deps: RunContextDeps): RunContextInternals {
   let meta = deps.metadata;
   let baseline: unknown;
-  let stepCount = 0;
   const steps: StepReport[] = [];
   const iso = (): string => deps.clock().toISOString();
 
@@ -116,7 +108,14 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
   };
   // Every workflow.json write asks the lock first (holder file and refresh age), not just the abort flag:
   // the flag is set by a timer, which a process woken from SIGSTOP may not have run yet.
-  const writeMeta = async (patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata> => {
+  // Parallel steps write workflow.json too: one write at a time, each from the generation the last one left.
+  let metaQueue: Promise<unknown> = Promise.resolve();
+  const writeMeta = (patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata> => {
+    const run = metaQueue.then(() => writeMetaNow(patch));
+    metaQueue = run.catch(() => undefined);
+    return run;
+  };
+  const writeMetaNow = async (patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata> => {
     assertLock();
     await deps.lock.assertHeld();
     const { schemaVersion: _v, generation, ...rest } = meta;
@@ -149,50 +148,7 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     });
   };
 
-  const step = async <T>(id: string, input: unknown, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> => {
-    await checkControl();
-    stepCount++;
-    if (stepCount > deps.maxSteps) {
-      throw workflowError("run", "MAX_STEPS_REACHED", `run ${deps.slug} reached maxSteps (${deps.maxSteps}) at step ${id}.`, {
-        field: "maxSteps",
-        value: deps.maxSteps,
-        hint: "raise maxSteps if the run really needs more steps, or fix the loop that keeps calling ctx.step",
-      });
-    }
-    const previous = await deps.checkpoints.record(id);
-    if (previous !== undefined && previous.status !== "completed" && previous.attempt >= deps.maxAttempts && previous.inputFingerprint === fingerprint(input)) {
-      throw workflowError("run", "MAX_ATTEMPTS_REACHED", `step ${id} of run ${deps.slug} already failed ${previous.attempt} time(s) (maxAttempts ${deps.maxAttempts}).`, {
-        field: "maxAttempts",
-        value: deps.maxAttempts,
-        stepId: id,
-        hint: "fix the cause of the failure, then raise maxAttempts or start a new run",
-      });
-    }
-    let wroteStart = false;
-    const outcome = await deps.checkpoints.step(id, input, async () => {
-      await writeMeta({ currentStepId: id });
-      wroteStart = true;
-      return fn(deps.lock.signal);
-    }).catch((error: unknown) => {
-      // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.
-      throw deps.lock.signal.aborted ? lockLost(deps) : error;
-    });
-    if (outcome.reused) {
-      const why = "completed checkpoint with the same input fingerprint";
-      steps.push({ stepId: id, outcome: "reused", why });
-      // Killed between the checkpoint and workflow.json: the step is still recorded as in flight; finish that.
-      if (meta.currentStepId === id) await writeMeta({ currentStepId: undefined, lastCompletedStepId: id });
-      deps.reporter.report("info", `↺ ${id}: reused (${why})`, { id: `step:${id}` });
-      return outcome.output;
-    }
-    steps.push({ stepId: id, outcome: "ran", reason: outcome.reason, why: WHY[outcome.reason], ...(outcome.movedAside === undefined ? {} : { evidence: outcome.movedAside }) });
-    if (outcome.movedAside !== undefined) {
-      deps.reporter.warning(`${id}: its stored output was damaged; kept as evidence at ${outcome.movedAside}`, { id: `step:${id}:evidence` });
-    }
-    if (wroteStart) await writeMeta({ currentStepId: undefined, lastCompletedStepId: id });
-    deps.reporter.report("info", `✓ ${id}`, { id: `step:${id}` });
-    return outcome.output;
-  };
+  const step = createStepRunner({ deps, writeMeta, checkControl, steps, currentStepId: () => meta.currentStepId, lockLost: () => lockLost(deps) });
 
   const workflow =
     deps.workflow === null

@@ -64,7 +64,7 @@ export interface CommitIntent {
 export interface CheckpointStore {
   readonly file: string;
   /** Runs `fn` unless a completed record with the same input fingerprint and an intact artifact exists. */
-  step<T>(id: string, input: unknown, fn: () => T | Promise<T>): Promise<StepOutcome<T>>;
+  step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<StepOutcome<T>>;
   /** The latest record of a step, if any. */
   record(id: string): Promise<StepRecord | undefined>;
   /** The latest record of every step. */
@@ -125,7 +125,7 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
       if (autoCompactAfter > 0 && superseded >= autoCompactAfter && superseded > live) await compactNow();
     });
 
-  async function step<T>(id: string, input: unknown, fn: () => T | Promise<T>): Promise<StepOutcome<T>> {
+  async function step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<StepOutcome<T>> {
     const stepId = checkId(id);
     const inputFingerprint = fingerprint(input);
     const log = await load();
@@ -147,7 +147,9 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
     let output: T;
     let stored: { fingerprint: Fingerprint; ref: string };
     try {
-      output = await fn();
+      // A step that returns nothing stores null: `undefined` is no JSON value, and refusing it after fn ran
+      // would repeat fn's side effect on every resume.
+      output = ((await fn(started.attempt)) ?? null) as T;
       const encoded = encodeArtifact(output);
       pending.add(encoded.fingerprint);
       stored = await artifacts.putEncoded(encoded);
@@ -248,10 +250,14 @@ function checkOptions(o: CheckpointStoreOptions): { runDir: string; now: () => D
   return { runDir: o.runDir, now: o.now };
 }
 
+// `lint#2` is the key of the second `lint` step of a run (see run/context.ts); '#' is not allowed in an id itself.
+const OCCURRENCE = /#[1-9][0-9]{0,8}$/;
+
 function checkId(value: unknown): string {
-  const r = validateStepId(value);
+  const base = typeof value === "string" ? value.replace(OCCURRENCE, "") : value;
+  const r = validateStepId(base);
   if (!r.ok) throw r.error;
-  return r.stepId;
+  return value as string;
 }
 
 function stamp(now: () => Date): string {

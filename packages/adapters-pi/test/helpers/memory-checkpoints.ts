@@ -21,7 +21,7 @@ export function createMemoryCheckpoints(slug: string): CheckpointStore {
       const started: StepRecord = { v: 1, kind: "step", stepId: id, status: "started", attempt: (prev?.record.attempt ?? 0) + 1, inputFingerprint, startedAt: at };
       steps.set(id, { record: started });
       try {
-        const output = await fn();
+        const output = ((await fn(started.attempt)) ?? null) as never;
         const record: StepRecord = { ...started, status: "completed", outputFingerprint: fingerprint(output), finishedAt: at };
         steps.set(id, { record, output: structuredClone(output) });
         return { reused: false, reason, output, record };

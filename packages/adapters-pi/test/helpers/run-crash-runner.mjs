@@ -22,7 +22,7 @@ async function effect(line) {
 }
 
 const run = await runWorkflow(
-  { repoRoot, target: slug, toolName: "crash-test", maxAttempts: 1_000, lock: { staleMs: 2_000 }, onHookFailure: (f) => say(`hook-failure ${f.hook} ${f.error.code}`) },
+  { repoRoot, target: slug, toolName: "crash-test", maxAttempts: 1_000, reenter: true, lock: { staleMs: 2_000 }, onHookFailure: (f) => say(`hook-failure ${f.hook} ${f.error.code}`) },
   async (ctx) => {
     const outputs = [];
     let prev = "seed";

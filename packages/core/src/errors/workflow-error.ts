@@ -53,7 +53,6 @@ export type WorkflowErrorCode =
   | "HOOK_FAILED"
   | "RUN_FINISHED"
   | "STEP_TIMEOUT"
-  | "DUPLICATE_STEP"
   | "INVALID_CONFIG"
   | "VERIFICATION_FAILED"
   | "INVALID_VERDICT";

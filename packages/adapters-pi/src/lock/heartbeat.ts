@@ -1,0 +1,24 @@
+/**
+ * Staleness judged on the contender's own clock. The holder refreshes the lock directory's mtime every
+ * `updateMs`; comparing that mtime with our wall clock breaks when the clocks disagree (a holder 30 s behind
+ * looked stale at once). Instead the contender remembers each heartbeat it sees (holder file name + mtime) and
+ * when it first saw it, on `performance.now()` (monotonic): a lock is stale only once the same heartbeat has been
+ * seen unchanged for the stale time. The memory is per process, so repeated attempts accumulate evidence.
+ */
+import { performance } from "node:perf_hooks";
+
+const seen = new Map<string, { heartbeat: string; sinceMs: number }>();
+
+/** How long (ms, monotonic) this process has seen `lockDir` carry this exact heartbeat; 0 when it just changed. */
+export function observedAgeMs(lockDir: string, holderNames: string, mtimeMs: number): number {
+  const heartbeat = `${holderNames}@${mtimeMs}`;
+  const now = performance.now();
+  const last = seen.get(lockDir);
+  if (last === undefined || last.heartbeat !== heartbeat) {
+    seen.set(lockDir, { heartbeat, sinceMs: now });
+    // Bound the memory: only locks this process is contending for matter, and they are few.
+    if (seen.size > 1_000) seen.delete(seen.keys().next().value as string);
+    return 0;
+  }
+  return now - last.sinceMs;
+}

@@ -1,0 +1,95 @@
+/**
+ * What a `ctx.step` call may ask for beyond its id and input: a timeout, retries with exponential back-off, and
+ * the types that keep step outputs JSON. Also the stop watcher that aborts in-flight steps when another process
+ * sends a stop, instead of waiting for the next step boundary.
+ */
+import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
+import type { JsonValue } from "../io/plain-json.js";
+import { readControlRequest } from "./control-signals.js";
+
+/** What a step may return: a JSON value, or nothing (stored and returned as null). */
+export type StepValue = JsonValue | void | undefined | Readonly<JsonValue>;
+/** What `ctx.step` resolves with: the output, null for a step that returned nothing. */
+export type StepResult<T> = [T] extends [void | undefined] ? null : T;
+/** A step body: gets the step's signal and its attempt number (1-based). */
+export type StepFn<T> = (signal: AbortSignal, attempt: number) => T | Promise<T>;
+
+/** Options of one `ctx.step` call. */
+export interface StepOptions {
+  /** Abort the step's signal and fail the attempt with STEP_TIMEOUT after this many ms (0 = no limit, the default). */
+  timeoutMs?: number;
+  /** Further attempts inside this run after a failure (default 0); each is recorded and counts toward maxAttempts. */
+  retries?: number;
+  /** Wait before the first retry (default 200 ms); doubles each retry, capped by `maxBackoffMs` (default 30 s). */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/** Validates the options (INVALID_OPTIONS naming the field) and fills in the defaults. */
+export function checkStepOptions(id: string, o: StepOptions): Required<StepOptions> {
+  const out = { timeoutMs: o.timeoutMs ?? 0, retries: o.retries ?? 0, backoffMs: o.backoffMs ?? 200, maxBackoffMs: o.maxBackoffMs ?? 30_000 };
+  for (const [field, value] of Object.entries(out)) {
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw workflowError("run", "INVALID_OPTIONS", `step ${id}: option ${field} is invalid: ${String(value)}.`, { field, value, hint: "pass an integer ≥ 0" });
+    }
+  }
+  return out;
+}
+
+// Failures a retry cannot fix (or that must end the run now) are never retried.
+const FINAL = new Set(["LOCK_LOST", "RUN_STOPPED", "RUN_PAUSED", "UNSAFE_FILE", "FILE_TOO_LARGE", "CORRUPT_FILE", "UNSERIALIZABLE", "MAX_ATTEMPTS_REACHED", "INVALID_OPTIONS"]);
+
+/** True when another attempt could succeed. */
+export function retryable(error: unknown): boolean {
+  return !(isWorkflowError(error) && FINAL.has(error.code));
+}
+
+/** Polls for a stop request while steps are in flight and aborts their signals when one arrives. */
+export interface StopWatch {
+  /** Called when a step starts running: begins polling if it is not already. */
+  start(): void;
+  /** Called when a step settles: stops polling once none is in flight. */
+  settle(): void;
+  /** The RUN_STOPPED error once a stop was seen, else null. */
+  stopped(): WorkflowError | null;
+}
+
+const POLL_MS = 250;
+
+/** The stop watcher of one run context. */
+export function createStopWatch(deps: { runDir: string; slug: string }, inFlight: ReadonlyMap<string, AbortController>): StopWatch {
+  let timer: NodeJS.Timeout | undefined;
+  let seen: WorkflowError | null = null;
+  let polling = false;
+  const poll = async () => {
+    if (polling || seen !== null) return;
+    polling = true;
+    try {
+      const r = await readControlRequest(deps.runDir);
+      if (r.ok && r.request?.signal === "stop") {
+        seen = workflowError("run", "RUN_STOPPED", `run ${deps.slug}: stop requested (${r.request.reason}).`, {
+          value: "stop",
+          reason: r.request.reason,
+          requestedBy: r.request.requestedBy,
+          request: r.request,
+        });
+        for (const c of inFlight.values()) c.abort(seen);
+      }
+    } finally {
+      polling = false;
+    }
+  };
+  return {
+    start() {
+      if (timer !== undefined) return;
+      timer = setInterval(() => void poll(), POLL_MS);
+      timer.unref();
+    },
+    settle() {
+      if (inFlight.size > 0 || timer === undefined) return;
+      clearInterval(timer);
+      timer = undefined;
+    },
+    stopped: () => seen,
+  };
+}

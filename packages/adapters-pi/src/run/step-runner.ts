@@ -1,0 +1,160 @@
+/**
+ * `ctx.step`: keys (id + occurrence), caps, retries with back-off, the per-step signal (lock loss, stop request,
+ * timeout) and the workflow.json bookkeeping around one checkpointed step. Split from context.ts, which wires it.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { workflowError } from "@phasekit/core";
+import { fingerprint } from "../store/fingerprint.js";
+import type { RerunReason } from "../store/checkpoints.js";
+import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
+import type { CheckpointStore } from "../store/checkpoints.js";
+import type { StoreLock } from "../store/plan-store.js";
+import type { Reporter } from "./reporter.js";
+import { checkStepOptions, createStopWatch, retryable, type StepFn, type StepOptions, type StepResult, type StepValue } from "./step-options.js";
+
+const WHY: Record<RerunReason, string> = {
+  "no-record": "no checkpoint yet",
+  started: "the last attempt started but never finished (crash or kill)",
+  failed: "the last attempt failed",
+  "input-changed": "its input changed since the checkpoint",
+  "artifact-missing": "the stored output is missing",
+  "artifact-corrupt": "the stored output no longer matches its fingerprint",
+};
+
+/** What happened to one `ctx.step` call in this run. */
+export type StepReport =
+  | { stepId: string; outcome: "reused"; why: string }
+  | { stepId: string; outcome: "ran"; reason: RerunReason; why: string; /** A damaged stored output moved aside here. */ evidence?: string };
+
+/** The parts of the run context's dependencies a step uses. */
+export interface StepDeps {
+  lock: StoreLock;
+  checkpoints: CheckpointStore;
+  reporter: Reporter;
+  slug: string;
+  runDir: string;
+  maxSteps: number;
+  maxAttempts: number;
+}
+
+/** What the step runner needs from its context. */
+export interface StepRunnerDeps {
+  deps: StepDeps;
+  writeMeta(patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata>;
+  checkControl(): Promise<void>;
+  /** The context's report list, appended to in call order. */
+  steps: StepReport[];
+  currentStepId(): string | undefined;
+  lockLost(): Error;
+}
+
+/** Builds the `ctx.step` of one run context. */
+export function createStepRunner(r: StepRunnerDeps) {
+  const { deps, writeMeta, checkControl, steps } = r;
+  const lockLost = r.lockLost;
+  let stepCount = 0;
+  // Occurrences per step id in this invocation: the nth `ctx.step("lint", …)` is keyed `lint#n` (n ≥ 2), so a
+  // loop over inputs reuses each of its steps on resume instead of re-running all but the last.
+  const occurrences = new Map<string, number>();
+  const inFlight = new Map<string, AbortController>();
+  const stopWatch = createStopWatch(deps, inFlight);
+
+  const step = async <T extends StepValue>(id: string, input: unknown, fn: StepFn<T>, options: StepOptions = {}): Promise<StepResult<T>> => {
+    // Everything up to the first await runs synchronously, so parallel calls get their keys in call order.
+    const n = (occurrences.get(id) ?? 0) + 1;
+    occurrences.set(id, n);
+    const key = n === 1 ? id : `${id}#${n}`;
+    const opts = checkStepOptions(id, options);
+    await checkControl();
+    stepCount++;
+    if (stepCount > deps.maxSteps) {
+      throw workflowError("run", "MAX_STEPS_REACHED", `run ${deps.slug} reached maxSteps (${deps.maxSteps}) at step ${key}.`, {
+        field: "maxSteps",
+        value: deps.maxSteps,
+        hint: "raise maxSteps if the run really needs more steps, or fix the loop that keeps calling ctx.step",
+      });
+    }
+    const inputFp = fingerprint(input);
+    for (let tryNo = 0; ; tryNo++) {
+      const previous = await deps.checkpoints.record(key);
+      if (previous !== undefined && previous.status !== "completed" && previous.attempt >= deps.maxAttempts && previous.inputFingerprint === inputFp) {
+        throw workflowError("run", "MAX_ATTEMPTS_REACHED", `step ${key} of run ${deps.slug} already failed ${previous.attempt} time(s) (maxAttempts ${deps.maxAttempts}).`, {
+          field: "maxAttempts",
+          value: deps.maxAttempts,
+          stepId: key,
+          hint: "fix the cause of the failure, then raise maxAttempts or start a new run",
+        });
+      }
+      try {
+        return (await attemptStep(key, input, fn, opts)) as StepResult<T>;
+      } catch (error) {
+        if (tryNo >= opts.retries || !retryable(error) || deps.lock.signal.aborted || stopWatch.stopped() !== null) throw error;
+        const wait = Math.min(opts.maxBackoffMs, opts.backoffMs * 2 ** tryNo);
+        deps.reporter.warning(`${key}: attempt failed (${error instanceof Error ? error.message : String(error)}); retrying in ${wait} ms`, { id: `step:${key}` });
+        await sleep(wait, undefined, { signal: deps.lock.signal }).catch(() => {
+          throw lockLost();
+        });
+        await checkControl();
+      }
+    }
+  };
+
+  const attemptStep = async <T extends StepValue>(key: string, input: unknown, fn: StepFn<T>, opts: Required<StepOptions>): Promise<unknown> => {
+    let wroteStart = false;
+    const controller = new AbortController();
+    const onLost = () => controller.abort(deps.lock.signal.reason);
+    deps.lock.signal.addEventListener("abort", onLost, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await deps.checkpoints
+      .step(key, input, async (attempt) => {
+        await writeMeta({ currentStepId: key });
+        wroteStart = true;
+        inFlight.set(key, controller);
+        stopWatch.start();
+        const timedOut = new Promise<never>((_, reject) => {
+          if (opts.timeoutMs === 0) return;
+          timer = setTimeout(() => {
+            const e = workflowError("run", "STEP_TIMEOUT", `step ${key} of run ${deps.slug} ran longer than ${opts.timeoutMs} ms; its signal was aborted.`, {
+              stepId: key,
+              value: opts.timeoutMs,
+              hint: "raise timeoutMs for this step, or make fn honour its signal sooner",
+            });
+            controller.abort(e);
+            reject(e);
+          }, opts.timeoutMs);
+        });
+        timedOut.catch(() => undefined);
+        return Promise.race([Promise.resolve().then(() => fn(controller.signal, attempt)), timedOut]);
+      })
+      .catch((error: unknown) => {
+        // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.
+        if (deps.lock.signal.aborted) throw lockLost();
+        // A step that failed because a stop aborted its signal ends the run cancelled, not failed.
+        const stop = stopWatch.stopped();
+        throw stop !== null && controller.signal.aborted ? stop : error;
+      })
+      .finally(() => {
+        clearTimeout(timer);
+        deps.lock.signal.removeEventListener("abort", onLost);
+        inFlight.delete(key);
+        stopWatch.settle();
+      });
+    if (outcome.reused) {
+      const why = "completed checkpoint with the same input fingerprint";
+      steps.push({ stepId: key, outcome: "reused", why });
+      // Killed between the checkpoint and workflow.json: the step is still recorded as in flight; finish that.
+      if (r.currentStepId() === key) await writeMeta({ currentStepId: nextInFlight(), lastCompletedStepId: key });
+      deps.reporter.report("info", `↺ ${key}: reused (${why})`, { id: `step:${key}` });
+      return outcome.output;
+    }
+    steps.push({ stepId: key, outcome: "ran", reason: outcome.reason, why: WHY[outcome.reason], ...(outcome.movedAside === undefined ? {} : { evidence: outcome.movedAside }) });
+    if (outcome.movedAside !== undefined) {
+      deps.reporter.warning(`${key}: its stored output was damaged; kept as evidence at ${outcome.movedAside}`, { id: `step:${key}:evidence` });
+    }
+    if (wroteStart) await writeMeta({ currentStepId: nextInFlight(), lastCompletedStepId: key });
+    deps.reporter.report("info", `✓ ${key}`, { id: `step:${key}` });
+    return outcome.output;
+  };
+  const nextInFlight = (): string | undefined => inFlight.keys().next().value;
+  return step;
+}
