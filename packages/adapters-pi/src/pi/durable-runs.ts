@@ -11,6 +11,8 @@ import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
 export interface DurableOptions {
   readonly planRoot?: string | false;
   readonly homeDir?: string;
+  /** The plan store for a session's cwd (e.g. `@phasekit/store-postgres`); default the fs store under `planRoot`. */
+  readonly store?: (cwd: string) => PlanStore;
 }
 
 /** The outcome of a durable operation: ok, or a message for the user. */
@@ -46,6 +48,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
   let held: Held | undefined;
   const enabled = options.planRoot !== false;
   const storeFor = (cwd: string): PlanStore =>
+    options.store?.(cwd) ??
     createFsPlanStore({ repoRoot: cwd, planRoot: typeof options.planRoot === "string" ? options.planRoot : undefined, homeDir: options.homeDir });
 
   async function lockRun(store: PlanStore, slug: string): Promise<DurableResult<{ lock: StoreLock }>> {

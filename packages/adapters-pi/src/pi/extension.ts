@@ -30,4 +30,5 @@ function checkOptions(o: WorkflowExtensionOptions): void {
   if (o.countdownMs !== undefined && (!Number.isFinite(o.countdownMs) || o.countdownMs < 0)) bad("countdownMs", o.countdownMs, "pass a number of milliseconds ≥ 0");
   if (o.maxReminders !== undefined && (!Number.isInteger(o.maxReminders) || o.maxReminders < 0)) bad("maxReminders", o.maxReminders, "pass an integer ≥ 0");
   if (o.planRoot !== undefined && o.planRoot !== false && (typeof o.planRoot !== "string" || o.planRoot === "")) bad("planRoot", o.planRoot, "pass a folder path or false");
+  if (o.store !== undefined && typeof o.store !== "function") bad("store", typeof o.store, "pass a function (cwd) => PlanStore");
 }

@@ -7,6 +7,7 @@ import { generateRunId } from "../run/id.js";
 import { active, emptyRegistry, endOfRunText, isLive, move, readState, statusLine, toolDecision, toPersisted, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
 import { defaultDefinitionRoots, loadDefinitionFolders, type DefinitionLoadProblem, type DefinitionRoots, type LoadedDefinitions } from "./definition-folders.js";
 import { createDurableRuns, type DurableRuns } from "./durable-runs.js";
+import type { PlanStore } from "../store/plan-store.js";
 import type { PiApi, PiContext } from "./host.js";
 import { rebuildState, STATE_ENTRY } from "./session-entries.js";
 import { phaseListWidget } from "./widget.js";
@@ -21,6 +22,11 @@ export interface WorkflowExtensionOptions {
   readonly maxReminders?: number;
   /** Plan folder root relative to the session's cwd (default `ai_plan`); `false` keeps runs in the session only. */
   readonly planRoot?: string | false;
+  /**
+   * The plan store for a session's cwd, when runs should live elsewhere than the local plan folder (for example
+   * `openPostgresPlanStore` from `@phasekit/store-postgres`, shared by several machines). Default: the fs store.
+   */
+  readonly store?: (cwd: string) => PlanStore;
   /** Clock (epoch ms). */
   readonly now?: () => number;
   /** Run ids (default: 8 random base-36 characters). */
@@ -85,7 +91,7 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
   const rt: Runtime = {
     pi,
     options: { ...options, countdownMs: options.countdownMs ?? 3000, maxReminders: options.maxReminders ?? 3 },
-    durable: createDurableRuns({ planRoot: options.planRoot }, readState),
+    durable: createDurableRuns({ planRoot: options.planRoot, ...(options.store ? { store: options.store } : {}) }, readState),
     state: null,
     registry: emptyRegistry(),
     loaded: undefined,

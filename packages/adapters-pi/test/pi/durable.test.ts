@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultText } from "./helpers/fake-pi.js";
 import { loadExtension, tempProject } from "./helpers/setup.js";
+import { createFsPlanStore, type PlanStore } from "../../src/store/plan-store.js";
 
 let project: ReturnType<typeof tempProject>;
 beforeEach(() => {
@@ -18,6 +19,31 @@ const withPlans = { options: { planRoot: "plans" } };
 const readMeta = (id: string) => JSON.parse(fs.readFileSync(path.join(project.cwd, "plans", id, "workflow.json"), "utf8")) as { status: string; generation: number; state: { currentPath: Array<{ phaseIndex: number }>; completionNotified: boolean } };
 
 describe("plan folders", () => {
+  it("uses the injected store (another PlanStore, e.g. PostgreSQL) instead of the default fs store", async () => {
+    const used: string[] = [];
+    const store = (cwd: string): PlanStore => {
+      const inner = createFsPlanStore({ repoRoot: cwd, planRoot: "injected" });
+      return new Proxy(inner, {
+        get(target, key, receiver) {
+          const v = Reflect.get(target, key, receiver) as unknown;
+          if (typeof v !== "function") return v;
+          return (...args: unknown[]) => {
+            used.push(String(key));
+            return (v as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+    };
+    const { pi } = loadExtension(project, { options: { planRoot: "elsewhere", store } });
+    await pi.emit("session_start", {});
+    await pi.command("workflow", "ship Add a flag");
+    expect(used).toContain("lock");
+    expect(fs.existsSync(path.join(project.cwd, "injected", "run00001", "workflow.json"))).toBe(true);
+    expect(fs.existsSync(path.join(project.cwd, "elsewhere"))).toBe(false);
+    await pi.emit("session_shutdown", {});
+  });
+
+
   it("writes each change of the run to workflow.json, through the end notice", async () => {
     const { pi } = loadExtension(project, withPlans);
     await pi.emit("session_start", {});
