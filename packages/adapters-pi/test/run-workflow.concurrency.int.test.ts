@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { METADATA_FILE } from "../src/store/plan-store.js";
 import { readWorkflowMetadata } from "../src/store/metadata.js";
-import { createCheckpointStore } from "../src/store/checkpoints.js";
+import { readRunSteps } from "../src/store/run-steps.js";
 import { spawnLockChild, type LockChild } from "./helpers/lock-children.js";
 
 const ROUNDS = process.env.CI === "true" ? 10 : 4;
@@ -60,7 +60,7 @@ describe("runWorkflow: two processes start the same run at once", () => {
         const runDir = path.join(repoRoot, "ai_plan", slug);
         const meta = await readWorkflowMetadata(path.join(runDir, METADATA_FILE));
         expect(meta.ok && meta.metadata).toMatchObject({ status: "completed", currentTool: "racer" });
-        const records = await createCheckpointStore({ runDir, now: () => new Date() }).records();
+        const records = await readRunSteps(runDir);
         expect(records.map((r) => [r.stepId, r.status, r.attempt])).toEqual([["only", "completed", 1]]);
       } finally {
         for (const r of racers) {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempRepos } from "./helpers/temp-repos.js";
@@ -132,6 +132,8 @@ describe("runWorkflow and a damaged plan folder", () => {
   it("a temp file left in artifacts/ by a crashed writer is removed when the run is opened", async () => {
     const root = repo();
     await runWorkflow({ repoRoot: root, target: "tmp", toolName: "t" }, async (ctx) => ctx.step("a", {}, () => ({ big: "x" })));
+    // Outputs this small live in the run log; the folder exists when an earlier, larger output was written.
+    mkdirSync(path.join(root, "ai_plan", "tmp", "artifacts"), { recursive: true });
     const leftover = path.join(root, "ai_plan", "tmp", "artifacts", `.deadbeef.json.99999999.0123456789ab.tmp`);
     writeFileSync(leftover, "half");
     await runWorkflow({ repoRoot: root, target: "tmp", toolName: "t", reenter: true }, async (ctx) => ctx.step("a", {}, () => ({ big: "x" })));

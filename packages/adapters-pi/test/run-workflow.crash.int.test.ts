@@ -1,10 +1,9 @@
 import { describe, it, expect } from "vitest";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, utimesSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CHECKPOINT_LOG_FILE } from "../src/store/checkpoint-log.js";
 import { lockDirOf } from "../src/lock/holder.js";
 import { METADATA_FILE } from "../src/store/plan-store.js";
 import { readWorkflowMetadata } from "../src/store/metadata.js";
@@ -117,16 +116,22 @@ interface StepLog {
   completed: number[];
 }
 
+// Every step record of the run log, in order, across the segments of every epoch (no compaction in a run
+// this short; a killed runner's torn last line is skipped).
 function readCheckpointLog(runDir: string): Map<string, StepLog> {
   const byStep = new Map<string, StepLog>();
-  for (const line of readFileSync(path.join(runDir, CHECKPOINT_LOG_FILE), "utf8").split("\n")) {
-    if (line === "") continue;
-    const r = JSON.parse(line) as { kind: string; stepId: string; status: string; attempt: number };
-    if (r.kind !== "step") continue;
-    const log = byStep.get(r.stepId) ?? { started: [], completed: [] };
-    if (r.status === "started") log.started.push(r.attempt);
-    if (r.status === "completed") log.completed.push(r.attempt);
-    byStep.set(r.stepId, log);
+  const dir = path.join(runDir, "runlog");
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".seg")).sort()) {
+    const lines = readFileSync(path.join(dir, name), "utf8").split("\n");
+    lines.pop(); // the text after the last newline: empty, or a torn line
+    for (const line of lines) {
+      const r = JSON.parse(line.split("\t")[0] as string) as { t: string; k: string; a: number };
+      if (r.t !== "start" && r.t !== "done") continue;
+      const log = byStep.get(r.k) ?? { started: [], completed: [] };
+      if (r.t === "start") log.started.push(r.a);
+      else log.completed.push(r.a);
+      byStep.set(r.k, log);
+    }
   }
   return byStep;
 }

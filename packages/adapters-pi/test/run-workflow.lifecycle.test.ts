@@ -1,4 +1,5 @@
 import { readFileSync, rmSync } from "node:fs";
+import { readRunSteps } from "../src/store/run-steps.js";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkflowError } from "@phasekit/core";
@@ -220,6 +221,8 @@ describe("runWorkflow lifecycle order", () => {
     expect(afterLoss).toBe(0);
     expect(log).toEqual(["createReporter", "resolveBaseline", "body", "onError", ...CLEANUP]);
     // The status was not rewritten to failed by a process that no longer holds the lock.
-    expect(meta(root, "run-1")).toMatchObject({ status: "running", lastCompletedStepId: "before" });
+    expect(meta(root, "run-1")).toMatchObject({ status: "running" });
+    // The step it completed before the loss is in the run log (steps are never written to workflow.json one by one).
+    expect((await readRunSteps(path.join(root, "ai_plan", "run-1"))).map((r) => [r.stepId, r.status])).toEqual([["before", "completed"]]);
   }, 20_000);
 });

@@ -3,8 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createCheckpointStore } from "../src/store/checkpoints.js";
-import { METADATA_FILE } from "../src/store/plan-store.js";
+import { createFsPlanStore, METADATA_FILE } from "../src/store/plan-store.js";
 import { finishRun, spawnLockChild, type LockChild } from "./helpers/lock-children.js";
 
 interface Report {
@@ -35,7 +34,7 @@ async function lostLock(mode: "between" | "in"): Promise<void> {
     await sleep(2_600);
     const taker = spawnLockChild("run-sleeper.mjs", [repoRoot, slug, "free"]);
     const took = await finish(taker);
-    expect(took).toMatchObject({ event: "end", status: "completed", result: `seed+0+1@${taker.proc.pid}+2+3` });
+    expect(took, JSON.stringify(took)).toMatchObject({ event: "end", status: "completed", result: `seed+0+1@${taker.proc.pid}+2+3` });
     const completed = readFileSync(path.join(runDir, METADATA_FILE), "utf8");
     expect(JSON.parse(completed)).toMatchObject({ status: "completed", lastCompletedStepId: "s3" });
 
@@ -53,8 +52,13 @@ async function lostLock(mode: "between" | "in"): Promise<void> {
     // workflow.json is byte for byte the taker's completed state, not overwritten with failed.
     expect(readFileSync(path.join(runDir, METADATA_FILE), "utf8")).toBe(completed);
     // And the checkpoint the taker completed is still the one a later resume reuses.
-    const s1 = await createCheckpointStore({ runDir, now: () => new Date() }).step("s1", { i: 1, prev: "seed+0" }, () => "re-ran");
-    expect(s1).toMatchObject({ reused: true, output: `seed+0+1@${taker.proc.pid}` });
+    const store = createFsPlanStore({ repoRoot });
+    try {
+      const s1 = await (await store.checkpoints(slug, { now: () => new Date() })).step("s1", { i: 1, prev: "seed+0" }, () => "re-ran");
+      expect(s1).toMatchObject({ reused: true, output: `seed+0+1@${taker.proc.pid}` });
+    } finally {
+      await store.close();
+    }
   } finally {
     sleeper.proc.kill("SIGCONT");
     sleeper.proc.kill("SIGKILL");

@@ -6,11 +6,11 @@
 import os from "node:os";
 import path from "node:path";
 import { isFinished, workflowError, type WorkflowStatus } from "@phasekit/core";
-import { nodeFs } from "../io/fs-port.js";
 import { describeHolder, readLockHolder, type LockHolder, type LockInspection } from "../lock/holder.js";
 import { readControlRequest, type ControlRequest } from "../run/control-signals.js";
 import { resolveRunTarget, type RunLocation } from "../run/target.js";
-import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "../store/checkpoint-log.js";
+import type { StepRecord } from "../store/checkpoint-log.js";
+import { readRunSteps } from "../store/run-steps.js";
 import type { JournalEntry } from "../store/journal.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
@@ -128,11 +128,9 @@ export async function runJournal(location: RunLocation, roots: Roots): Promise<J
   }
 }
 
-/** The latest checkpoint record of every step, read without writing (no torn-tail repair: that is the runner's). */
+/** The latest record of every step (the run log, or an earlier format's checkpoint log), read without writing. */
 export async function readStepRecords(runDir: string): Promise<StepRecord[]> {
-  const r = await readLog(nodeFs, path.join(runDir, CHECKPOINT_LOG_FILE));
-  if (!r.ok) throw r.error;
-  return [...r.log.steps.values()];
+  return readRunSteps(runDir);
 }
 
 async function readSteps(runDir: string, live: boolean): Promise<StepView[]> {

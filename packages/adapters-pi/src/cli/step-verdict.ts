@@ -1,7 +1,6 @@
 /** `why`: a step's reuse decision explained from its checkpoint record and stored output. */
-import { createArtifactStore } from "../store/artifacts.js";
 import type { StepRecord } from "../store/checkpoint-log.js";
-import type { Fingerprint } from "../store/fingerprint.js";
+import { checkStoredOutput } from "../store/run-steps.js";
 
 /** Whether a step would be reused or run again, and why (the rules of the checkpoint store, read-only). */
 export type StepVerdict = { decision: "reuse" | "run" | "reuse-if-same-input"; reason: string; explanation: string };
@@ -11,10 +10,8 @@ export async function stepVerdict(runDir: string, record: StepRecord | null, giv
   if (record === null) return { decision: "run", reason: "no-record", explanation: "no checkpoint holds this step: it runs the first time it is called" };
   if (record.status === "started") return { decision: "run", reason: "started", explanation: `attempt ${record.attempt} started at ${record.startedAt} and never finished (its runner stopped mid-step): it runs again` };
   if (record.status === "failed") return { decision: "run", reason: "failed", explanation: `attempt ${record.attempt} failed: ${record.error ?? "no message"}; it runs again` };
-  if (record.outputFingerprint !== undefined) {
-    const art = await createArtifactStore({ runDir }).get(record.outputFingerprint as Fingerprint);
-    if (!art.ok) return { decision: "run", reason: `artifact-${art.reason}`, explanation: `its stored output ${record.artifact ?? ""} cannot be used: ${art.error.message}` };
-  }
+  const stored = await checkStoredOutput(runDir, record);
+  if (!stored.ok) return { decision: "run", reason: `artifact-${stored.reason}`, explanation: `its stored output ${record.artifact ?? ""} cannot be used: ${stored.message}` };
   if (given === null) return { decision: "reuse-if-same-input", reason: "completed", explanation: `completed at ${record.finishedAt ?? "?"}; reused when called with input fingerprint ${record.inputFingerprint}, run again on any other input` };
   if (given === record.inputFingerprint) return { decision: "reuse", reason: "same-input", explanation: `completed with the same input fingerprint ${given}` };
   return { decision: "run", reason: "input-changed", explanation: `the input changed: recorded ${record.inputFingerprint}, given ${given}` };

@@ -119,11 +119,14 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     assertLock();
     await deps.lock.assertHeld();
     const { schemaVersion: _v, generation, ...rest } = meta;
-    const next = dropUndefined({ ...rest, ...patch, updatedAt: iso() }) as WorkflowMetadataInput;
+    // Step bookkeeping rides along with every write (steps themselves write only to the run log).
+    const stepFacts = { currentStepId: runner.inFlight(), lastCompletedStepId: runner.lastCompleted() ?? rest.lastCompletedStepId };
+    const next = dropUndefined({ ...rest, ...stepFacts, ...patch, updatedAt: iso() }) as WorkflowMetadataInput;
     const w = await deps.store.writeMetadata(deps.slug, next, generation);
     if (!w.ok) throw w.error;
     meta = w.metadata;
     if (w.journalError) deps.reporter.warning(`journal: ${w.journalError.message}`, { id: "journal" });
+    if (w.snapshotError) deps.reporter.warning(`workflow.json: ${w.snapshotError.message}`, { id: "workflow.json" });
     return meta;
   };
   const journal = async (event: string, data?: unknown): Promise<void> => {
@@ -148,7 +151,8 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     });
   };
 
-  const step = createStepRunner({ deps, writeMeta, checkControl, steps, currentStepId: () => meta.currentStepId, lockLost: () => lockLost(deps) });
+  const runner = createStepRunner({ deps, checkControl, steps, lockLost: () => lockLost(deps) });
+  const step = runner.step;
 
   const workflow =
     deps.workflow === null

@@ -6,9 +6,7 @@
 import { cancelNow, isWorkflowError, pause as pauseState, toPersisted } from "@phasekit/core";
 import type { ControlRequest } from "./control-signals.js";
 import type { AnyOptions, RunCleanupInfo, RunResult, RunStatus, RunWorkflowOptions } from "./options.js";
-import { checkOptions, locate, upsert, workflowStateFor, writesWhileHeld } from "./setup.js";
-import { createCheckpointStore } from "../store/checkpoints.js";
-import { nodeFs } from "../io/fs-port.js";
+import { checkOptions, locate, upsert, workflowStateFor } from "./setup.js";
 import { createFsPlanStore, type PlanStore, type StoreLock } from "../store/plan-store.js";
 import { createReporter, type Reporter } from "./reporter.js";
 import { FINISHED_STATUSES, finishedError, judge } from "./resume-analysis.js";
@@ -91,11 +89,8 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       toolName: options.toolName,
       resumed: existing !== null,
       reporter,
-      // An injected store fences its own writes; the fs default asks the lock before each checkpoint write.
-      checkpoints:
-        options.store === undefined
-          ? createCheckpointStore({ runDir: location.runDir, now: clock, fs: writesWhileHeld(options.fs ?? nodeFs, lock) })
-          : await store.checkpoints(location.slug, { now: clock }),
+      // The store fences its own writes: the fs store's run log by epoch, PostgreSQL's rows by lease.
+      checkpoints: await store.checkpoints(location.slug, { now: clock }),
       verificationCache: createRunVerificationCache(),
       metadata: first.metadata,
       workflow: options.workflow !== undefined && state !== undefined ? { registry: options.workflow.registry, state } : null,

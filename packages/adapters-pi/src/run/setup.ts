@@ -7,8 +7,6 @@ import { randomBytes } from "node:crypto";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
 import { syncDir } from "../io/atomic-write.js";
 import { DIR_MODE, ensurePrivateDir } from "../io/plan-paths.js";
-import { SAFE_DIR_FLAGS, SAFE_OPEN_FLAGS } from "../io/safe-open.js";
-import type { StoreLock } from "../store/plan-store.js";
 import { generateRunId, type RandomBytes } from "./id.js";
 import type { AnyOptions } from "./options.js";
 import { planRootsOf, resolveRunTarget, type PlanRootsOptions, type RunLocation } from "./target.js";
@@ -124,22 +122,4 @@ export function checkOptions(options: AnyOptions): { maxSteps: number; maxAttemp
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw bad("maxAttempts", options.maxAttempts, "pass an integer ≥ 1");
   return { maxSteps, maxAttempts, lock: options.lock ?? {} };
-}
-
-/**
- * The checkpoint log has no generation check: a holder that overslept a step (SIGSTOP, laptop lid) and wakes
- * after another process took the run over would append its late `completed` record over the new holder's.
- * Every checkpoint write first asks the lock whether it is still held (refresh age and holder file).
- */
-export function writesWhileHeld(fs: FsPort, lock: StoreLock): FsPort {
-  return {
-    ...fs,
-    open: async (file, flags, mode) => (isReadOnly(flags) ? fs.open(file, flags, mode) : (await lock.assertHeld(), fs.open(file, flags, mode))),
-    rename: async (from, to) => (await lock.assertHeld(), fs.rename(from, to)),
-    appendFile: async (file, data, opts) => (await lock.assertHeld(), fs.appendFile(file, data, opts)),
-  };
-}
-
-function isReadOnly(flags: string | number): boolean {
-  return flags === "r" || flags === SAFE_OPEN_FLAGS.read || flags === SAFE_DIR_FLAGS;
 }

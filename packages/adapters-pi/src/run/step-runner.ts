@@ -1,12 +1,13 @@
 /**
- * `ctx.step`: keys (id + occurrence), caps, retries with back-off, the per-step signal (lock loss, stop request,
- * timeout) and the workflow.json bookkeeping around one checkpointed step. Split from context.ts, which wires it.
+ * `ctx.step`: keys (id + occurrence), caps, retries with back-off and the per-step signal (lock loss, stop
+ * request, timeout) around one checkpointed step. A step writes only to the run log (one synced append on a
+ * miss); which step is in flight and which completed last is kept here and folded into the next workflow.json
+ * write, never written per step. Split from context.ts, which wires it.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { workflowError } from "@phasekit/core";
 import { fingerprint } from "../store/fingerprint.js";
 import type { RerunReason } from "../store/checkpoints.js";
-import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 import type { CheckpointStore } from "../store/checkpoints.js";
 import type { StoreLock } from "../store/plan-store.js";
 import type { Reporter } from "./reporter.js";
@@ -40,17 +41,25 @@ export interface StepDeps {
 /** What the step runner needs from its context. */
 export interface StepRunnerDeps {
   deps: StepDeps;
-  writeMeta(patch: Partial<WorkflowMetadataInput>): Promise<WorkflowMetadata>;
   checkControl(): Promise<void>;
   /** The context's report list, appended to in call order. */
   steps: StepReport[];
-  currentStepId(): string | undefined;
   lockLost(): Error;
 }
 
+/** `ctx.step`, and what workflow.json should say about steps when it is next written. */
+export interface StepRunner {
+  step<T extends StepValue>(id: string, input: unknown, fn: StepFn<T>, options?: StepOptions): Promise<StepResult<T>>;
+  /** The oldest step still running, if any. */
+  inFlight(): string | undefined;
+  /** The step that completed (or was reused) last, if any. */
+  lastCompleted(): string | undefined;
+}
+
 /** Builds the `ctx.step` of one run context. */
-export function createStepRunner(r: StepRunnerDeps) {
-  const { deps, writeMeta, checkControl, steps } = r;
+export function createStepRunner(r: StepRunnerDeps): StepRunner {
+  const { deps, checkControl, steps } = r;
+  let lastCompleted: string | undefined;
   const lockLost = r.lockLost;
   let stepCount = 0;
   // Occurrences per step id in this invocation: the nth `ctx.step("lint", …)` is keyed `lint#n` (n ≥ 2), so a
@@ -100,15 +109,12 @@ export function createStepRunner(r: StepRunnerDeps) {
   };
 
   const attemptStep = async <T extends StepValue>(key: string, input: unknown, fn: StepFn<T>, opts: Required<StepOptions>): Promise<unknown> => {
-    let wroteStart = false;
     const controller = new AbortController();
     const onLost = () => controller.abort(deps.lock.signal.reason);
     deps.lock.signal.addEventListener("abort", onLost, { once: true });
     let timer: NodeJS.Timeout | undefined;
     const outcome = await deps.checkpoints
       .step(key, input, async (attempt) => {
-        await writeMeta({ currentStepId: key });
-        wroteStart = true;
         inFlight.set(key, controller);
         stopWatch.start();
         const timedOut = new Promise<never>((_, reject) => {
@@ -139,11 +145,10 @@ export function createStepRunner(r: StepRunnerDeps) {
         inFlight.delete(key);
         stopWatch.settle();
       });
+    lastCompleted = key;
     if (outcome.reused) {
       const why = "completed checkpoint with the same input fingerprint";
       steps.push({ stepId: key, outcome: "reused", why });
-      // Killed between the checkpoint and workflow.json: the step is still recorded as in flight; finish that.
-      if (r.currentStepId() === key) await writeMeta({ currentStepId: nextInFlight(), lastCompletedStepId: key });
       deps.reporter.report("info", `↺ ${key}: reused (${why})`, { id: `step:${key}` });
       return outcome.output;
     }
@@ -151,10 +156,8 @@ export function createStepRunner(r: StepRunnerDeps) {
     if (outcome.movedAside !== undefined) {
       deps.reporter.warning(`${key}: its stored output was damaged; kept as evidence at ${outcome.movedAside}`, { id: `step:${key}:evidence` });
     }
-    if (wroteStart) await writeMeta({ currentStepId: nextInFlight(), lastCompletedStepId: key });
     deps.reporter.report("info", `✓ ${key}`, { id: `step:${key}` });
     return outcome.output;
   };
-  const nextInFlight = (): string | undefined => inFlight.keys().next().value;
-  return step;
+  return { step, inFlight: () => inFlight.keys().next().value, lastCompleted: () => lastCompleted };
 }

@@ -126,7 +126,7 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
     });
 
   async function step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<StepOutcome<T>> {
-    const stepId = checkId(id);
+    const stepId = checkStepKey(id);
     const inputFingerprint = fingerprint(input);
     const log = await load();
     const previous = log.steps.get(stepId);
@@ -169,8 +169,8 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
   }
 
   async function recordCommitIntent(intent: CommitIntent): Promise<CommitRecord> {
-    const id = checkId(intent?.id);
-    if (intent.stepId !== undefined) checkId(intent.stepId);
+    const id = checkStepKey(intent?.id);
+    if (intent.stepId !== undefined) checkStepKey(intent.stepId);
     const record: CommitRecord = {
       v: 1,
       kind: "commit",
@@ -253,7 +253,8 @@ function checkOptions(o: CheckpointStoreOptions): { runDir: string; now: () => D
 // `lint#2` is the key of the second `lint` step of a run (see run/context.ts); '#' is not allowed in an id itself.
 const OCCURRENCE = /#[1-9][0-9]{0,8}$/;
 
-function checkId(value: unknown): string {
+/** A step key: a valid step id, optionally with the occurrence suffix `#n`; throws INVALID_STEP_ID. */
+export function checkStepKey(value: unknown): string {
   const base = typeof value === "string" ? value.replace(OCCURRENCE, "") : value;
   const r = validateStepId(base);
   if (!r.ok) throw r.error;

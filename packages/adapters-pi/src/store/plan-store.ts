@@ -1,89 +1,27 @@
 /**
- * The plan folder as one small interface (`PlanStore`) that runWorkflow, the pi wiring and the CLI share, and
- * its file-system implementation. Another backend implements the same interface and passes the same contract
- * suite (test/contract/plan-store-contract.ts), so callers never change.
+ * The `PlanStore` port on disk: `<planRoot>/<slug>/` holds the fenced run log (the truth: steps, outputs,
+ * metadata generations), workflow.json (its readable view), the journal and the lock. Taking the lock claims the
+ * run log's next epoch, which fences every earlier holder.
  */
 import path from "node:path";
-import { isWorkflowError, workflowError, type Result, type WorkflowError } from "@phasekit/core";
+import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
 import { cleanTempFiles, syncDir } from "../io/atomic-write.js";
 import { assertRealDir } from "../io/safe-open.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
-import {
-  JOURNAL_FILE,
-  METADATA_EVENT,
-  openJournal,
-  readJournal,
-  type JournalAppend,
-  type JournalEntry,
-  type JournalReadResult,
-  type JournalWriter,
-} from "./journal.js";
-import { acquirePlanLock, type ReleasePlanLockOutcome } from "../lock/plan-lock.js";
+import { JOURNAL_FILE, METADATA_EVENT, openJournal, readJournal, type JournalWriter } from "./journal.js";
+import { acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
 import { ARTIFACTS_DIR } from "./artifacts.js";
-import { createCheckpointStore, type CheckpointStore } from "./checkpoints.js";
-import { gc, type GcOptions, type GcReport } from "./retention.js";
-import type { LockOwner } from "../lock/holder.js";
+import { checkpointsOverRunLog } from "./log-checkpoints.js";
+import { readMetadataWithLog, writeMetadataWithLog } from "./log-metadata.js";
+import { METADATA_FILE, type PlanRunEntry, type PlanStore, type StoreLock } from "./plan-store-port.js";
+import { openRunLog, type RunLog } from "./run-log/run-log.js";
+import { readRunLog } from "./run-log/reader.js";
+import { gc } from "./retention.js";
 import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
-import { readWorkflowMetadata, writeWorkflowMetadata, type ReadMetadataResult } from "./metadata.js";
-import type { WorkflowMetadata, WorkflowMetadataInput } from "./metadata-schema.js";
+import { writeWorkflowMetadata, type ReadMetadataResult } from "./metadata.js";
 
-/** File name of a run's metadata inside its folder. */
-export const METADATA_FILE = "workflow.json";
-
-/** What a store's lock gives its holder (a structural subset of the fs `PlanLock`). */
-export interface StoreLock {
-  /** Aborted (reason: a LOCK_LOST WorkflowError) when the lock is lost. */
-  readonly signal: AbortSignal;
-  assertHeld(): Promise<void>;
-  release(): Promise<ReleasePlanLockOutcome>;
-}
-
-/** Options of `PlanStore.lock`. */
-export interface StoreLockOptions {
-  owner: LockOwner;
-  staleMs?: number;
-  retries?: number;
-  signal?: AbortSignal;
-}
-
-/** One run folder found by `list()`: its metadata (null if none yet), or why it could not be read. */
-export type PlanRunEntry = { slug: string; ok: true; metadata: WorkflowMetadata | null } | { slug: string; ok: false; error: WorkflowError };
-
-/** The storage port of phasekit runs: one record (metadata + journal + lock) per slug. */
-export interface PlanStore {
-  /** Where runs live (a folder for the fs store, a label for others). */
-  readonly planRoot: string;
-  /** The folder of a run, validated to lie inside the plan root (created 0700 on first write). */
-  runDir(slug: string): Promise<string>;
-  /** The run's metadata; `null` when the run has none; CORRUPT_FILE / UNSUPPORTED_VERSION when unreadable. */
-  readMetadata(slug: string): Promise<ReadMetadataResult>;
-  /**
-   * Compare-and-set write (`null` = create) that also journals the snapshot; returns the stored metadata. A
-   * journal that cannot take the snapshot does not undo the committed write: it comes back as `journalError`.
-   */
-  writeMetadata(
-    slug: string,
-    next: WorkflowMetadataInput,
-    expectedGeneration: number | null,
-  ): Promise<Result<{ metadata: WorkflowMetadata; journalError?: WorkflowError }>>;
-  /** The run's journal (torn tail ignored). */
-  readJournal(slug: string): Promise<JournalReadResult>;
-  /** Appends a non-snapshot event (a step reused, a control request honoured) to the run's journal. */
-  appendJournal(slug: string, entry: JournalAppend): Promise<Result<{ entry: JournalEntry }>>;
-  /** Takes the run's lock, or LOCKED naming the holder. */
-  lock(slug: string, options: StoreLockOptions): Promise<Result<{ lock: StoreLock }>>;
-  /** Every run folder, sorted by slug. */
-  list(): Promise<PlanRunEntry[]>;
-  /** The run's checkpoints (completed-step reuse, commit intents); call it while holding the run's lock. */
-  checkpoints(slug: string, options: { now: () => Date }): Promise<CheckpointStore>;
-  /** Removes finished runs past `keep` / `olderThan`; never a running, paused, locked or unreadable one. */
-  gc(options: StoreGcOptions): Promise<GcReport>;
-  /** Releases open files (journals); the store may be reused afterwards. */
-  close(): Promise<void>;
-}
-
-/** Options of `PlanStore.gc`: the retention limits (at least one) and the clock. */
-export type StoreGcOptions = Pick<GcOptions, "keep" | "olderThan" | "now" | "dryRun">;
+export { METADATA_FILE } from "./plan-store-port.js";
+export type { PlanStore, StoreLock, StoreLockOptions, PlanRunEntry, StoreGcOptions } from "./plan-store-port.js";
 
 /** Options of `createFsPlanStore`. */
 export interface FsPlanStoreOptions {
@@ -100,6 +38,8 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
   const fs = options.fs ?? nodeFs;
   const journals = new Map<string, Promise<JournalWriter>>();
   const opened = new Set<string>();
+  // Run logs this store has claimed, by run folder; the clock is the latest one a caller passed.
+  const logs = new Map<string, { log: Promise<RunLog>; clock: { now: () => number } }>();
 
   const dirOf = async (slug: string): Promise<string> => {
     const v = validateSlug(slug);
@@ -131,18 +71,48 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     return w;
   };
 
+  // Claims the run log (the next epoch: any earlier holder is fenced off from here on) on first use.
+  const claim = (dir: string): { log: Promise<RunLog>; clock: { now: () => number } } => {
+    let held = logs.get(dir);
+    if (held === undefined) {
+      const clock = { now: Date.now };
+      const log = openRunLog({ runDir: dir, now: () => clock.now() });
+      held = { log, clock };
+      logs.set(dir, held);
+      log.catch(() => logs.delete(dir));
+    }
+    return held;
+  };
+  const release = async (dir: string): Promise<void> => {
+    const held = logs.get(dir);
+    logs.delete(dir);
+    if (held !== undefined) await held.log.then((l) => l.close()).catch(() => undefined);
+  };
+  const readMetaOf = async (dir: string): Promise<ReadMetadataResult> => {
+    const file = path.join(dir, METADATA_FILE);
+    const held = logs.get(dir);
+    if (held !== undefined) return readMetadataWithLog(file, fs, (await held.log).state());
+    const view = await readRunLog(dir);
+    try {
+      return await readMetadataWithLog(file, fs, view?.state());
+    } finally {
+      view?.close();
+    }
+  };
+
   return {
     planRoot,
     runDir: dirOf,
     async readMetadata(slug) {
-      return settle(async () => readWorkflowMetadata(path.join(await dirOf(slug), METADATA_FILE), { fs }));
+      return settle(async () => readMetaOf(await dirOf(slug)));
     },
     async writeMetadata(slug, next, expectedGeneration) {
       return settle(async () => {
         if (next.slug !== slug) return { ok: false, error: slugMismatch(slug, next.slug) };
         const dir = await openRun(slug);
         const file = path.join(dir, METADATA_FILE);
-        const w = await writeWorkflowMetadata(file, next, { expectedGeneration, fs });
+        const held = logs.get(dir);
+        const w = held === undefined ? await writeWorkflowMetadata(file, next, { expectedGeneration, fs }) : await writeMetadataWithLog(await held.log, file, fs, next, expectedGeneration);
         if (!w.ok) return w;
         try {
           const journal = await journalOf(dir);
@@ -152,7 +122,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
           const journalError = isWorkflowError(error)
             ? error
             : workflowError("store", "WRITE_FAILED", `appending to ${path.join(dir, JOURNAL_FILE)} failed: ${String(error)}`, { file: path.join(dir, JOURNAL_FILE) }, error);
-          return { ok: true, metadata: w.metadata, journalError };
+          return { ...w, journalError };
         }
         return w;
       });
@@ -171,7 +141,17 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
       return settle(async () => {
         const runDir = await openRun(slug);
         const r = await acquirePlanLock({ runDir, ...opts });
-        return r.ok ? { ok: true, lock: r.lock } : r;
+        if (!r.ok) return r;
+        // Taking the lock claims the run log's next epoch at once: whatever an earlier holder writes from
+        // now on is refused by its fence instead of becoming acknowledged state.
+        await release(runDir);
+        try {
+          await claim(runDir).log;
+        } catch (error) {
+          await r.lock.release();
+          throw error;
+        }
+        return { ok: true, lock: withLogClosed(r.lock, () => release(runDir)) };
       });
     },
     async list() {
@@ -187,21 +167,38 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
         if (!validateSlug(slug).ok) continue;
         const st = await fs.lstat(path.join(planRoot, slug)).catch(() => undefined);
         if (st === undefined || !st.isDirectory()) continue;
-        const r = await readWorkflowMetadata(path.join(planRoot, slug, METADATA_FILE), { fs });
+        const r = await readMetaOf(path.join(planRoot, slug)).catch((error: unknown): ReadMetadataResult => {
+          if (isWorkflowError(error)) return { ok: false, error };
+          throw error;
+        });
         out.push(r.ok ? { slug, ok: true, metadata: r.metadata } : { slug, ok: false, error: r.error });
       }
       return out;
     },
     async checkpoints(slug, opts) {
-      const runDir = await openRun(slug);
-      return createCheckpointStore({ runDir, now: opts.now, fs });
+      const held = claim(await openRun(slug));
+      held.clock.now = () => opts.now().getTime();
+      return checkpointsOverRunLog(await held.log, opts.now);
     },
     gc: (opts) => gc({ ...opts, planRoot, fs }),
     async close() {
       const all = [...journals.values()];
       journals.clear();
       opened.clear();
+      for (const dir of [...logs.keys()]) await release(dir);
       for (const w of all) await w.then((j) => j.close()).catch(() => undefined);
+    },
+  };
+}
+
+/** The lock, with the run log closed before the lock goes (a release never leaves the log open). */
+function withLogClosed(lock: PlanLock, closeLog: () => Promise<void>): StoreLock {
+  return {
+    signal: lock.signal,
+    assertHeld: () => lock.assertHeld(),
+    async release() {
+      await closeLog();
+      return lock.release();
     },
   };
 }

@@ -60,10 +60,11 @@ function snapshotItems(parts: LogParts, states: StateKeeper): SnapshotItem[] {
 }
 
 function stepItem(parts: LogParts, s: StepEntry): SnapshotItem {
-  const base = { e: s.epoch, k: s.key, in: s.inputFingerprint, a: s.attempt };
+  const base = { e: s.epoch, k: s.key, in: s.inputFingerprint, a: s.attempt, ...(s.at === undefined ? {} : { at: s.at }) };
+  const st = s.startedAt === undefined ? {} : { st: s.startedAt };
   if (s.status === "started") return { header: { t: "start", ...base } };
-  if (s.status === "failed") return { header: { t: "fail", ...base, err: s.error ?? "" } };
-  const done: RunLogRecord = { t: "done", ...base, ofp: s.outputFingerprint as string, ...(s.artifact === undefined ? {} : { art: s.artifact }) };
+  if (s.status === "failed") return { header: { t: "fail", ...base, err: s.error ?? "", ...st } };
+  const done: RunLogRecord = { t: "done", ...base, ofp: s.outputFingerprint as string, ...(s.artifact === undefined ? {} : { art: s.artifact }), ...st };
   if (s.output === undefined) return { header: done };
   const r = parts.values.readBytes(s.output, s.outputFingerprint);
   // An output that no longer verifies is not carried forward: the step reruns, as it would have anyway.

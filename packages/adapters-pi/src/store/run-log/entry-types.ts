@@ -20,4 +20,8 @@ export interface StepEntry {
   /** The inline output's bytes. */
   output?: ValueLocation;
   error?: string;
+  /** When the record was made (epoch ms), if the writer said. */
+  at?: number;
+  /** When the attempt started (epoch ms), if the writer said. */
+  startedAt?: number;
 }

@@ -33,6 +33,8 @@ export interface StartRecord {
   k: string;
   in: string;
   a: number;
+  /** When the record was made (epoch ms, the runner's clock). */
+  at?: number;
 }
 /** A step completed; the output is inline (the payload) or, when `art` is set, in that artifact file. */
 export interface DoneRecord {
@@ -43,6 +45,9 @@ export interface DoneRecord {
   a: number;
   ofp: string;
   art?: string;
+  at?: number;
+  /** When the attempt started (epoch ms). */
+  st?: number;
   /** In a snapshot's index section: where the output lies in its payload section (absolute offset, length). */
   po?: number;
   pl?: number;
@@ -55,6 +60,8 @@ export interface FailRecord {
   in: string;
   a: number;
   err: string;
+  at?: number;
+  st?: number;
 }
 /** A workflow state: the payload is the full state (`d: 0`) or a delta on the previous one (`d: 1`). */
 export interface StateRecord {
@@ -194,6 +201,7 @@ function isRecord(v: unknown): v is RunLogRecord {
   const r = v as Record<string, unknown>;
   if (!Number.isSafeInteger(r.e) || (r.e as number) < 0) return false;
   if ((r.po !== undefined || r.pl !== undefined) && !(nat(r.po) && nat(r.pl))) return false;
+  if ((r.at !== undefined && !nat(r.at)) || (r.st !== undefined && !nat(r.st))) return false;
   switch (r.t) {
     case "head":
       return r.v === RUN_LOG_VERSION && (r.base === null || str(r.base)) && Array.isArray(r.pins) && r.pins.every(isPin);

@@ -15,7 +15,7 @@ import type { LogParts } from "./log-parts.js";
 import { encodeLine, type DoneRecord, type StartRecord } from "./format.js";
 import type { StepEntry } from "./run-index.js";
 import { readArtifact, writeArtifact } from "./run-artifacts.js";
-import { StateKeeper } from "./state-keeper.js";
+import { eventsOf, StateKeeper } from "./state-keeper.js";
 import { ValueFiles } from "./values.js";
 import type { FsBoundary } from "./segment-writer.js";
 
@@ -35,6 +35,8 @@ export interface OpenRunLogOptions {
   autoCompactAfter?: number;
   /** Test hook: called before every file-system call that writes, syncs or fences, with its name. */
   beforeFsCall?: FsBoundary;
+  /** Clock for the records' times, epoch ms (default Date.now). */
+  now?: () => number;
 }
 
 /** A claimed run log (the holder's view). Every method throws LOCK_LOST once a newer epoch took the run over. */
@@ -42,7 +44,7 @@ export interface RunLog {
   readonly runDir: string;
   readonly epoch: number;
   /** Reuses the completed step `key` when its input fingerprint matches and its output verifies; else runs `fn`. */
-  step<T extends JsonValue | void>(key: string, input: unknown, fn: () => T | Promise<T>): Promise<RunLogStepOutcome<T>>;
+  step<T extends JsonValue | void>(key: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<RunLogStepOutcome<T>>;
   /** The latest record of a step. */
   entry(key: string): StepEntry | undefined;
   /** The latest record of every step. */
@@ -53,6 +55,8 @@ export interface RunLog {
   state(): JsonValue | undefined;
   /** Appends a control or lifecycle event (durable). */
   event(name: string, data: JsonValue): Promise<void>;
+  /** The data of every event named `name`, oldest first. */
+  events(name: string): JsonValue[];
   /** Writes a snapshot, switches the history to it, then deletes what only this epoch's older history used. */
   compact(): Promise<CompactionReport>;
   /**
@@ -73,6 +77,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
   const inlineMax = options.inlineMax ?? DEFAULT_INLINE_MAX;
   const autoCompactAfter = options.autoCompactAfter ?? DEFAULT_AUTO_COMPACT;
   const boundary: FsBoundary = options.beforeFsCall ?? (() => undefined);
+  const now = options.now ?? Date.now;
   const claim = await claimRunLog(runDir, boundary);
   const { writer, epoch, dir } = claim;
   const values = new ValueFiles();
@@ -106,7 +111,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     return r.ok ? { ok: true, output: JSON.parse(r.text) } : { ok: false, reason: r.reason === "missing" ? "artifact-missing" : "artifact-corrupt" };
   }
 
-  async function step<T extends JsonValue | void>(key: string, input: unknown, fn: () => T | Promise<T>): Promise<RunLogStepOutcome<T>> {
+  async function step<T extends JsonValue | void>(key: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<RunLogStepOutcome<T>> {
     checkLost();
     checkKey(key);
     const inputFingerprint = fingerprint(input);
@@ -121,35 +126,39 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       reason = r.reason;
     }
     const attempt = previous !== undefined && previous.status !== "completed" && previous.inputFingerprint === inputFingerprint ? previous.attempt + 1 : 1;
-    const started: StartRecord = { t: "start", e: epoch, k: key, in: inputFingerprint, a: attempt };
-    // No sync: a lost `started` only means the next run does not know fn may have run, as before a crash.
-    const startWrite = appendRecord(started, undefined, false);
-    startWrite.catch(() => undefined);
+    const st = now();
+    const started: StartRecord = { t: "start", e: epoch, k: key, in: inputFingerprint, a: attempt, at: st };
+    // Written (to the page cache) before fn runs, so a killed process leaves it for the next run to count the
+    // attempt; not synced: only a power cut can lose it, and then the next run does not know fn may have run.
+    await appendRecord(started, undefined, false);
+    parts.index.steps.set(key, { key, status: "started", epoch, inputFingerprint, attempt, at: st, startedAt: st });
+    parts.index.records++;
     let output: T;
     try {
-      output = await fn();
+      output = await fn(attempt);
     } catch (error) {
       const err = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 10_000) : String(error).slice(0, 10_000);
-      await appendRecord({ t: "fail", e: epoch, k: key, in: inputFingerprint, a: attempt, err }, undefined, false).catch(() => undefined);
-      parts.index.steps.set(key, { key, status: "failed", epoch, inputFingerprint, attempt, error: err });
+      const at = now();
+      await appendRecord({ t: "fail", e: epoch, k: key, in: inputFingerprint, a: attempt, err, at, st }, undefined, false).catch(() => undefined);
+      parts.index.steps.set(key, { key, status: "failed", epoch, inputFingerprint, attempt, error: err, at, startedAt: st });
       throw error;
     }
-    await startWrite;
     const text = encodeCanonical(output === undefined ? null : output);
     const outputFingerprint = fingerprintOfCanonical(text);
-    const done: DoneRecord = { t: "done", e: epoch, k: key, in: inputFingerprint, a: attempt, ofp: outputFingerprint };
+    const at = now();
+    const done: DoneRecord = { t: "done", e: epoch, k: key, in: inputFingerprint, a: attempt, ofp: outputFingerprint, at, st };
     let entry: StepEntry;
     if (Buffer.byteLength(text) <= inlineMax) {
       const { offset, line } = await appendRecord(done, text, true);
       const length = Buffer.byteLength(text);
-      entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, output: { file: writer.file, offset: offset + line.length - 1 - length, length } };
+      entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, output: { file: writer.file, offset: offset + line.length - 1 - length, length }, at, startedAt: st };
     } else {
       const art = await writeArtifact(parts, text, outputFingerprint);
       await appendRecord({ ...done, art }, undefined, true);
-      entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, artifact: art };
+      entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, artifact: art, at, startedAt: st };
     }
     parts.index.steps.set(key, entry);
-    parts.index.records += 2;
+    parts.index.records++;
     await maybeCompact();
     return { reused: false, reason, output, entry };
   }
@@ -172,6 +181,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       parts.index.events.push({ name, epoch, data: { file: writer.file, offset: offset + line.indexOf(0x09) + 1, length } });
       parts.index.records++;
     },
+    events: (name) => eventsOf(parts.index, parts.values, name),
     compact: () => (checkLost(), compactRunLog(parts, states)),
     async close() {
       // Snapshot + tail: a long tail (values included) would be read by every later open; a snapshot's index

@@ -8,6 +8,8 @@ import type { JsonValue } from "../../io/plain-json.js";
 import type { LogParts } from "./log-parts.js";
 import { corrupt, encodeLine } from "./format.js";
 import { applyDelta, diffJson, type DeltaOp } from "./state-delta.js";
+import type { RunIndex, ValueLocation } from "./run-index.js";
+import type { ValueFiles } from "./values.js";
 
 /** Deltas after a full state before the next full one. */
 export const MAX_CHAIN = 64;
@@ -23,9 +25,8 @@ export class StateKeeper {
     const chain = this.parts.index.state;
     if (chain.full === undefined) return undefined;
     if (this.cached?.n === chain.n) return this.cached.value;
-    let value = this.readJson(chain.full) as JsonValue;
-    for (const d of chain.deltas) value = applyDelta(value, this.readJson(d) as DeltaOp[]);
-    this.cached = { n: chain.n, value };
+    const value = stateOf(this.parts.index, this.parts.values);
+    if (value !== undefined) this.cached = { n: chain.n, value };
     return value;
   }
 
@@ -57,10 +58,29 @@ export class StateKeeper {
     parts.index.records++;
     this.cached = { n, value: JSON.parse(full) as JsonValue };
   }
+}
 
-  private readJson(loc: { file: string; offset: number; length: number }): unknown {
-    const r = this.parts.values.read(loc);
+/** The latest state of `index`, rebuilt from its full state and deltas (undefined when none was stored). */
+export function stateOf(index: RunIndex, values: ValueFiles): JsonValue | undefined {
+  const chain = index.state;
+  if (chain.full === undefined) return undefined;
+  const readJson = (loc: ValueLocation): unknown => {
+    const r = values.read(loc);
     if (!r.ok) throw corrupt(loc.file, loc.offset, `a state that cannot be read (${r.detail})`);
     return JSON.parse(r.text);
+  };
+  let value = readJson(chain.full) as JsonValue;
+  for (const d of chain.deltas) value = applyDelta(value, readJson(d) as DeltaOp[]);
+  return value;
+}
+
+/** The data of every event named `name` in `index`, oldest first (an event whose data cannot be read: null). */
+export function eventsOf(index: RunIndex, values: ValueFiles, name: string): JsonValue[] {
+  const out: JsonValue[] = [];
+  for (const ev of index.events) {
+    if (ev.name !== name) continue;
+    const r = ev.data === undefined ? undefined : values.read(ev.data);
+    out.push(r?.ok ? (JSON.parse(r.text) as JsonValue) : null);
   }
+  return out;
 }

@@ -77,5 +77,7 @@ export function entryOf(r: StartRecord | DoneRecord | FailRecord, output: ValueL
     artifact: done ? r.art : undefined,
     output: done ? output : undefined,
     error: r.t === "fail" ? r.err : undefined,
+    at: r.at,
+    startedAt: r.t === "start" ? r.at : r.st,
   };
 }

@@ -1,0 +1,105 @@
+/**
+ * The `CheckpointStore` port over the fenced run log: what `ctx.step` and the body's commit intents use for a
+ * run kept on disk. Steps are the log's step records; commit intents are `commit` events (the latest per id
+ * wins). Every write is fenced by the log's epoch, so a displaced holder's write is refused with LOCK_LOST.
+ */
+import path from "node:path";
+import { workflowError } from "@phasekit/core";
+import type { JsonValue } from "../io/plain-json.js";
+import { commitRecordSchema, type CommitRecord, type StepRecord } from "./checkpoint-log.js";
+import { checkStepKey, type CheckpointStore, type CommitIntent, type CompactionReport, type StepOutcome } from "./checkpoints.js";
+import { RUN_LOG_DIR } from "./run-log/format.js";
+import type { StepEntry } from "./run-log/run-index.js";
+import type { RunLog } from "./run-log/run-log.js";
+
+const SCOPE = "checkpoints";
+/** The event name of commit records in the run log. */
+export const COMMIT_EVENT = "commit";
+
+/** A checkpoint store writing to `log`; `now` stamps commit records. */
+export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointStore {
+  const file = path.join(log.runDir, RUN_LOG_DIR);
+
+  const commitMap = (): Map<string, CommitRecord> => {
+    const out = new Map<string, CommitRecord>();
+    for (const data of log.events(COMMIT_EVENT)) {
+      const r = commitRecordSchema.safeParse(data);
+      if (r.success) out.set(r.data.id, r.data);
+    }
+    return out;
+  };
+  const putCommit = async (record: CommitRecord): Promise<CommitRecord> => {
+    const checked = commitRecordSchema.safeParse(record);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      const field = issue === undefined ? "$" : issue.path.join(".") || "$";
+      throw workflowError(SCOPE, "INVALID_OPTIONS", `commit record ${record.id}: field ${field} is invalid (${issue?.message ?? "?"}).`, { field, file });
+    }
+    await log.event(COMMIT_EVENT, checked.data as unknown as JsonValue);
+    return checked.data;
+  };
+
+  return {
+    file,
+    async step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<StepOutcome<T>> {
+      const key = checkStepKey(id);
+      const r = await log.step(key, input, fn as (attempt: number) => JsonValue | Promise<JsonValue>);
+      const record = toStepRecord(r.entry);
+      return r.reused ? { reused: true, output: r.output as T, record } : { reused: false, reason: r.reason, output: r.output as T, record };
+    },
+    async record(id) {
+      const e = log.entry(id);
+      return e === undefined ? undefined : toStepRecord(e);
+    },
+    async records() {
+      return log.entries().map(toStepRecord);
+    },
+    async recordCommitIntent(intent: CommitIntent) {
+      const id = checkStepKey(intent?.id);
+      if (intent.stepId !== undefined) checkStepKey(intent.stepId);
+      return putCommit({
+        v: 1,
+        kind: "commit",
+        id,
+        status: "intended",
+        message: intent.message,
+        files: [...intent.files],
+        ...(intent.stepId === undefined ? {} : { stepId: intent.stepId }),
+        intendedAt: now().toISOString(),
+      });
+    },
+    async markCommitted(id, options = {}) {
+      const intent = commitMap().get(id);
+      if (intent === undefined) {
+        throw workflowError(SCOPE, "NOT_FOUND", `no commit intent "${id}" in ${file}.`, { file, field: "id", value: id, hint: "call recordCommitIntent before the commit" });
+      }
+      const { sha } = options;
+      return putCommit({ ...intent, status: "committed", committedAt: now().toISOString(), ...(sha === undefined ? {} : { sha }) });
+    },
+    async commits() {
+      return [...commitMap().values()];
+    },
+    async compact(): Promise<CompactionReport> {
+      const r = await log.compact();
+      return { recordsBefore: r.recordsBefore, recordsAfter: r.recordsAfter, artifactsRemoved: r.artifactsRemoved };
+    },
+  };
+}
+
+/** The port's record shape of a run-log step entry. */
+export function toStepRecord(e: StepEntry): StepRecord {
+  const iso = (ms: number | undefined): string => new Date(ms ?? 0).toISOString();
+  return {
+    v: 1,
+    kind: "step",
+    stepId: e.key,
+    status: e.status,
+    attempt: e.attempt,
+    inputFingerprint: e.inputFingerprint,
+    ...(e.outputFingerprint === undefined ? {} : { outputFingerprint: e.outputFingerprint }),
+    ...(e.artifact === undefined ? {} : { artifact: e.artifact }),
+    startedAt: iso(e.startedAt ?? e.at),
+    ...(e.status === "started" ? {} : { finishedAt: iso(e.at) }),
+    ...(e.error === undefined ? {} : { error: e.error }),
+  } as StepRecord;
+}

@@ -1,0 +1,65 @@
+/**
+ * workflow.json as a view of the run log. A holder records each metadata generation in its fenced run log
+ * first and only then writes the file, so a displaced holder's late write either never reaches the file (its
+ * log append is refused with LOCK_LOST) or lands with a generation the log already superseded. Readers take
+ * the log's generation when it is at least the file's: a file left behind by a late rename never decides.
+ * A file whose generation is newer than the log's was written by a writer without the log (an older phasekit,
+ * a lockless tool): it is the later fact, and wins.
+ */
+import path from "node:path";
+import { isWorkflowError, workflowError, type Result, type WorkflowError } from "@phasekit/core";
+import { writeFileAtomic } from "../io/atomic-write.js";
+import type { FsPort } from "../io/fs-port.js";
+import type { JsonValue } from "../io/plain-json.js";
+import { buildDocument, readWorkflowMetadata, validateMetadata, type ReadMetadataResult } from "./metadata.js";
+import type { WorkflowMetadata, WorkflowMetadataInput } from "./metadata-schema.js";
+import { RUN_LOG_DIR } from "./run-log/format.js";
+import type { RunLog } from "./run-log/run-log.js";
+
+/** The newer of workflow.json and the metadata recorded in the run log (`logged`: the log's latest state). */
+export async function readMetadataWithLog(file: string, fs: FsPort, logged: JsonValue | undefined): Promise<ReadMetadataResult> {
+  const fromFile = await readWorkflowMetadata(file, { fs });
+  // A damaged file is evidence and stops the run, whatever the log holds: a human decides.
+  if (!fromFile.ok || logged === undefined) return fromFile;
+  const fromLog = validateMetadata(path.join(path.dirname(file), RUN_LOG_DIR), logged);
+  if (!fromLog.ok) return fromLog;
+  const f = fromFile.metadata;
+  return f !== null && f.generation > fromLog.metadata.generation ? fromFile : { ok: true, metadata: fromLog.metadata };
+}
+
+/** Outcome of `writeMetadataWithLog`: the committed metadata, and the file's own error if only it failed. */
+export type LoggedWrite = Result<{ metadata: WorkflowMetadata; snapshotError?: WorkflowError }>;
+
+/**
+ * Compare-and-set against what readers see, commit to the log (one fenced, synced append), then refresh
+ * workflow.json. A file write that fails after the commit does not undo it: it comes back as `snapshotError`.
+ */
+export async function writeMetadataWithLog(log: RunLog, file: string, fs: FsPort, next: WorkflowMetadataInput, expectedGeneration: number | null): Promise<LoggedWrite> {
+  const current = await readMetadataWithLog(file, fs, log.state());
+  if (!current.ok) return current;
+  const found = current.metadata?.generation ?? null;
+  if (found !== expectedGeneration) return { ok: false, error: staleError(file, expectedGeneration, found) };
+  const built = buildDocument(file, next, (expectedGeneration ?? 0) + 1);
+  if (!built.ok) return built;
+  await log.putState(built.metadata as unknown as JsonValue);
+  try {
+    await writeFileAtomic(file, built.text, { fs });
+  } catch (error) {
+    const snapshotError = isWorkflowError(error)
+      ? error
+      : workflowError("workflow.json", "WRITE_FAILED", `refreshing ${file} from the run log failed: ${String(error)}`, { file, hint: "the run log holds the metadata; the next write refreshes the file" }, error);
+    return { ok: true, metadata: built.metadata, snapshotError };
+  }
+  return { ok: true, metadata: built.metadata };
+}
+
+function staleError(file: string, expected: number | null, found: number | null): WorkflowError {
+  const what = found === null ? "does not exist" : `is at generation ${found}`;
+  return workflowError("workflow.json", "STALE_GENERATION", `refusing to write ${file}: expected generation ${String(expected)}, but the run ${what}.`, {
+    file,
+    field: "generation",
+    value: found,
+    expected,
+    hint: "another writer changed the run: re-read workflow.json (and re-acquire the lock) before writing",
+  });
+}

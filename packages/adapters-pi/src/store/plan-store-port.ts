@@ -1,0 +1,75 @@
+/**
+ * The storage port of phasekit runs (`PlanStore`): what runWorkflow, the pi wiring and the CLI need from a
+ * backend. The fs store (plan-store.ts) and @phasekit/store-postgres implement it and pass the same contract
+ * suite (test/contract/plan-store-contract.ts), so callers never change.
+ */
+import type { Result, WorkflowError } from "@phasekit/core";
+import type { JournalAppend, JournalEntry, JournalReadResult } from "./journal.js";
+import type { ReleasePlanLockOutcome } from "../lock/plan-lock.js";
+import type { CheckpointStore } from "./checkpoints.js";
+import type { GcOptions, GcReport } from "./retention.js";
+import type { LockOwner } from "../lock/holder.js";
+import type { ReadMetadataResult } from "./metadata.js";
+import type { WorkflowMetadata, WorkflowMetadataInput } from "./metadata-schema.js";
+
+/** File name of a run's metadata inside its folder. */
+export const METADATA_FILE = "workflow.json";
+
+/** What a store's lock gives its holder (a structural subset of the fs `PlanLock`). */
+export interface StoreLock {
+  /** Aborted (reason: a LOCK_LOST WorkflowError) when the lock is lost. */
+  readonly signal: AbortSignal;
+  assertHeld(): Promise<void>;
+  release(): Promise<ReleasePlanLockOutcome>;
+}
+
+/** Options of `PlanStore.lock`. */
+export interface StoreLockOptions {
+  owner: LockOwner;
+  staleMs?: number;
+  retries?: number;
+  signal?: AbortSignal;
+}
+
+/** One run folder found by `list()`: its metadata (null if none yet), or why it could not be read. */
+export type PlanRunEntry = { slug: string; ok: true; metadata: WorkflowMetadata | null } | { slug: string; ok: false; error: WorkflowError };
+
+/** The storage port of phasekit runs: one record (metadata + journal + lock) per slug. */
+export interface PlanStore {
+  /** Where runs live (a folder for the fs store, a label for others). */
+  readonly planRoot: string;
+  /** The folder of a run, validated to lie inside the plan root (created 0700 on first write). */
+  runDir(slug: string): Promise<string>;
+  /** The run's metadata; `null` when the run has none; CORRUPT_FILE / UNSUPPORTED_VERSION when unreadable. */
+  readMetadata(slug: string): Promise<ReadMetadataResult>;
+  /**
+   * Compare-and-set write (`null` = create) that also journals the snapshot; returns the stored metadata. A
+   * journal that cannot take the snapshot does not undo the committed write: it comes back as `journalError`
+   * (and a derived copy that could not be refreshed, such as the fs store's workflow.json, as `snapshotError`).
+   */
+  writeMetadata(
+    slug: string,
+    next: WorkflowMetadataInput,
+    expectedGeneration: number | null,
+  ): Promise<Result<{ metadata: WorkflowMetadata; journalError?: WorkflowError; snapshotError?: WorkflowError }>>;
+  /** The run's journal (torn tail ignored). */
+  readJournal(slug: string): Promise<JournalReadResult>;
+  /** Appends a non-snapshot event (a step reused, a control request honoured) to the run's journal. */
+  appendJournal(slug: string, entry: JournalAppend): Promise<Result<{ entry: JournalEntry }>>;
+  /** Takes the run's lock, or LOCKED naming the holder. */
+  lock(slug: string, options: StoreLockOptions): Promise<Result<{ lock: StoreLock }>>;
+  /** Every run folder, sorted by slug. */
+  list(): Promise<PlanRunEntry[]>;
+  /**
+   * The run's checkpoints (completed-step reuse, commit intents); call it while holding the run's lock. The fs
+   * store keeps them in the run's fenced run log, claimed when this store took the lock (or on first use).
+   */
+  checkpoints(slug: string, options: { now: () => Date }): Promise<CheckpointStore>;
+  /** Removes finished runs past `keep` / `olderThan`; never a running, paused, locked or unreadable one. */
+  gc(options: StoreGcOptions): Promise<GcReport>;
+  /** Releases open files (journals); the store may be reused afterwards. */
+  close(): Promise<void>;
+}
+
+/** Options of `PlanStore.gc`: the retention limits (at least one) and the clock. */
+export type StoreGcOptions = Pick<GcOptions, "keep" | "olderThan" | "now" | "dryRun">;

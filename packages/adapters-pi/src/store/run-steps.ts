@@ -1,0 +1,50 @@
+/**
+ * A run's steps as readers see them (the CLI, the inspector page, tests), without claiming or repairing
+ * anything: from the run log when the run has one, else from a checkpoint log of the earlier format (a run not
+ * opened by this version yet).
+ */
+import path from "node:path";
+import type { Fingerprint } from "./fingerprint.js";
+import { nodeFs } from "../io/fs-port.js";
+import { createArtifactStore } from "./artifacts.js";
+import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "./checkpoint-log.js";
+import { toStepRecord } from "./log-checkpoints.js";
+import { readRunLog } from "./run-log/reader.js";
+
+/** The latest record of every step of the run in `runDir`. */
+export async function readRunSteps(runDir: string): Promise<StepRecord[]> {
+  const view = await readRunLog(runDir);
+  if (view !== null) {
+    try {
+      return view.entries().map(toStepRecord);
+    } finally {
+      view.close();
+    }
+  }
+  const r = await readLog(nodeFs, path.join(runDir, CHECKPOINT_LOG_FILE));
+  if (!r.ok) throw r.error;
+  return [...r.log.steps.values()];
+}
+
+/** Whether the stored output of a completed step can be used: present and matching its fingerprint. */
+export type StoredOutputCheck = { ok: true; text: string } | { ok: false; reason: "missing" | "corrupt"; message: string };
+
+/** Reads and verifies the stored output of step `stepId` (its latest completed record). */
+export async function checkStoredOutput(runDir: string, record: StepRecord): Promise<StoredOutputCheck> {
+  const view = await readRunLog(runDir);
+  if (view !== null) {
+    try {
+      const entry = view.entry(record.stepId);
+      if (entry === undefined || entry.status !== "completed") return { ok: false, reason: "missing", message: `the run log holds no completed record of ${record.stepId}` };
+      const text = await view.outputText(entry);
+      if (text !== undefined) return { ok: true, text };
+      const where = entry.artifact ?? `the run log (${path.basename(entry.output?.file ?? "?")})`;
+      return { ok: false, reason: "corrupt", message: `its stored output in ${where} is missing or does not match ${entry.outputFingerprint ?? "?"}` };
+    } finally {
+      view.close();
+    }
+  }
+  if (record.outputFingerprint === undefined) return { ok: false, reason: "missing", message: "the record names no output" };
+  const art = await createArtifactStore({ runDir }).get(record.outputFingerprint as Fingerprint);
+  return art.ok ? { ok: true, text: JSON.stringify(art.value) } : { ok: false, reason: art.reason, message: art.error.message };
+}
