@@ -12,7 +12,9 @@ import { useTempRepos } from "./helpers/temp-repos.js";
 import { foreignIntact, plant, type Hostile } from "./hostile/fixtures.js";
 
 const repo = useTempRepos("pk-hostile-");
-const FILES = ["workflow.json", "checkpoints.ndjson", "journal.ndjson", "pause-request.json", "stop-request.json"];
+const FILES = ["workflow.json", "runlog", "runlog/0000000001.seg", "journal.ndjson", "pause-request.json", "stop-request.json"];
+// Outputs past the run log's inline limit (64 KiB) are stored as artifacts.
+const BIG = "A".repeat(70 * 1024);
 const KINDS: Hostile[] = ["symlink", "fifo", "huge"];
 
 async function settleWithin<T>(p: Promise<T>, ms: number): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
@@ -32,8 +34,8 @@ function kindAt(file: string): string {
   return st.isSymbolicLink() ? "symlink" : st.isFIFO() ? "fifo" : st.isFile() ? `file:${st.size}` : "other";
 }
 
-async function firstRun(root: string): Promise<string> {
-  const r = await runWorkflow({ repoRoot: root, target: "run", toolName: "t" }, async (ctx) => ctx.step("a", { n: 1 }, () => "A"));
+async function firstRun(root: string, output = "A"): Promise<string> {
+  const r = await runWorkflow({ repoRoot: root, target: "run", toolName: "t" }, async (ctx) => ctx.step("a", { n: 1 }, () => output));
   return r.runDir;
 }
 
@@ -46,7 +48,7 @@ describe("hostile files in a run folder", () => {
         mkdirSync(outside);
         const runDir = await firstRun(root);
         const file = path.join(runDir, name);
-        rmSync(file, { force: true });
+        rmSync(file, { force: true, recursive: true });
         const { foreign } = plant(kind, file, outside);
         const before = kindAt(file);
         const r = await settleWithin(
@@ -61,7 +63,7 @@ describe("hostile files in a run folder", () => {
           expect(isWorkflowError(r.error)).toBe(true);
           const e = r.error as { code: string; message: string };
           expect(["UNSAFE_FILE", "FILE_TOO_LARGE"]).toContain(e.code);
-          expect(e.message).toContain(name);
+          expect(e.message).toContain(path.join(runDir, name));
         }
         expect(kindAt(file)).toBe(before);
         if (foreign !== undefined) expect(foreignIntact(foreign)).toBe(true);
@@ -73,13 +75,13 @@ describe("hostile files in a run folder", () => {
     const root = repo();
     const outside = path.join(root, "outside");
     mkdirSync(outside);
-    const runDir = await firstRun(root);
+    const runDir = await firstRun(root, BIG);
     rmSync(path.join(runDir, "artifacts"), { recursive: true });
     const foreignArtifact = path.join(outside, `${"a".repeat(64)}.json`);
     writeFileSync(foreignArtifact, "FOREIGN CONTENT\n");
     writeFileSync(path.join(outside, ".x.json.1.0123456789ab.tmp"), "FOREIGN CONTENT\n");
     symlinkSync(outside, path.join(runDir, "artifacts"));
-    const r = await settleWithin(runWorkflow({ repoRoot: root, target: "run", toolName: "t", reenter: true }, async (ctx) => ctx.step("b", {}, () => "B")), 10_000);
+    const r = await settleWithin(runWorkflow({ repoRoot: root, target: "run", toolName: "t", reenter: true }, async (ctx) => ctx.step("b", {}, () => BIG)), 10_000);
     expect(r.ok).toBe(false);
     expect(isWorkflowError(!r.ok && r.error, "UNSAFE_FILE")).toBe(true);
     expect(readdirSync(outside).sort()).toEqual([".x.json.1.0123456789ab.tmp", `${"a".repeat(64)}.json`]);
@@ -91,13 +93,13 @@ describe("hostile files in a run folder", () => {
       const root = repo();
       const outside = path.join(root, "outside");
       mkdirSync(outside);
-      const runDir = await firstRun(root);
+      const runDir = await firstRun(root, BIG);
       const [artifact] = readdirSync(path.join(runDir, "artifacts"));
       const file = path.join(runDir, "artifacts", artifact as string);
       rmSync(file);
       const { foreign } = plant(kind, file, outside);
       let ran = 0;
-      const r = await settleWithin(runWorkflow({ repoRoot: root, target: "run", toolName: "t", reenter: true }, async (ctx) => ctx.step("a", { n: 1 }, () => (ran++, "A"))), 10_000);
+      const r = await settleWithin(runWorkflow({ repoRoot: root, target: "run", toolName: "t", reenter: true }, async (ctx) => ctx.step("a", { n: 1 }, () => (ran++, BIG))), 10_000);
       if (!r.ok) throw r.error;
       expect(ran).toBe(1);
       const step = r.value.status === "completed" ? r.value.steps[0] : undefined;

@@ -96,7 +96,7 @@ describe("run log: steps", () => {
     writeFileSync(outside, "keep me\n");
     mkdirSync(logDir(runDir));
     symlinkSync(outside, path.join(logDir(runDir), "0000000001.seg"));
-    await expect(openRunLog({ runDir })).rejects.toMatchObject({ code: "CORRUPT_FILE" });
+    await expect(openRunLog({ runDir })).rejects.toMatchObject({ code: "UNSAFE_FILE" });
     expect(readFileSync(outside, "utf8")).toBe("keep me\n");
   });
 });

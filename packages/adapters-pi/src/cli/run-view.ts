@@ -10,7 +10,7 @@ import { describeHolder, readLockHolder, type LockHolder, type LockInspection } 
 import { readControlRequest, type ControlRequest } from "../run/control-signals.js";
 import { resolveRunTarget, type RunLocation } from "../run/target.js";
 import type { StepRecord } from "../store/checkpoint-log.js";
-import { readRunSteps } from "../store/run-steps.js";
+import { readRunSteps, stepFacts } from "../store/run-steps.js";
 import type { JournalEntry } from "../store/journal.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
@@ -91,7 +91,8 @@ export async function listRuns(roots: Roots, nowMs: number): Promise<RunSummary[
     for (const entry of await store.list()) {
       const runDir = path.join(store.planRoot, entry.slug);
       const lock = await readLockHolder(runDir, { nowMs }).catch(() => null);
-      out.push(summarize(entry.slug, runDir, entry.ok ? entry.metadata : null, entry.ok ? null : entry.error, lock, nowMs));
+      const facts = await readRunSteps(runDir).then(stepFacts, () => null);
+      out.push(summarize(entry.slug, runDir, entry.ok ? entry.metadata : null, entry.ok ? null : entry.error, lock, nowMs, facts));
     }
     return out.sort((a, b) => (b.updatedAt ?? "").localeCompare(a.updatedAt ?? "") || a.id.localeCompare(b.id));
   } finally {
@@ -106,9 +107,10 @@ export async function runDetail(roots: Roots, target: string, nowMs: number): Pr
   try {
     const read = await store.readMetadata(location.slug);
     const lock = await readLockHolder(location.runDir, { nowMs });
-    const summary = summarize(location.slug, location.runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs);
+    const records = await readStepRecords(location.runDir);
+    const summary = summarize(location.slug, location.runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, stepFacts(records));
     const live = lock.held && !lock.stale && !holderGone(lock.holder);
-    const steps = await readSteps(location.runDir, live);
+    const steps = viewSteps(records, live);
     const control = await readControlRequest(location.runDir);
     return { summary, metadata: read.ok ? read.metadata : null, steps, pending: control.ok ? control.request : null };
   } finally {
@@ -133,9 +135,8 @@ export async function readStepRecords(runDir: string): Promise<StepRecord[]> {
   return readRunSteps(runDir);
 }
 
-async function readSteps(runDir: string, live: boolean): Promise<StepView[]> {
-  const records = await readStepRecords(runDir);
-  return records
+function viewSteps(records: StepRecord[], live: boolean): StepView[] {
+  return [...records]
     .sort((a, b) => a.startedAt.localeCompare(b.startedAt))
     .map((r) => ({
       stepId: r.stepId,
@@ -157,6 +158,8 @@ function summarize(
   error: { code: string; message: string } | null,
   lock: LockInspection | null,
   nowMs: number,
+  /** What the run log says of steps (workflow.json's step fields are only as new as its last write). */
+  facts: { current: string | null; last: string | null } | null,
 ): RunSummary {
   const held = lock !== null && lock.held;
   const gone = held && holderGone(lock.holder);
@@ -170,8 +173,8 @@ function summarize(
     status,
     ownerTool: m?.ownerTool ?? null,
     phase: m?.phase ?? null,
-    currentStep: m?.currentStepId ?? null,
-    lastStep: m?.lastCompletedStepId ?? null,
+    currentStep: status === "running" || status === "crashed" ? (facts?.current ?? m?.currentStepId ?? null) : (m?.currentStepId ?? null),
+    lastStep: facts?.last ?? m?.lastCompletedStepId ?? null,
     createdAt: m?.createdAt ?? null,
     updatedAt: m?.updatedAt ?? null,
     ageMs: m === null ? null : Math.max(0, nowMs - Date.parse(m.updatedAt)),

@@ -45,7 +45,8 @@ export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointS
       const key = checkStepKey(id);
       const r = await log.step(key, input, fn as (attempt: number) => JsonValue | Promise<JsonValue>);
       const record = toStepRecord(r.entry);
-      return r.reused ? { reused: true, output: r.output as T, record } : { reused: false, reason: r.reason, output: r.output as T, record };
+      if (r.reused) return { reused: true, output: r.output as T, record };
+      return { reused: false, reason: r.reason, output: r.output as T, record, ...(r.movedAside === undefined ? {} : { movedAside: r.movedAside }) };
     },
     async record(id) {
       const e = log.entry(id);

@@ -48,3 +48,14 @@ export async function checkStoredOutput(runDir: string, record: StepRecord): Pro
   const art = await createArtifactStore({ runDir }).get(record.outputFingerprint as Fingerprint);
   return art.ok ? { ok: true, text: JSON.stringify(art.value) } : { ok: false, reason: art.reason, message: art.error.message };
 }
+
+/** The step in flight (the latest started, not finished) and the one completed last, by record time. */
+export function stepFacts(records: readonly StepRecord[]): { current: string | null; last: string | null } {
+  let current: StepRecord | undefined;
+  let last: StepRecord | undefined;
+  for (const r of records) {
+    if (r.status === "started" && (current === undefined || r.startedAt > current.startedAt)) current = r;
+    if (r.status === "completed" && (last === undefined || (r.finishedAt ?? "") > (last.finishedAt ?? ""))) last = r;
+  }
+  return { current: current?.stepId ?? null, last: last?.stepId ?? null };
+}

@@ -38,7 +38,7 @@ export async function claimRunLog(runDir: string, boundary: FsBoundary): Promise
   );
   const st = await fsp.lstat(dir);
   if (!st.isDirectory()) {
-    throw workflowError("run-log", "CORRUPT_FILE", `${dir} is not a folder; the run log needs it to be one.`, { file: dir, hint: "remove what was planted there" });
+    throw workflowError("run-log", "UNSAFE_FILE", `${dir} is not a folder; the run log needs it to be one.`, { file: dir, hint: "remove what was planted there" });
   }
   if (made) {
     boundary("fsync(run folder)");

@@ -35,11 +35,9 @@ export async function writeArtifact(parts: LogParts, text: string, fingerprint: 
   if (existing.ok) return rel;
   const dir = path.join(parts.runDir, RUN_ARTIFACTS_DIR);
   if (existing.reason === "missing") await ensureDir(parts, dir);
-  else {
-    // Only this epoch writes this name, so a bad file here is a torn write of our own: replace it.
-    parts.boundary("unlink(torn artifact)");
-    await fsp.unlink(file);
-  }
+  // Only this epoch writes this name, so a bad file here is a torn write of our own, or something planted:
+  // either way it is moved aside, never deleted.
+  else await moveAside(parts, rel);
   parts.boundary("open(artifact)");
   const h = await openRegular(file, "create");
   try {
@@ -59,6 +57,18 @@ export async function writeArtifact(parts: LogParts, text: string, fingerprint: 
   return rel;
 }
 
+/**
+ * Moves a damaged artifact (or whatever was planted under its name) to `<name>.tampered-<epoch>-<ms>`: compaction
+ * deletes only names of the artifact pattern, so the evidence stays. Returns the new path (absolute).
+ */
+export async function moveAside(parts: LogParts, rel: string): Promise<string> {
+  const from = path.join(parts.runDir, rel);
+  const to = `${from}.tampered-${String(parts.epoch).padStart(10, "0")}-${Date.now()}`;
+  parts.boundary("rename(aside)");
+  await fsp.rename(from, to);
+  return to;
+}
+
 async function ensureDir(parts: LogParts, dir: string): Promise<void> {
   parts.boundary("mkdir(artifacts)");
   const made = await fsp.mkdir(dir, { mode: 0o700 }).then(
@@ -69,7 +79,7 @@ async function ensureDir(parts: LogParts, dir: string): Promise<void> {
     },
   );
   if (!(await fsp.lstat(dir)).isDirectory()) {
-    throw workflowError("run-log", "CORRUPT_FILE", `${dir} is not a folder.`, { file: dir, hint: "remove what was planted there" });
+    throw workflowError("run-log", "UNSAFE_FILE", `${dir} is not a folder.`, { file: dir, hint: "remove what was planted there" });
   }
   if (made) {
     parts.boundary("fsync(run folder)");

@@ -14,7 +14,7 @@ import { compactRunLog, type CompactionReport } from "./compaction.js";
 import type { LogParts } from "./log-parts.js";
 import { encodeLine, type DoneRecord, type StartRecord } from "./format.js";
 import type { StepEntry } from "./run-index.js";
-import { readArtifact, writeArtifact } from "./run-artifacts.js";
+import { moveAside, readArtifact, writeArtifact } from "./run-artifacts.js";
 import { eventsOf, StateKeeper } from "./state-keeper.js";
 import { ValueFiles } from "./values.js";
 import type { FsBoundary } from "./segment-writer.js";
@@ -23,7 +23,9 @@ import type { FsBoundary } from "./segment-writer.js";
 export type RunLogRerunReason = "no-record" | "started" | "failed" | "input-changed" | "artifact-missing" | "artifact-corrupt";
 
 /** Outcome of `RunLog.step`. */
-export type RunLogStepOutcome<T> = { reused: true; output: T; entry: StepEntry } | { reused: false; reason: RunLogRerunReason; output: T; entry: StepEntry };
+export type RunLogStepOutcome<T> =
+  | { reused: true; output: T; entry: StepEntry }
+  | { reused: false; reason: RunLogRerunReason; output: T; entry: StepEntry; /** Where a damaged stored output was moved. */ movedAside?: string };
 
 /** Options of `openRunLog`. */
 export interface OpenRunLogOptions {
@@ -101,10 +103,14 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     if (autoCompactAfter > 0 && superseded >= autoCompactAfter && superseded > live) await compactRunLog(parts, states);
   }
 
-  async function reuse(entry: StepEntry): Promise<{ ok: true; output: unknown } | { ok: false; reason: RunLogRerunReason }> {
+  async function reuse(entry: StepEntry): Promise<{ ok: true; output: unknown } | { ok: false; reason: RunLogRerunReason; movedAside?: string }> {
     if (entry.artifact !== undefined) {
       const r = await readArtifact(runDir, entry.artifact, entry.outputFingerprint as string);
-      return r.ok ? { ok: true, output: JSON.parse(r.text) } : { ok: false, reason: r.reason === "missing" ? "artifact-missing" : "artifact-corrupt" };
+      if (r.ok) return { ok: true, output: JSON.parse(r.text) };
+      if (r.reason === "missing") return { ok: false, reason: "artifact-missing" };
+      // Damaged or planted: kept as evidence under another name (compaction would delete it under this one).
+      checkLost();
+      return { ok: false, reason: "artifact-corrupt", movedAside: await moveAside(parts, entry.artifact) };
     }
     if (entry.output === undefined) return { ok: false, reason: "artifact-missing" };
     const r = parts.values.read(entry.output, entry.outputFingerprint);
@@ -117,6 +123,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     const inputFingerprint = fingerprint(input);
     const previous = parts.index.steps.get(key);
     let reason: RunLogRerunReason;
+    let movedAside: string | undefined;
     if (previous === undefined) reason = "no-record";
     else if (previous.status !== "completed") reason = previous.status;
     else if (previous.inputFingerprint !== inputFingerprint) reason = "input-changed";
@@ -124,6 +131,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       const r = await reuse(previous);
       if (r.ok) return { reused: true, output: r.output as T, entry: previous };
       reason = r.reason;
+      movedAside = r.movedAside;
     }
     const attempt = previous !== undefined && previous.status !== "completed" && previous.inputFingerprint === inputFingerprint ? previous.attempt + 1 : 1;
     const st = now();
@@ -160,7 +168,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     parts.index.steps.set(key, entry);
     parts.index.records++;
     await maybeCompact();
-    return { reused: false, reason, output, entry };
+    return { reused: false, reason, output, entry, ...(movedAside === undefined ? {} : { movedAside }) };
   }
 
   return {

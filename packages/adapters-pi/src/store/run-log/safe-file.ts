@@ -9,7 +9,7 @@ import { workflowError } from "@phasekit/core";
 const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /** Largest run-log file read whole (a segment or snapshot beyond it is refused, not read into a string). */
-export const MAX_LOG_FILE_BYTES = 1 << 30;
+export const MAX_LOG_FILE_BYTES = 256 * 1024 * 1024;
 
 /** How to open: read, append to a new file (fails if it exists), or write a new file. */
 export type SafeOpenMode = "read" | "create-append" | "create";
@@ -59,7 +59,7 @@ export async function readRegular(file: string): Promise<Buffer> {
     if (!st.isFile()) throw notRegular(file, "not a regular file");
     const size = st.size;
     if (size > MAX_LOG_FILE_BYTES) {
-      throw workflowError("run-log", "CORRUPT_FILE", `${file} is ${size} bytes, more than a run-log file may hold.`, {
+      throw workflowError("run-log", "FILE_TOO_LARGE", `${file} is ${size} bytes, more than a run-log file may hold.`, {
         file,
         value: size,
         hint: "move the run folder aside; phasekit never writes files this large",
@@ -111,7 +111,7 @@ export async function readRegularPrefix(file: string, plan: (head: Buffer) => { 
 }
 
 function notRegular(file: string, what: string, cause?: unknown): Error {
-  return workflowError("run-log", "CORRUPT_FILE", `${file} is ${what}; the run log opens only regular files.`, {
+  return workflowError("run-log", "UNSAFE_FILE", `${file} is ${what}; the run log opens only regular files.`, {
     file,
     hint: "remove what was planted there; phasekit left it untouched",
   }, cause);
