@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import os from "node:os";
+import { lstatSync } from "node:fs";
 import { z } from "zod";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { writeFileAtomic } from "../io/atomic-write.js";
@@ -56,6 +57,9 @@ export async function readControlRequest(
   runDir: string,
   options: { fs?: FsPort } = {},
 ): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
+  // Checked at every step: with no request pending (the usual case) two synchronous lstat calls answer it; a
+  // thread-pool round trip per file cost more than the rest of a reuse hit. Anything present is read safely.
+  if (options.fs === undefined && !anyRequestFile(runDir)) return { ok: true, request: null };
   for (const signal of ["stop", "pause"] as const) {
     const r = await readRequestFile(controlFile(runDir, signal), signal, options.fs ?? nodeFs);
     if (!r.ok || r.request !== null) return r;
@@ -82,6 +86,10 @@ export async function clearControlRequest(runDir: string, request: ControlReques
   } catch (error) {
     if (fsErrorCode(error) !== "ENOENT") throw error;
   }
+}
+
+function anyRequestFile(runDir: string): boolean {
+  return lstatSync(controlFile(runDir, "stop"), { throwIfNoEntry: false }) !== undefined || lstatSync(controlFile(runDir, "pause"), { throwIfNoEntry: false }) !== undefined;
 }
 
 async function readRequestFile(
