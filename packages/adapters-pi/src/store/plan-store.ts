@@ -26,6 +26,7 @@ import type { LockOwner } from "../lock/holder.js";
 import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
 import { readWorkflowMetadata, writeWorkflowMetadata, type ReadMetadataResult } from "./metadata.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "./metadata-schema.js";
+import { createFsControl, type StoreControl } from "./control-fs.js";
 
 /** File name of a run's metadata inside its folder. */
 export const METADATA_FILE = "workflow.json";
@@ -49,8 +50,13 @@ export interface StoreLockOptions {
 /** One run folder found by `list()`: its metadata (null if none yet), or why it could not be read. */
 export type PlanRunEntry = { slug: string; ok: true; metadata: WorkflowMetadata | null } | { slug: string; ok: false; error: WorkflowError };
 
-/** The storage port of phasekit runs: one record (metadata + journal + lock) per slug. */
-export interface PlanStore {
+/**
+ * The storage port of phasekit runs: one record (metadata + journal + lock) per slug. Its control methods
+ * (StoreControl) carry pause/stop requests: `requestControl` files one from any process (NOT_FOUND, RUN_FINISHED,
+ * NOT_RUNNING for a pause of a run nobody runs); `readControl` gives the pending one (a stop before a pause), or
+ * only `signal`'s; `clearControl` removes a honoured one if it is still that very request (cleared: false if not).
+ */
+export interface PlanStore extends StoreControl {
   /** Where runs live (a folder for the fs store, a label for others). */
   readonly planRoot: string;
   /** The folder of a run, validated to lie inside the plan root (created 0700 on first write). */
@@ -197,6 +203,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
       return createCheckpointStore({ runDir, now: opts.now, fs });
     },
     gc: (opts) => gc({ ...opts, planRoot, fs }),
+    ...createFsControl(fs, dirOf, METADATA_FILE),
     async close() {
       const all = [...journals.values()];
       journals.clear();

@@ -1,0 +1,158 @@
+/**
+ * Pause and stop requests from another process, as the fs store keeps them (other stores keep the same
+ * `ControlRequest` records their own way, behind `PlanStore.requestControl`). They are durable files beside workflow.json (written atomically,
+ * without the plan lock, since the runner holds it), and the running body sees them at its next step boundary.
+ * Each signal has its own file, so a pause request can never overwrite a stop (no read-then-write race), and
+ * the runner reads the stop first: a stop outranks a pause.
+ */
+import path from "node:path";
+import os from "node:os";
+import { z } from "zod";
+import { workflowError, type WorkflowError } from "@phasekit/core";
+import { writeFileAtomic } from "../io/atomic-write.js";
+import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
+import { MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
+import { isWorkflowError } from "@phasekit/core";
+
+/** File name of each signal's request inside a run folder. */
+export const CONTROL_FILES = { stop: "stop-request.json", pause: "pause-request.json" } as const;
+
+/** The request file of `signal` in `runDir`. */
+export function controlFile(runDir: string, signal: "pause" | "stop"): string {
+  return path.join(runDir, CONTROL_FILES[signal]);
+}
+
+const ControlRequestSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  signal: z.enum(["pause", "stop"]),
+  reason: z.string().max(2_000),
+  requestedAt: z.string(),
+  requestedBy: z.strictObject({ pid: z.number().int(), host: z.string() }),
+});
+
+/** A pending request to pause or stop a run. */
+export type ControlRequest = z.infer<typeof ControlRequestSchema>;
+/** What a runner should do at a step boundary. */
+export type ControlSignal = ControlRequest["signal"];
+
+/** Options shared by the control-signal functions. */
+export interface ControlOptions {
+  fs?: FsPort;
+  /** Wall-clock time of the request (ISO 8601); the current time by default. */
+  now?: () => string;
+}
+
+/** Writes a durable pause request for the run in `runDir` (a pending stop still wins). */
+export function requestPauseIn(runDir: string, reason = "pause requested", options: ControlOptions = {}): Promise<ControlRequest> {
+  return writeRequest(runDir, "pause", reason, options);
+}
+
+/** Writes a durable stop request for the run in `runDir`; it outranks a pending pause. */
+export function requestStopIn(runDir: string, reason = "stop requested", options: ControlOptions = {}): Promise<ControlRequest> {
+  return writeRequest(runDir, "stop", reason, options);
+}
+
+/** The pending request of the run in `runDir` (a stop before a pause), null when none; a malformed file is CORRUPT_FILE (kept). */
+export async function readControlRequest(
+  runDir: string,
+  options: { fs?: FsPort } = {},
+): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
+  for (const signal of ["stop", "pause"] as const) {
+    const r = await readRequestFile(controlFile(runDir, signal), signal, options.fs ?? nodeFs);
+    if (!r.ok || r.request !== null) return r;
+  }
+  return { ok: true, request: null };
+}
+
+/** The pending pause request alone (ignoring a stop), null when none. */
+export function readPauseRequest(runDir: string, options: { fs?: FsPort } = {}): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
+  return readControlSignal(runDir, "pause", options);
+}
+
+/** The pending request of one signal alone, null when none. */
+export function readControlSignal(
+  runDir: string,
+  signal: ControlSignal,
+  options: { fs?: FsPort } = {},
+): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
+  return readRequestFile(controlFile(runDir, signal), signal, options.fs ?? nodeFs);
+}
+
+/** A new request of `signal` filed by this process (the reason cut to 2,000 characters). */
+export function newControlRequest(signal: ControlSignal, reason: string, now?: () => string): ControlRequest {
+  return {
+    schemaVersion: 1,
+    signal,
+    reason: reason.slice(0, 2_000),
+    requestedAt: now?.() ?? new Date().toISOString(),
+    requestedBy: { pid: process.pid, host: os.hostname() },
+  };
+}
+
+/** Checks a stored request (from any backend) against the request schema; `where` names it in the error. */
+export function parseControlRequest(raw: unknown, signal: ControlSignal, where: string): { ok: true; request: ControlRequest } | { ok: false; error: WorkflowError } {
+  const parsed = ControlRequestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, error: corrupt(where, `${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`) };
+  }
+  if (parsed.data.signal !== signal) return { ok: false, error: corrupt(where, `it holds a ${parsed.data.signal} request`) };
+  return { ok: true, request: parsed.data };
+}
+
+/** Writes `request` as the run's request file of its signal (atomically; replaces an older one). */
+export async function writeControlRequest(runDir: string, request: ControlRequest, options: { fs?: FsPort } = {}): Promise<void> {
+  await writeFileAtomic(controlFile(runDir, request.signal), `${JSON.stringify(request, null, 2)}\n`, { fs: options.fs ?? nodeFs });
+}
+
+/**
+ * Removes a request once the runner has recorded its effect, and only if the file still holds that very request:
+ * a newer request written meanwhile stays for the next run to see.
+ */
+export async function clearControlRequest(runDir: string, request: ControlRequest, options: { fs?: FsPort } = {}): Promise<void> {
+  const fs = options.fs ?? nodeFs;
+  const file = controlFile(runDir, request.signal);
+  const current = await readRequestFile(file, request.signal, fs);
+  if (!current.ok || current.request === null || JSON.stringify(current.request) !== JSON.stringify(request)) return;
+  try {
+    await fs.unlink(file);
+  } catch (error) {
+    if (fsErrorCode(error) !== "ENOENT") throw error;
+  }
+}
+
+async function readRequestFile(
+  file: string,
+  signal: ControlSignal,
+  fs: FsPort,
+): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
+  let text: string;
+  try {
+    const bytes = await readRegular(fs, file, { maxBytes: MAX_FILE_BYTES.small, scope: "control" });
+    if (bytes === null) return { ok: true, request: null };
+    text = bytes.toString("utf8");
+  } catch (error) {
+    if (isWorkflowError(error)) return { ok: false, error };
+    return { ok: false, error: workflowError("control", "READ_FAILED", `cannot read ${file}: ${String(error)}`, { file }, error) };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, error: corrupt(file, `it is not JSON (${(error as Error).message})`) };
+  }
+  return parseControlRequest(raw, signal, file);
+}
+
+async function writeRequest(runDir: string, signal: ControlSignal, reason: string, options: ControlOptions): Promise<ControlRequest> {
+  const request = newControlRequest(signal, reason, options.now);
+  await writeControlRequest(runDir, request, options.fs ? { fs: options.fs } : {});
+  return request;
+}
+
+function corrupt(file: string, why: string): WorkflowError {
+  return workflowError("control", "CORRUPT_FILE", `${file} is not a valid control request: ${why}.`, {
+    file,
+    hint: "delete the file to drop the request, or write a new one with requestPause/requestStop",
+  });
+}
