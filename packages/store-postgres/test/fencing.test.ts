@@ -158,6 +158,43 @@ if (!started.ok) {
       }
     });
 
+    it("a `started` record that reaches the table after its step's completion never replaces it", async () => {
+      const ns = `o-${randomUUID()}`;
+      const pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
+      // Holds back every asynchronous-commit statement (the `started` write) so the completion lands first.
+      const slow = new Proxy(pool, {
+        get(target, key) {
+          if (key === "query") {
+            return (q: unknown, values?: unknown) => {
+              const text = typeof q === "string" ? q : (q as { text?: string }).text;
+              const run = () => target.query(q as never, values as never);
+              return text?.includes("synchronous_commit', 'off'") ? new Promise((r) => setTimeout(r, 300)).then(run) : run();
+            };
+          }
+          const v = Reflect.get(target, key, target) as unknown;
+          return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      const s = await openPostgresPlanStore({ pool: slow, namespace: ns });
+      try {
+        const l = await s.lock("run", { owner: { tool: "o" } });
+        if (!l.ok) throw l.error;
+        await s.writeMetadata("run", sampleMetadata("run", 0), null);
+        const cps = await s.checkpoints("run", { now: () => new Date() });
+        const t0 = Date.now();
+        expect(await cps.step("s", { x: 1 }, () => ({ v: 1 }))).toMatchObject({ reused: false, record: { status: "completed" } });
+        expect(Date.now() - t0).toBeGreaterThanOrEqual(290); // the step waited for the late `started` acknowledgement
+        const rows = await admin.query<{ status: string }>("SELECT record->>'status' AS status FROM phasekit_steps WHERE namespace = $1", [ns]);
+        expect(rows.rows).toEqual([{ status: "completed" }]);
+        const again = await (await s.checkpoints("run", { now: () => new Date() })).step("s", { x: 1 }, () => ({ v: 2 }));
+        expect(again).toMatchObject({ reused: true, output: { v: 1 } });
+        await l.lock.release();
+      } finally {
+        await s.close();
+        await pool.end();
+      }
+    });
+
     it("reruns a step whose artifact row was altered (content addressing checked on read)", async () => {
       const ns = `a-${randomUUID()}`;
       const s = await open(ns);
