@@ -13,8 +13,10 @@ export { resolveRunTarget, planRootsOf } from "./run/target.js";
 export type { RunLocation, TargetResolution, PlanRootsOptions } from "./run/target.js";
 export { requestPause, requestStop } from "./run/control-requests.js";
 export type { ControlTargetOptions } from "./run/control-requests.js";
-export { requestPauseIn, requestStopIn, readControlRequest, clearControlRequest, controlFile, CONTROL_FILES } from "./run/control-signals.js";
-export type { ControlRequest, ControlSignal } from "./run/control-signals.js";
+export { requestPauseIn, requestStopIn, readControlRequest, clearControlRequest, controlFile, CONTROL_FILES } from "./store/control-signals.js";
+export type { ControlRequest, ControlSignal } from "./store/control-signals.js";
+export { newControlRequest, parseControlRequest } from "./store/control-signals.js";
+export type { StoreControl, ControlRequestInput } from "./store/control-fs.js";
 export { generateRunId, isRunId, RUN_ID_LENGTH, RUN_ID_ALPHABET } from "./run/id.js";
 export { runStateToJSON, parseRunState, readRunStateFrom, writeRunStateTo } from "./run/state-io.js";
 

@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { controlFile } from "../src/run/control-signals.js";
+import { controlFile } from "../src/store/control-signals.js";
 import { METADATA_FILE } from "../src/store/plan-store.js";
 import { JOURNAL_FILE } from "../src/store/journal.js";
 import { analyzeResumeTarget } from "../src/run/resume-analysis.js";

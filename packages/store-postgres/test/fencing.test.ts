@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
-import { migrate, openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { migrate, MIGRATIONS, openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
 
 const started = startCluster();
@@ -51,6 +51,8 @@ if (!started.ok) {
       const cpsB = await b.checkpoints("run", { now: () => new Date() });
       expect(await cpsB.step("s0", { n: 0 }, () => ({ by: "b" }))).toMatchObject({ reused: true, output: { by: "a" } });
       await cpsB.step("s1", { n: 1 }, () => ({ by: "b" }));
+      const stop = await b.requestControl("run", "stop", { reason: "filed while b holds" });
+      if (!stop.ok) throw stop.error;
       const before = await snapshot(ns);
       // Every write A can make, each refused in its own statement by the database.
       expect(await a.writeMetadata("run", sampleMetadata("run", 9), 2)).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
@@ -61,7 +63,8 @@ if (!started.ok) {
       await expect(cpsA.step("s2", { n: 2 }, () => ({ by: "a" }))).rejects.toMatchObject({ code: "LOCK_LOST" });
       await expect(cpsA.markCommitted("c1", { sha: "abc" })).rejects.toMatchObject({ code: "LOCK_LOST" });
       expect(await cpsA.compact().then(() => "ran", (e: { code: string }) => e.code)).toBe("LOCK_LOST");
-      expect(await a.clearControlRequest("run", "stop")).toBe(false);
+      expect(await a.clearControl("run", stop.request)).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
+      expect(await b.readControl("run")).toEqual({ ok: true, request: stop.request });
       expect(await la.lock.release()).toEqual({ ok: true, released: false });
       // Even after the new holder lets go, the displaced store is still refused (it never falls back to "no holder").
       expect(await lb.lock.release()).toEqual({ ok: true, released: true });
@@ -104,9 +107,9 @@ if (!started.ok) {
       const pools = Array.from({ length: 6 }, () => new pg.Pool({ connectionString: url, max: 1 }));
       try {
         const reports = await Promise.all(pools.map((p) => migrate(p)));
-        expect(reports.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1], version: 1 }]);
-        expect(reports.every((r) => r.version === 1)).toBe(true);
-        expect(await migrate(pools[0]!)).toEqual({ applied: [], version: 1 });
+        expect(reports.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2], version: 2 }]);
+        expect(reports.every((r) => r.version === 2)).toBe(true);
+        expect(await migrate(pools[0]!)).toEqual({ applied: [], version: 2 });
       } finally {
         for (const p of pools) await p.end();
       }
@@ -118,12 +121,78 @@ if (!started.ok) {
       const other = await open(ns);
       const l = await holder.lock("run", { owner: { tool: "h" } });
       if (!l.ok) throw l.error;
-      await other.requestControl("run", "pause", { reason: "lunch", by: "alice" });
-      expect(await holder.controlRequests("run")).toMatchObject([{ kind: "pause", reason: "lunch", by: "alice" }]);
-      expect(await other.clearControlRequest("run", "pause")).toBe(false);
-      expect(await holder.clearControlRequest("run", "pause")).toBe(true);
-      expect(await other.controlRequests("run")).toEqual([]);
+      expect(await holder.writeMetadata("run", { ...sampleMetadata("run", 0), status: "running" }, null)).toMatchObject({ ok: true });
+      const pause = await other.requestControl("run", "pause", { reason: "lunch" });
+      if (!pause.ok) throw pause.error;
+      expect(pause.request).toMatchObject({ schemaVersion: 1, signal: "pause", reason: "lunch", requestedBy: { pid: process.pid } });
+      expect(await holder.readControl("run")).toEqual({ ok: true, request: pause.request });
+      // A store that does not hold the run cannot clear it while another holds it; the holder can.
+      expect(await other.clearControl("run", pause.request)).toEqual({ ok: true, cleared: false });
+      expect(await holder.clearControl("run", pause.request)).toEqual({ ok: true, cleared: true });
+      expect(await other.readControl("run")).toEqual({ ok: true, request: null });
       await l.lock.release();
+      // Nobody holds it now: a pause is refused (it would pause the next resume), a stop is filed.
+      expect(await other.requestControl("run", "pause")).toMatchObject({ ok: false, error: { code: "NOT_RUNNING" } });
+      expect(await other.requestControl("run", "stop")).toMatchObject({ ok: true, request: { signal: "stop" } });
+    });
+
+    it("migration 2 converts a pending request filed in version 1's shape, so it is still honoured", async () => {
+      const db = `mig_${randomUUID().replaceAll("-", "")}`;
+      await admin.query(`CREATE DATABASE ${db}`);
+      const url = cluster.url.replace(/\/phasekit$/, `/${db}`);
+      const pool = new pg.Pool({ connectionString: url, max: 2 });
+      try {
+        expect(await migrate(pool, MIGRATIONS.slice(0, 1))).toEqual({ applied: [1], version: 1 });
+        await pool.query("INSERT INTO phasekit_runs (namespace, slug) VALUES ('default', 'run')");
+        await pool.query(`INSERT INTO phasekit_control VALUES ('default', 'run', 'stop', '{"kind":"stop","requestedAt":"2026-01-01T00:00:00.000Z","reason":"old","by":"alice"}')`);
+        const store = await openPostgresPlanStore({ pool });
+        expect(store.migrations).toEqual({ applied: [2], version: 2 });
+        expect(await store.readControl("run")).toEqual({
+          ok: true,
+          request: { schemaVersion: 1, signal: "stop", reason: "old", requestedAt: "2026-01-01T00:00:00.000Z", requestedBy: { pid: 0, host: "alice" } },
+        });
+        await expect(pool.query(`INSERT INTO phasekit_control VALUES ('default', 'run', 'pause', '{"signal":"stop"}')`)).rejects.toThrow(/phasekit_control_signal/);
+        await store.close();
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it("a `started` record that reaches the table after its step's completion never replaces it", async () => {
+      const ns = `o-${randomUUID()}`;
+      const pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
+      // Holds back every asynchronous-commit statement (the `started` write) so the completion lands first.
+      const slow = new Proxy(pool, {
+        get(target, key) {
+          if (key === "query") {
+            return (q: unknown, values?: unknown) => {
+              const text = typeof q === "string" ? q : (q as { text?: string }).text;
+              const run = () => target.query(q as never, values as never);
+              return text?.includes("synchronous_commit', 'off'") ? new Promise((r) => setTimeout(r, 300)).then(run) : run();
+            };
+          }
+          const v = Reflect.get(target, key, target) as unknown;
+          return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      const s = await openPostgresPlanStore({ pool: slow, namespace: ns });
+      try {
+        const l = await s.lock("run", { owner: { tool: "o" } });
+        if (!l.ok) throw l.error;
+        await s.writeMetadata("run", sampleMetadata("run", 0), null);
+        const cps = await s.checkpoints("run", { now: () => new Date() });
+        const t0 = Date.now();
+        expect(await cps.step("s", { x: 1 }, () => ({ v: 1 }))).toMatchObject({ reused: false, record: { status: "completed" } });
+        expect(Date.now() - t0).toBeGreaterThanOrEqual(290); // the step waited for the late `started` acknowledgement
+        const rows = await admin.query<{ status: string }>("SELECT record->>'status' AS status FROM phasekit_steps WHERE namespace = $1", [ns]);
+        expect(rows.rows).toEqual([{ status: "completed" }]);
+        const again = await (await s.checkpoints("run", { now: () => new Date() })).step("s", { x: 1 }, () => ({ v: 2 }));
+        expect(again).toMatchObject({ reused: true, output: { v: 1 } });
+        await l.lock.release();
+      } finally {
+        await s.close();
+        await pool.end();
+      }
     });
 
     it("reruns a step whose artifact row was altered (content addressing checked on read)", async () => {

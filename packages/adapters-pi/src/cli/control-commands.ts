@@ -1,7 +1,7 @@
 /** `pause`, `stop`, `resume`, `cancel`: asking a run to change course, through the run's own request files and lock. */
 import type { Command } from "commander";
 import { cancelNow, migrateState, toPersisted, compileDefinitions, refusalToError } from "@phasekit/core";
-import { clearControlRequest } from "../run/control-signals.js";
+import { clearControlRequest } from "../store/control-signals.js";
 import { requestPause, requestStop } from "../run/control-requests.js";
 import { createFsPlanStore } from "../store/plan-store.js";
 import type { WorkflowMetadataInput } from "../store/metadata-schema.js";

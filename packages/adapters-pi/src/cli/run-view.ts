@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { isFinished, workflowError, type WorkflowStatus } from "@phasekit/core";
 import { describeHolder, readLockHolder, type LockHolder, type LockInspection } from "../lock/holder.js";
-import { readControlRequest, type ControlRequest } from "../run/control-signals.js";
+import { readControlRequest, type ControlRequest } from "../store/control-signals.js";
 import { resolveRunTarget, type RunLocation } from "../run/target.js";
 import type { StepRecord } from "../store/checkpoint-log.js";
 import { readRunSteps, stepFacts } from "../store/run-steps.js";

@@ -8,7 +8,7 @@ import type { StepFn, StepOptions, StepResult, StepValue } from "./step-options.
 import { isWorkflowError, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import { createWorkflowHandle, type RunWorkflowHandle } from "./workflow-handle.js";
 import type { CheckpointStore } from "../store/checkpoints.js";
-import { clearControlRequest, readControlRequest, readPauseRequest, type ControlRequest } from "./control-signals.js";
+import type { ControlRequest } from "../store/control-signals.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import type { Reporter } from "./reporter.js";
 import type { VerificationCache } from "../verification/cache.js";
@@ -138,10 +138,10 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
   };
   const checkControl = async (): Promise<void> => {
     assertLock();
-    const r = await readControlRequest(deps.runDir);
+    const r = await deps.store.readControl(deps.slug);
     if (!r.ok) throw r.error;
     if (r.request === null) return;
-    // The request file stays until the lifecycle has written paused/cancelled: a crash in between keeps it.
+    // The request stays until the lifecycle has written paused/cancelled: a crash in between keeps it.
     const code = r.request.signal === "pause" ? "RUN_PAUSED" : "RUN_STOPPED";
     throw workflowError("run", code, `run ${deps.slug}: ${r.request.signal} requested (${r.request.reason}).`, {
       value: r.request.signal,
@@ -202,10 +202,16 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     setBaseline: (v) => (baseline = v),
     writeMeta,
     journal,
-    clearControl: (request) => clearControlRequest(deps.runDir, request),
+    clearControl: async (request) => {
+      const r = await deps.store.clearControl(deps.slug, request);
+      if (!r.ok) throw r.error;
+    },
     clearPendingPause: async () => {
-      const pending = await readPauseRequest(deps.runDir);
-      if (pending.ok && pending.request !== null) await clearControlRequest(deps.runDir, pending.request);
+      const pending = await deps.store.readControl(deps.slug, "pause");
+      if (pending.ok && pending.request !== null) {
+        const r = await deps.store.clearControl(deps.slug, pending.request);
+        if (!r.ok) throw r.error;
+      }
     },
     now: () => deps.clock().getTime(),
   };

@@ -7,13 +7,7 @@ import { createFsPlanStore } from "../store/plan-store.js";
 import { resolveRunTarget, type PlanRootsOptions, type RunLocation } from "./target.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 
-/** Statuses that end a run for good: re-entered only with `reenter: true`; pause and stop are refused. */
-export const FINISHED_STATUSES: ReadonlySet<string> = new Set(["completed", "cancelled"]);
-
-/** RUN_FINISHED for a run in a final state, naming what was refused. */
-export function finishedError(slug: string, status: string, refused: string, hint: string): WorkflowError {
-  return workflowError("run", "RUN_FINISHED", `run ${slug} is ${status}; ${refused} is refused.`, { value: status, field: "status", hint });
-}
+export { FINISHED_STATUSES, finishedError } from "../store/run-status.js";
 
 /** Who wants to run: the invoked tool, the owner it claims, and the owners it may take a folder over from. */
 export interface OwnershipClaim {

@@ -4,7 +4,7 @@
  * docs/run-workflow.md.
  */
 import { cancelNow, isWorkflowError, pause as pauseState, toPersisted } from "@phasekit/core";
-import type { ControlRequest } from "./control-signals.js";
+import type { ControlRequest } from "../store/control-signals.js";
 import type { AnyOptions, RunCleanupInfo, RunResult, RunStatus, RunWorkflowOptions } from "./options.js";
 import { checkOptions, locate, upsert, workflowStateFor } from "./setup.js";
 import { createFsPlanStore, type PlanStore, type StoreLock } from "../store/plan-store.js";

@@ -5,7 +5,7 @@
  */
 import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
-import { readControlRequest } from "./control-signals.js";
+import type { PlanStore } from "../store/plan-store.js";
 
 /** What a step may return: a JSON value, or nothing (stored and returned as null). */
 export type StepValue = JsonValue | void | undefined | Readonly<JsonValue>;
@@ -57,7 +57,7 @@ export interface StopWatch {
 const POLL_MS = 250;
 
 /** The stop watcher of one run context. */
-export function createStopWatch(deps: { runDir: string; slug: string }, inFlight: ReadonlyMap<string, AbortController>): StopWatch {
+export function createStopWatch(deps: { slug: string; store: Pick<PlanStore, "readControl"> }, inFlight: ReadonlyMap<string, AbortController>): StopWatch {
   let timer: NodeJS.Timeout | undefined;
   let seen: WorkflowError | null = null;
   let polling = false;
@@ -65,7 +65,7 @@ export function createStopWatch(deps: { runDir: string; slug: string }, inFlight
     if (polling || seen !== null) return;
     polling = true;
     try {
-      const r = await readControlRequest(deps.runDir);
+      const r = await deps.store.readControl(deps.slug);
       if (r.ok && r.request?.signal === "stop") {
         seen = workflowError("run", "RUN_STOPPED", `run ${deps.slug}: stop requested (${r.request.reason}).`, {
           value: "stop",

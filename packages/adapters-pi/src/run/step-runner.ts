@@ -9,7 +9,7 @@ import { workflowError } from "@phasekit/core";
 import { fingerprint } from "../store/fingerprint.js";
 import type { RerunReason } from "../store/checkpoints.js";
 import type { CheckpointStore } from "../store/checkpoints.js";
-import type { StoreLock } from "../store/plan-store.js";
+import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import type { Reporter } from "./reporter.js";
 import { checkStepOptions, createStopWatch, retryable, type StepFn, type StepOptions, type StepResult, type StepValue } from "./step-options.js";
 
@@ -30,6 +30,8 @@ export type StepReport =
 /** The parts of the run context's dependencies a step uses. */
 export interface StepDeps {
   lock: StoreLock;
+  /** Where pause/stop requests are read (the run's store). */
+  store: Pick<PlanStore, "readControl">;
   checkpoints: CheckpointStore;
   reporter: Reporter;
   slug: string;

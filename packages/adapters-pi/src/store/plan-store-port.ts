@@ -11,6 +11,7 @@ import type { GcOptions, GcReport } from "./retention.js";
 import type { LockOwner } from "../lock/holder.js";
 import type { ReadMetadataResult } from "./metadata.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "./metadata-schema.js";
+import type { StoreControl } from "./control-fs.js";
 
 /** File name of a run's metadata inside its folder. */
 export const METADATA_FILE = "workflow.json";
@@ -34,8 +35,13 @@ export interface StoreLockOptions {
 /** One run folder found by `list()`: its metadata (null if none yet), or why it could not be read. */
 export type PlanRunEntry = { slug: string; ok: true; metadata: WorkflowMetadata | null } | { slug: string; ok: false; error: WorkflowError };
 
-/** The storage port of phasekit runs: one record (metadata + journal + lock) per slug. */
-export interface PlanStore {
+/**
+ * The storage port of phasekit runs: one record (metadata + journal + lock) per slug. Its control methods
+ * (StoreControl) carry pause/stop requests: `requestControl` files one from any process (NOT_FOUND, RUN_FINISHED,
+ * NOT_RUNNING for a pause of a run nobody runs); `readControl` gives the pending one (a stop before a pause), or
+ * only `signal`'s; `clearControl` removes a honoured one if it is still that very request (cleared: false if not).
+ */
+export interface PlanStore extends StoreControl {
   /** Where runs live (a folder for the fs store, a label for others). */
   readonly planRoot: string;
   /** The folder of a run, validated to lie inside the plan root (created 0700 on first write). */

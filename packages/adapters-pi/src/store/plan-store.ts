@@ -19,6 +19,7 @@ import { readRunLog } from "./run-log/reader.js";
 import { gc } from "./retention.js";
 import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
 import { writeWorkflowMetadata, type ReadMetadataResult } from "./metadata.js";
+import { createFsControl } from "./control-fs.js";
 
 export { METADATA_FILE } from "./plan-store-port.js";
 export type { PlanStore, StoreLock, StoreLockOptions, PlanRunEntry, StoreGcOptions } from "./plan-store-port.js";
@@ -101,6 +102,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
   };
 
   return {
+    ...createFsControl(fs, dirOf, async (slug) => settle(async () => readMetaOf(await dirOf(slug)))),
     planRoot,
     runDir: dirOf,
     async readMetadata(slug) {

@@ -139,6 +139,54 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
       expect(list.every((e) => e.ok && e.metadata?.generation === 1)).toBe(true);
     });
 
+    it("files, reads and clears control requests: a stop before a pause, only that very request cleared", async () => {
+      const store = await fresh();
+      await store.writeMetadata("run-k", { ...sampleMetadata("run-k"), status: "running" }, null);
+      const held = await store.lock("run-k", { owner: { tool: "t" } });
+      if (!held.ok) throw held.error;
+      expect(await store.readControl("run-k")).toEqual({ ok: true, request: null });
+      const at = () => "2026-01-02T03:04:05.000Z";
+      const pause = await store.requestControl("run-k", "pause", { reason: "lunch", now: at });
+      if (!pause.ok) throw pause.error;
+      expect(pause.request).toEqual({ schemaVersion: 1, signal: "pause", reason: "lunch", requestedAt: at(), requestedBy: { pid: process.pid, host: expect.any(String) } });
+      expect(await store.readControl("run-k")).toEqual({ ok: true, request: pause.request });
+      const stop = await store.requestControl("run-k", "stop");
+      if (!stop.ok) throw stop.error;
+      expect(stop.request).toMatchObject({ signal: "stop", reason: "stop requested" });
+      expect(await store.readControl("run-k")).toEqual({ ok: true, request: stop.request });
+      expect(await store.readControl("run-k", "pause")).toEqual({ ok: true, request: pause.request });
+      expect(await store.clearControl("run-k", stop.request)).toEqual({ ok: true, cleared: true });
+      expect(await store.clearControl("run-k", stop.request)).toEqual({ ok: true, cleared: false });
+      expect(await store.readControl("run-k")).toEqual({ ok: true, request: pause.request });
+      // A newer request filed meanwhile is not cleared by the older one's clear: the next check still sees it.
+      const newer = await store.requestControl("run-k", "pause", { reason: "again", now: () => "2026-01-02T03:04:06.000Z" });
+      if (!newer.ok) throw newer.error;
+      expect(await store.clearControl("run-k", pause.request)).toEqual({ ok: true, cleared: false });
+      expect(await store.readControl("run-k", "pause")).toEqual({ ok: true, request: newer.request });
+      expect(await store.clearControl("run-k", newer.request)).toEqual({ ok: true, cleared: true });
+      expect(await store.readControl("run-k")).toEqual({ ok: true, request: null });
+      await held.lock.release();
+    });
+
+    it("refuses control requests for a missing or finished run, and a pause for a run nobody runs", async () => {
+      const store = await fresh();
+      const code = (r: { ok: boolean; error?: { code: string } }) => (r.ok ? "ok" : r.error?.code);
+      expect(code(await store.requestControl("nobody", "stop"))).toBe("NOT_FOUND");
+      expect(code(await store.requestControl("..", "stop"))).toBe("INVALID_SLUG");
+      await store.writeMetadata("idle", { ...sampleMetadata("idle"), status: "running" }, null);
+      expect(code(await store.requestControl("idle", "pause"))).toBe("NOT_RUNNING");
+      expect(code(await store.requestControl("idle", "stop"))).toBe("ok");
+      await store.writeMetadata("paused", { ...sampleMetadata("paused"), status: "paused" }, null);
+      expect(code(await store.requestControl("paused", "pause"))).toBe("NOT_RUNNING");
+      for (const status of ["completed", "cancelled"] as const) {
+        await store.writeMetadata(status, { ...sampleMetadata(status), status }, null);
+        expect(code(await store.requestControl(status, "stop"))).toBe("RUN_FINISHED");
+        expect(code(await store.requestControl(status, "pause"))).toBe("RUN_FINISHED");
+        expect(await store.readControl(status)).toEqual({ ok: true, request: null });
+      }
+      expect(await store.readControl("idle", "pause")).toEqual({ ok: true, request: null });
+    });
+
     it("gives the lock to one holder at a time and back after release", async () => {
       const store = await fresh();
       await store.writeMetadata("run-l", sampleMetadata("run-l"), null);

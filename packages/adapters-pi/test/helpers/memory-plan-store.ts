@@ -11,12 +11,14 @@ import type { GcReport } from "../../src/store/retention.js";
 import { createMemoryCheckpoints } from "./memory-checkpoints.js";
 import { buildDocument, validateMetadata } from "../../src/store/metadata.js";
 import type { WorkflowMetadata } from "../../src/store/metadata-schema.js";
+import { newControlRequest, type ControlRequest, type ControlSignal } from "../../src/store/control-signals.js";
 
 interface Run {
   text: string | null;
   journal: JournalEntry[];
   holder: { tool: string; controller: AbortController } | null;
   checkpoints?: CheckpointStore;
+  control: Partial<Record<ControlSignal, ControlRequest>>;
 }
 
 /** Creates an empty in-memory store. */
@@ -26,7 +28,7 @@ export function createMemoryPlanStore(): PlanStore {
     const v = validateSlug(slug);
     if (!v.ok) throw v.error;
     let r = runs.get(slug);
-    if (r === undefined) runs.set(slug, (r = { text: null, journal: [], holder: null }));
+    if (r === undefined) runs.set(slug, (r = { text: null, journal: [], holder: null, control: {} }));
     return r;
   };
   const current = (slug: string, run: Run): { ok: true; metadata: WorkflowMetadata | null } | { ok: false; error: WorkflowError } => {
@@ -134,6 +136,31 @@ export function createMemoryPlanStore(): PlanStore {
       });
       return report;
     },
+    requestControl: (slug, signal, input = {}) =>
+      guard(() => {
+        const run = runOf(slug);
+        const cur = current(slug, run);
+        if (!cur.ok) return cur;
+        const status = cur.metadata?.status;
+        if (status === undefined) return { ok: false as const, error: workflowError("control", "NOT_FOUND", `no run ${slug}`, { value: slug }) };
+        if (status === "completed" || status === "cancelled") return { ok: false as const, error: workflowError("run", "RUN_FINISHED", `run ${slug} is ${status}`, { value: status }) };
+        if (signal === "pause" && (status !== "running" || run.holder === null)) return { ok: false as const, error: workflowError("control", "NOT_RUNNING", `run ${slug} is not running`, { value: status }) };
+        const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now);
+        run.control[signal] = request;
+        return { ok: true as const, request };
+      }),
+    readControl: (slug, signal) =>
+      guard(() => {
+        const c = runOf(slug).control;
+        return { ok: true as const, request: (signal === undefined ? (c.stop ?? c.pause) : c[signal]) ?? null };
+      }),
+    clearControl: (slug, request) =>
+      guard(() => {
+        const c = runOf(slug).control;
+        const same = JSON.stringify(c[request.signal]) === JSON.stringify(request);
+        if (same) delete c[request.signal];
+        return { ok: true as const, cleared: same };
+      }),
     async close() {},
   };
 }

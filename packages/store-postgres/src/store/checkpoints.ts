@@ -3,7 +3,10 @@
  * content-addressed artifacts. A step miss costs two statements: the `started` record, committed without
  * waiting for the WAL flush (like the fs log's unsynced `started` line: losing it only makes the next run say
  * "no-record" instead of "started"), and one durable statement that stores the artifact and the `completed`
- * record together. Both carry the holder's epoch and are refused by the database once it is displaced.
+ * record together. Both carry the holder's epoch and are refused by the database once it is displaced. The
+ * `started` statement is sent before the body runs but not waited for until the completion is sent too, so a
+ * miss costs one round trip plus one durable commit (the body may start before the database has checked the
+ * fence for `started`; runWorkflow writes the fenced metadata first in every step anyway).
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import {
@@ -36,22 +39,28 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
   // One statement: the record (and, for a completion, its artifact) lands only if the run row still names this
   // holder's epoch. FOR SHARE makes a concurrent takeover wait for this statement, or this statement re-check
   // the row after the takeover committed (and find the epoch changed).
+  // The `started` write is not awaited before the completion (see step), so the two may reach the table in
+  // either order: a `started` record never replaces the finished record of the same attempt (same startedAt,
+  // attempt and input), and `fenced` (not the row count) says whether the fence let the statement write.
   async function putStep(record: StepRecord, artifact: { fp: string; body: string } | null, durable: boolean): Promise<void> {
     const [e, t] = fenceParams(db, slug);
     let ok: boolean;
     try {
-      const r = await db.pool.query(
-        `WITH f AS (SELECT r.epoch ${durable ? "" : ", set_config('synchronous_commit', 'off', true)"} FROM phasekit_runs r
+      const text = `WITH f AS (SELECT r.epoch ${durable ? "" : ", set_config('synchronous_commit', 'off', true)"} FROM phasekit_runs r
                     WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} FOR SHARE),
               a AS (INSERT INTO phasekit_artifacts (namespace, slug, fingerprint, body)
-                    SELECT $1, $2, $7, $8 FROM f WHERE $7::text IS NOT NULL ON CONFLICT DO NOTHING)
-         INSERT INTO phasekit_steps AS s (namespace, slug, step_id, record, epoch)
-         SELECT $1, $2, $5, $6, f.epoch FROM f
-         ON CONFLICT (namespace, slug, step_id) DO UPDATE SET record = EXCLUDED.record, epoch = EXCLUDED.epoch
-         RETURNING 1`,
-        [db.namespace, slug, e, t, record.stepId, record, artifact?.fp ?? null, artifact?.body ?? null],
-      );
-      ok = r.rowCount === 1;
+                    SELECT $1, $2, $7, $8 FROM f WHERE $7::text IS NOT NULL ON CONFLICT DO NOTHING),
+              w AS (INSERT INTO phasekit_steps AS s (namespace, slug, step_id, record, epoch)
+                    SELECT $1, $2, $5, $6, f.epoch FROM f
+                    ON CONFLICT (namespace, slug, step_id) DO UPDATE SET record = EXCLUDED.record, epoch = EXCLUDED.epoch
+                    WHERE NOT (EXCLUDED.record->>'status' = 'started' AND s.record->>'status' <> 'started'
+                      AND s.record->>'startedAt' = EXCLUDED.record->>'startedAt' AND s.record->>'attempt' = EXCLUDED.record->>'attempt'
+                      AND s.record->>'inputFingerprint' = EXCLUDED.record->>'inputFingerprint'))
+         SELECT count(*) AS fenced FROM f`;
+      const values = [db.namespace, slug, e, t, record.stepId, record, artifact?.fp ?? null, artifact?.body ?? null];
+      // A named (prepared) statement: each connection parses and plans it once, not on every step.
+      const r = await db.pool.query<{ fenced: string }>({ name: durable ? "phasekit_put_step" : "phasekit_put_step_async", text, values });
+      ok = Number(r.rows[0]?.fenced) === 1;
     } catch (error) {
       // The statement may have committed before the connection went: the next use re-reads the rows.
       loaded = undefined;
@@ -99,8 +108,15 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
       inputFingerprint,
       startedAt: stamp(),
     };
-    await putStep(started, null, false);
+    // The `started` record goes out now and its acknowledgement is awaited together with the completion's, so a
+    // miss costs one round trip plus one durable commit. One turn of the event loop first puts the statement on
+    // the wire (with an idle pooled connection), so a body that kills its process still leaves its record.
+    const startedWrite = putStep(started, null, false).then(
+      () => null,
+      (error: unknown) => error,
+    );
     log.steps.set(stepId, started);
+    await new Promise<void>((resolve) => setImmediate(resolve));
     let output: T;
     let body: string;
     try {
@@ -108,13 +124,24 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
       output = ((await fn(started.attempt)) ?? null) as T;
       body = canonicalJson(output);
     } catch (error) {
+      // A refused `started` (displaced, unreachable) says more than the body's error, as it did when awaited first.
+      const startError = await startedWrite;
+      if (startError !== null) throw startError;
       const failed: StepRecord = { ...started, status: "failed", finishedAt: stamp(), error: describe(error) };
       await putStep(failed, null, true).then(() => log.steps.set(stepId, failed), () => undefined);
       throw error;
     }
     const outputFingerprint = fingerprint(output);
     const completed: StepRecord = { ...started, status: "completed", outputFingerprint, finishedAt: stamp() };
-    await putStep(completed, { fp: outputFingerprint, body }, true);
+    const [, completeError] = await Promise.all([
+      startedWrite,
+      putStep(completed, { fp: outputFingerprint, body }, true).then(
+        () => null,
+        (error: unknown) => error,
+      ),
+    ]);
+    // The durable completion decides; a lost `started` next to a committed completion costs nothing.
+    if (completeError !== null) throw completeError;
     log.steps.set(stepId, completed);
     return { reused: false, reason: decision.reason, output, record: completed };
   }

@@ -1,58 +1,99 @@
 /**
- * Pause and stop requests for runs held on other machines: any process may file one; only the holder (by its
- * epoch) clears it.
+ * Pause and stop requests for runs held on other machines, behind the PlanStore control methods: any process
+ * may file one (that is the point: the holder is busy running); only the holder (by its epoch), or anyone when
+ * nobody holds the run, clears one. The filing rules are the fs store's, checked in the same statement that
+ * files the request: the run exists and is not finished, and a pause needs a live holder.
  */
+import { workflowError, type WorkflowError } from "@phasekit/core";
+import { newControlRequest, parseControlRequest, type ControlRequest, type ControlRequestInput, type ControlSignal } from "@phasekit/adapters-pi";
 import type { Db } from "../db/db.js";
 import { fenceParams, fenceSql } from "../db/db.js";
-import { storeError } from "../db/errors.js";
-import { ensureRun } from "./runs.js";
+import { lockLost, storeError } from "../db/errors.js";
+import { runLabel } from "./runs.js";
 
-/** The kinds of control request. */
-export type ControlKind = "pause" | "stop";
+type Outcome<T> = ({ ok: true } & T) | { ok: false; error: WorkflowError };
 
-/** A filed request: who asked, when and why. */
-export interface PgControlRequest {
-  kind: ControlKind;
-  requestedAt: string;
-  reason?: string;
-  by?: string;
-}
+const FINISHED = ["completed", "cancelled"];
 
-/** Files (or replaces) a request of `kind` for run `slug`. */
-export async function fileControl(db: Db, slug: string, request: PgControlRequest): Promise<void> {
+/** Files (or replaces) a `signal` request for run `slug`, under the filing rules, in one statement. */
+export async function fileControl(db: Db, slug: string, signal: ControlSignal, input: ControlRequestInput): Promise<Outcome<{ request: ControlRequest }>> {
+  const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now);
   try {
-    await ensureRun(db, slug);
-    await db.pool.query(
-      `INSERT INTO phasekit_control (namespace, slug, kind, request) VALUES ($1, $2, $3, $4)
+    // FOR SHARE: a status write (UPDATE of the run row) cannot slip between the check and the insert.
+    const r = await db.pool.query(
+      `WITH run AS (
+         SELECT 1 FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2 AND r.metadata IS NOT NULL AND NOT (r.status = ANY($5::text[]))
+           AND ($3 <> 'pause' OR (r.status = 'running' AND r.holder IS NOT NULL AND r.lease_until > now()))
+         FOR SHARE)
+       INSERT INTO phasekit_control (namespace, slug, kind, request) SELECT $1, $2, $3, $4 FROM run
        ON CONFLICT (namespace, slug, kind) DO UPDATE SET request = EXCLUDED.request`,
-      [db.namespace, slug, request.kind, request],
+      [db.namespace, slug, signal, request, FINISHED],
     );
+    if (r.rowCount === 1) return { ok: true, request };
+    return { ok: false, error: await whyNotFiled(db, slug, signal) };
   } catch (error) {
-    throw storeError("write", slug, `request ${request.kind}`, error);
+    return { ok: false, error: storeError("write", slug, `request ${signal}`, error) };
   }
 }
 
-/** The pending requests of run `slug` (stop first). */
-export async function readControl(db: Db, slug: string): Promise<PgControlRequest[]> {
+/** The pending request of run `slug` (a stop before a pause), or only `signal`'s; a malformed row is CORRUPT_FILE. */
+export async function readControl(db: Db, slug: string, signal?: ControlSignal): Promise<Outcome<{ request: ControlRequest | null }>> {
+  let rows: Array<{ kind: ControlSignal; request: unknown }>;
   try {
-    const r = await db.pool.query<{ request: PgControlRequest }>("SELECT request FROM phasekit_control WHERE namespace = $1 AND slug = $2 ORDER BY kind DESC", [db.namespace, slug]);
-    return r.rows.map((x) => x.request);
+    const r = await db.pool.query<{ kind: ControlSignal; request: unknown }>(
+      "SELECT kind, request FROM phasekit_control WHERE namespace = $1 AND slug = $2 AND ($3::text IS NULL OR kind = $3) ORDER BY kind DESC LIMIT 1",
+      [db.namespace, slug, signal ?? null],
+    );
+    rows = r.rows;
   } catch (error) {
-    throw storeError("read", slug, "read control requests", error);
+    return { ok: false, error: storeError("read", slug, "read control requests", error) };
   }
+  const row = rows[0];
+  if (row === undefined) return { ok: true, request: null };
+  return parseControlRequest(row.request, row.kind, `${runLabel(db, slug)} (${row.kind} request)`);
 }
 
-/** Clears a honoured request; refused (false) unless this store holds the run, or nobody does. */
-export async function clearControl(db: Db, slug: string, kind: ControlKind): Promise<boolean> {
+/**
+ * Clears a honoured request if it is still that very request (cleared: false when it is gone or was replaced).
+ * Fenced like every holder's write: LOCK_LOST when this store held the run and was displaced; refused (cleared:
+ * false) for a store that does not hold a run someone else holds.
+ */
+export async function clearControl(db: Db, slug: string, request: ControlRequest): Promise<Outcome<{ cleared: boolean }>> {
   const [e, t] = fenceParams(db, slug);
   try {
     const r = await db.pool.query(
       `DELETE FROM phasekit_control c USING phasekit_runs r
-       WHERE c.namespace = $1 AND c.slug = $2 AND c.kind = $5 AND r.namespace = c.namespace AND r.slug = c.slug AND ${fenceSql("$3", "$4")}`,
-      [db.namespace, slug, e, t, kind],
+       WHERE c.namespace = $1 AND c.slug = $2 AND c.kind = $5 AND c.request = $6::jsonb
+         AND r.namespace = c.namespace AND r.slug = c.slug AND ${fenceSql("$3", "$4")}`,
+      [db.namespace, slug, e, t, request.signal, request],
     );
-    return r.rowCount === 1;
+    if (r.rowCount === 1) return { ok: true, cleared: true };
+    if (e !== null) {
+      const now = await db.pool.query<{ epoch: string; holder: string | null }>("SELECT epoch, holder FROM phasekit_runs WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
+      const row = now.rows[0];
+      if (row !== undefined && (Number(row.epoch) !== e || row.holder !== t)) return { ok: false, error: lockLost(slug, e, `clear ${request.signal}`) };
+    }
+    return { ok: true, cleared: false };
   } catch (error) {
-    throw storeError("write", slug, `clear ${kind}`, error);
+    return { ok: false, error: storeError("write", slug, `clear ${request.signal}`, error) };
   }
+}
+
+async function whyNotFiled(db: Db, slug: string, signal: ControlSignal): Promise<WorkflowError> {
+  const r = await db.pool.query<{ status: string | null; live: boolean }>(
+    "SELECT status, (holder IS NOT NULL AND lease_until > now()) AS live FROM phasekit_runs WHERE namespace = $1 AND slug = $2 AND metadata IS NOT NULL",
+    [db.namespace, slug],
+  );
+  const row = r.rows[0];
+  if (row === undefined || row.status === null) {
+    return workflowError("control", "NOT_FOUND", `no run ${slug} (looked for ${runLabel(db, slug)}).`, { value: slug, hint: "pass the slug of an existing run" });
+  }
+  if (FINISHED.includes(row.status)) {
+    return workflowError("run", "RUN_FINISHED", `run ${slug} is ${row.status}; a ${signal} request is refused.`, { value: row.status, field: "status", hint: "nothing to do: the run is over" });
+  }
+  const why = row.status !== "running" ? `it is ${row.status}` : row.live ? "its status changed while the request was filed" : "no process holds its lease (it crashed or ended)";
+  return workflowError("control", "NOT_RUNNING", `run ${slug} cannot be paused: ${why}.`, {
+    value: row.status,
+    hint: "a pause applies to a running run; resume the run first, or send stop to end it",
+  });
 }

@@ -8,7 +8,7 @@ import { acquireLease } from "../lease/lease.js";
 import type { Db } from "../db/db.js";
 import { storeError } from "../db/errors.js";
 import { createPgCheckpoints } from "./checkpoints.js";
-import { clearControl, fileControl, readControl, type ControlKind, type PgControlRequest } from "./control.js";
+import { clearControl, fileControl, readControl } from "./control.js";
 import { gcRuns } from "./retention.js";
 import { appendRunJournal, readRunJournal, readRunMetadata, runLabel, writeRunMetadata } from "./runs.js";
 
@@ -27,16 +27,10 @@ export interface PostgresPlanStoreOptions {
   leaseMs?: number;
 }
 
-/** The PostgreSQL store: the PlanStore port plus cross-machine control requests. */
+/** The PostgreSQL store: the PlanStore port (control requests included: any machine may file one). */
 export interface PostgresPlanStore extends PlanStore {
   /** The migrations this process applied when the store opened. */
   readonly migrations: MigrationReport;
-  /** Files a pause or stop request for a run held anywhere. */
-  requestControl(slug: string, kind: ControlKind, request?: { reason?: string; by?: string }): Promise<void>;
-  /** Pending requests of a run. */
-  controlRequests(slug: string): Promise<PgControlRequest[]>;
-  /** Clears a honoured request (only the holder, or anyone when nobody holds the run). */
-  clearControlRequest(slug: string, kind: ControlKind): Promise<boolean>;
 }
 
 /** Connects, applies pending migrations (safe when many processes start at once) and returns the store. */
@@ -116,9 +110,9 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
       return createPgCheckpoints(db, slugOf(slug), opts.now);
     },
     gc: (opts) => gcRuns(db, opts).catch((error: unknown) => Promise.reject(storeError("write", "*", "gc", error))),
-    requestControl: (slug, kind, request = {}) => fileControl(db, slugOf(slug), { kind, requestedAt: new Date().toISOString(), ...request }),
-    controlRequests: (slug) => readControl(db, slugOf(slug)),
-    clearControlRequest: (slug, kind) => clearControl(db, slugOf(slug), kind),
+    requestControl: (slug, signal, request = {}) => settle(() => fileControl(db, slugOf(slug), signal, request)),
+    readControl: (slug, signal) => settle(() => readControl(db, slugOf(slug), signal)),
+    clearControl: (slug, request) => settle(() => clearControl(db, slugOf(slug), request)),
     async close() {
       // Leases still held stop beating (they expire on their own); a closed store can be used again.
       for (const l of leases) l.stop();

@@ -67,3 +67,24 @@ export function spawnMachine(args: { url: string; namespace: string; slug: strin
     });
   return { proc, events, waitFor, exited };
 }
+
+const REQUESTER = fileURLToPath(new URL("./request-control.ts", import.meta.url));
+
+/** Runs test/helpers/request-control.ts in its own process: files a pause or stop through the pg store. */
+export function requestFromAnotherProcess(args: { url: string; namespace: string; slug: string; signal: "pause" | "stop"; reason: string }): Promise<{ ok: boolean; pid: number; request?: { signal: string; reason: string; requestedBy: { pid: number } }; code?: string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@phasekit/source", REQUESTER, args.url, args.namespace, args.slug, args.signal, args.reason], {
+      cwd: REPO,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    proc.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+    proc.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+    proc.on("exit", (code) => {
+      const line = out.split("\n").find((l) => l.startsWith("{"));
+      if (code !== 0 || line === undefined) reject(new Error(`requester exited ${String(code)}: ${out} ${err}`));
+      else resolve(JSON.parse(line) as never);
+    });
+  });
+}

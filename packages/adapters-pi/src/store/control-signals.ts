@@ -1,5 +1,6 @@
 /**
- * Pause and stop requests from another process. They are durable files beside workflow.json (written atomically,
+ * Pause and stop requests from another process, as the fs store keeps them (other stores keep the same
+ * `ControlRequest` records their own way, behind `PlanStore.requestControl`). They are durable files beside workflow.json (written atomically,
  * without the plan lock, since the runner holds it), and the running body sees them at its next step boundary.
  * Each signal has its own file, so a pause request can never overwrite a stop (no read-then-write race), and
  * the runner reads the stop first: a stop outranks a pause.
@@ -59,7 +60,7 @@ export async function readControlRequest(
 ): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
   // Checked at every step: with no request pending (the usual case) two synchronous lstat calls answer it; a
   // thread-pool round trip per file cost more than the rest of a reuse hit. Anything present is read safely.
-  if (options.fs === undefined && !anyRequestFile(runDir)) return { ok: true, request: null };
+  if ((options.fs === undefined || options.fs === nodeFs) && !anyRequestFile(runDir)) return { ok: true, request: null };
   for (const signal of ["stop", "pause"] as const) {
     const r = await readRequestFile(controlFile(runDir, signal), signal, options.fs ?? nodeFs);
     if (!r.ok || r.request !== null) return r;
@@ -69,7 +70,43 @@ export async function readControlRequest(
 
 /** The pending pause request alone (ignoring a stop), null when none. */
 export function readPauseRequest(runDir: string, options: { fs?: FsPort } = {}): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
-  return readRequestFile(controlFile(runDir, "pause"), "pause", options.fs ?? nodeFs);
+  return readControlSignal(runDir, "pause", options);
+}
+
+/** The pending request of one signal alone, null when none. */
+export function readControlSignal(
+  runDir: string,
+  signal: ControlSignal,
+  options: { fs?: FsPort } = {},
+): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
+  return readRequestFile(controlFile(runDir, signal), signal, options.fs ?? nodeFs);
+}
+
+/** A new request of `signal` filed by this process (the reason cut to 2,000 characters). */
+export function newControlRequest(signal: ControlSignal, reason: string, now?: () => string): ControlRequest {
+  return {
+    schemaVersion: 1,
+    signal,
+    reason: reason.slice(0, 2_000),
+    requestedAt: now?.() ?? new Date().toISOString(),
+    requestedBy: { pid: process.pid, host: os.hostname() },
+  };
+}
+
+/** Checks a stored request (from any backend) against the request schema; `where` names it in the error. */
+export function parseControlRequest(raw: unknown, signal: ControlSignal, where: string): { ok: true; request: ControlRequest } | { ok: false; error: WorkflowError } {
+  const parsed = ControlRequestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, error: corrupt(where, `${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`) };
+  }
+  if (parsed.data.signal !== signal) return { ok: false, error: corrupt(where, `it holds a ${parsed.data.signal} request`) };
+  return { ok: true, request: parsed.data };
+}
+
+/** Writes `request` as the run's request file of its signal (atomically; replaces an older one). */
+export async function writeControlRequest(runDir: string, request: ControlRequest, options: { fs?: FsPort } = {}): Promise<void> {
+  await writeFileAtomic(controlFile(runDir, request.signal), `${JSON.stringify(request, null, 2)}\n`, { fs: options.fs ?? nodeFs });
 }
 
 /**
@@ -112,25 +149,12 @@ async function readRequestFile(
   } catch (error) {
     return { ok: false, error: corrupt(file, `it is not JSON (${(error as Error).message})`) };
   }
-  const parsed = ControlRequestSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, error: corrupt(file, `${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`) };
-  }
-  if (parsed.data.signal !== signal) return { ok: false, error: corrupt(file, `it holds a ${parsed.data.signal} request`) };
-  return { ok: true, request: parsed.data };
+  return parseControlRequest(raw, signal, file);
 }
 
 async function writeRequest(runDir: string, signal: ControlSignal, reason: string, options: ControlOptions): Promise<ControlRequest> {
-  const fs = options.fs ?? nodeFs;
-  const request: ControlRequest = {
-    schemaVersion: 1,
-    signal,
-    reason: reason.slice(0, 2_000),
-    requestedAt: options.now?.() ?? new Date().toISOString(),
-    requestedBy: { pid: process.pid, host: os.hostname() },
-  };
-  await writeFileAtomic(controlFile(runDir, signal), `${JSON.stringify(request, null, 2)}\n`, { fs });
+  const request = newControlRequest(signal, reason, options.now);
+  await writeControlRequest(runDir, request, options.fs ? { fs: options.fs } : {});
   return request;
 }
 

@@ -1,0 +1,95 @@
+/**
+ * The fs store's control requests: the same request files beside workflow.json as `requestPauseIn` /
+ * `readControlRequest` / `clearControlRequest` (control-signals.ts), behind the `PlanStore` control methods. A
+ * request may be filed by any process (the holder is busy running); the rules for filing one are the port's:
+ * the run must exist and not be finished, and a pause needs a live holder.
+ */
+import path from "node:path";
+import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
+import type { FsPort } from "../io/fs-port.js";
+import { readLockHolder } from "../lock/holder.js";
+import { clearControlRequest, newControlRequest, readControlRequest, readControlSignal, writeControlRequest, type ControlRequest, type ControlSignal } from "./control-signals.js";
+import type { ReadMetadataResult } from "./metadata.js";
+import { FINISHED_STATUSES, finishedError } from "./run-status.js";
+
+type Outcome<T> = ({ ok: true } & T) | { ok: false; error: WorkflowError };
+
+/** What a caller passes when filing a request. */
+export interface ControlRequestInput {
+  /** Why (recorded with the request; default "pause requested" / "stop requested"). */
+  reason?: string;
+  /** Wall-clock time of the request (ISO 8601); the current time by default. */
+  now?: () => string;
+}
+
+/** The control methods of a `PlanStore` (see plan-store.ts). */
+export interface StoreControl {
+  requestControl(slug: string, signal: ControlSignal, request?: ControlRequestInput): Promise<Outcome<{ request: ControlRequest }>>;
+  readControl(slug: string, signal?: ControlSignal): Promise<Outcome<{ request: ControlRequest | null }>>;
+  clearControl(slug: string, request: ControlRequest): Promise<Outcome<{ cleared: boolean }>>;
+}
+
+/** The control methods over the run folders that `dirOf` names (validated, not created). */
+export function createFsControl(fs: FsPort, dirOf: (slug: string) => Promise<string>, readMetadata: (slug: string) => Promise<ReadMetadataResult>): StoreControl {
+  return {
+    requestControl: (slug, signal, input = {}) =>
+      settle(async () => {
+        const runDir = await dirOf(slug);
+        const file = path.join(runDir, "workflow.json"); // named in errors only
+        // The run's status as readers see it (the run log's latest generation, not a stale file).
+        const read = await readMetadata(slug);
+        if (!read.ok) return read;
+        const refused = await refusal(slug, signal, read.metadata?.status ?? null, file, () => readLockHolder(runDir));
+        if (refused !== null) return { ok: false, error: refused };
+        const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now);
+        await writeControlRequest(runDir, request, { fs });
+        return { ok: true, request };
+      }),
+    readControl: (slug, signal) =>
+      settle(async () => {
+        const runDir = await dirOf(slug);
+        return signal === undefined ? readControlRequest(runDir, { fs }) : readControlSignal(runDir, signal, { fs });
+      }),
+    clearControl: (slug, request) =>
+      settle(async () => {
+        const runDir = await dirOf(slug);
+        const before = await readControlSignal(runDir, request.signal, { fs });
+        await clearControlRequest(runDir, request, { fs });
+        return { ok: true, cleared: before.ok && before.request !== null && JSON.stringify(before.request) === JSON.stringify(request) };
+      }),
+  };
+}
+
+/**
+ * Why a `signal` request for a run in `status` (null: no run) is refused, or null. Shared by every store so the
+ * codes agree: NOT_FOUND, RUN_FINISHED, NOT_RUNNING (a pause left for a crashed run would pause its next resume).
+ */
+export async function refusal(
+  slug: string,
+  signal: ControlSignal,
+  status: string | null,
+  where: string,
+  live: () => Promise<{ held: false } | { held: true; stale: boolean }>,
+): Promise<WorkflowError | null> {
+  if (status === null) {
+    return workflowError("control", "NOT_FOUND", `no run ${slug} (looked for ${where}).`, { value: slug, hint: "pass the slug or path of an existing run" });
+  }
+  if (FINISHED_STATUSES.has(status)) return finishedError(slug, status, `a ${signal} request`, "nothing to do: the run is over");
+  if (signal !== "pause") return null;
+  const lock = status === "running" ? await live() : { held: false as const };
+  if (status === "running" && lock.held && !lock.stale) return null;
+  const why = status !== "running" ? `it is ${status}` : "no process holds its lock (it crashed or ended)";
+  return workflowError("control", "NOT_RUNNING", `run ${slug} cannot be paused: ${why}.`, {
+    value: status,
+    hint: "a pause applies to a running run; resume the run first, or send stop to end it",
+  });
+}
+
+async function settle<T extends { ok: boolean }>(fn: () => Promise<T | { ok: false; error: WorkflowError }>): Promise<T | { ok: false; error: WorkflowError }> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (isWorkflowError(error)) return { ok: false, error };
+    throw error;
+  }
+}
