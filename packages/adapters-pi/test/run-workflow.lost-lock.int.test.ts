@@ -35,7 +35,7 @@ async function lostLock(mode: "between" | "in"): Promise<void> {
     await sleep(2_600);
     const taker = spawnLockChild("run-sleeper.mjs", [repoRoot, slug, "free"]);
     const took = await finish(taker);
-    expect(took).toMatchObject({ event: "end", status: "completed", result: `seed+0+1@${taker.proc.pid}+2+3` });
+    expect(took, JSON.stringify(took)).toMatchObject({ event: "end", status: "completed", result: `seed+0+1@${taker.proc.pid}+2+3` });
     const completed = readFileSync(path.join(runDir, METADATA_FILE), "utf8");
     expect(JSON.parse(completed)).toMatchObject({ status: "completed", lastCompletedStepId: "s3" });
 
