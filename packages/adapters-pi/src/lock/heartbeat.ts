@@ -6,6 +6,7 @@
  * seen unchanged for the stale time. The memory is per process, so repeated attempts accumulate evidence.
  */
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const seen = new Map<string, { heartbeat: string; sinceMs: number }>();
 
@@ -21,4 +22,17 @@ export function observedAgeMs(lockDir: string, holderNames: string, mtimeMs: num
     return 0;
   }
   return now - last.sinceMs;
+}
+
+/**
+ * The holder's side: its last refresh (`lastRefreshMs()`, Date.now() of it) is older than `staleMs`. Waits up to
+ * another `staleMs` for the overdue refresh to land, or for `settled()`. Null when fresh, refreshed or settled;
+ * else the ms since the last refresh.
+ */
+export async function awaitOverdueRefresh(lastRefreshMs: () => number, staleMs: number, settled: () => boolean): Promise<number | null> {
+  const last = lastRefreshMs();
+  for (const start = performance.now(); Date.now() - last > staleMs && lastRefreshMs() === last && !settled(); await sleep(20)) {
+    if (performance.now() - start > staleMs) return Date.now() - last;
+  }
+  return null;
 }

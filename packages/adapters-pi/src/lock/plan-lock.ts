@@ -13,6 +13,7 @@ import { loadProperLockfile } from "./lockfile-loader.js";
 import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { fsErrorCode } from "../io/fs-port.js";
 import { createLockFs, type LockFsState } from "./files.js";
+import { awaitOverdueRefresh } from "./heartbeat.js";
 import { busyError, ioError, junkError, notOwnedError, type LockErrorContext } from "./errors.js";
 import { DEFAULT_LOCK_STALE_MS, holderFileName, lockDirOf, processIdentity, type LockHolder, type LockOwner } from "./holder.js";
 
@@ -50,7 +51,7 @@ export interface PlanLock {
   readonly tookOverFrom: LockHolder | null;
   /** Aborted with a LOCK_LOST WorkflowError (as `reason`) when the lock is lost. */
   readonly signal: AbortSignal;
-  /** Throws LOCK_LOST unless the lock is still ours and fresh; call it before a step that writes. */
+  /** Throws LOCK_LOST unless the lock is still ours (an overdue refresh is awaited first); call it before a write. */
   assertHeld(): Promise<void>;
   /** Releases the lock if it is still ours; never removes another holder's lock. */
   release(): Promise<ReleasePlanLockOutcome>;
@@ -168,9 +169,11 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
     signal: controller.signal,
     async assertHeld() {
       if (!controller.signal.aborted && !released) {
-        const idle = Date.now() - state.lastRefreshMs;
-        if (idle > s.staleMs) lose(`it was not refreshed for ${idle} ms (was the process paused?)`);
-        else if (!(await holderFileExists(s, holder.token))) lose("its holder file is gone (taken over)");
+        // A late refresh proves nothing (a starved event loop delays it as a pause does): await it. It renews only
+        // if our holder file and mtime are intact, else it aborts `signal`; only a refresh that never comes is lost.
+        const idle = await awaitOverdueRefresh(() => state.lastRefreshMs, s.staleMs, () => controller.signal.aborted || released);
+        if (idle !== null) lose(`it was not refreshed for ${idle} ms (was the process paused?)`);
+        else if (!controller.signal.aborted && !(await holderFileExists(s, holder.token))) lose("its holder file is gone (taken over)");
       }
       if (controller.signal.aborted) throw controller.signal.reason as WorkflowError;
       if (released) throw workflowError(SCOPE, "LOCK_LOST", `the lock on ${s.runDir} was already released.`, { file: s.lockDir });
