@@ -31,7 +31,9 @@ async function lostLock(mode: "between" | "in"): Promise<void> {
   try {
     await sleeper.next(mode === "in" ? /"event":"in"/ : /"event":"between"/, true);
     sleeper.proc.kill("SIGSTOP");
-    await sleep(2_600);
+    // proper-lockfile may date the lock's mtime up to ~1 s ahead, and a taker with retries 0 only watches a lock
+    // that looks older than the stale time (2 s): sleep past both so the taker never gives up with LOCKED.
+    await sleep(3_600);
     const taker = spawnLockChild("run-sleeper.mjs", [repoRoot, slug, "free"]);
     const took = await finish(taker);
     expect(took, JSON.stringify(took)).toMatchObject({ event: "end", status: "completed", result: `seed+0+1@${taker.proc.pid}+2+3` });

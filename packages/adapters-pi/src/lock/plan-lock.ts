@@ -1,6 +1,6 @@
 /**
  * The plan lock: one holder per run folder, across processes. proper-lockfile keeps the lock fresh and notices
- * when it is lost; `lock-fs.ts` makes creation, stale takeover and release identity-safe. A lost lock never
+ * when it is lost; `files.ts` makes creation, stale takeover and release identity-safe. A lost lock never
  * throws from a timer: it aborts the holder's `signal` with a LOCK_LOST error, and the holder's next write is
  * refused anyway by workflow.json's generation check.
  */
