@@ -1,4 +1,5 @@
 import { describe, it, expect } from "vitest";
+import { readdirSync } from "node:fs";
 
 // CI runs the run-log goals suite in smoke mode only: it proves every contender and measurement still works;
 // the figures come from `pnpm bench` (docs/benchmarks.md).
@@ -15,3 +16,32 @@ describe("bench smoke: run-log goals", () => {
     }
   }, 180_000);
 });
+
+// The ctx.step suite (first run: miss vs raw fdatasync; resumed run: reuse hits) and the PostgreSQL step suite
+// (its own throwaway cluster) in smoke mode: every row comes out finite.
+describe("bench smoke: ctx.step and the PostgreSQL store", () => {
+  const finite = (rows: Array<{ subject: string; subjectNs: number; baselineNs: number }>): void => {
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(Number.isFinite(r.subjectNs) && Number.isFinite(r.baselineNs), r.subject).toBe(true);
+  };
+  it("runWorkflow ctx.step rows are measured", async () => {
+    process.env.BENCH_SMOKE = "1";
+    const { suite } = await import("../packages/adapters-pi/bench/run-step.bench.js");
+    const rows = await suite.run();
+    expect(rows.map((r) => r.subject)).toEqual(["ctx.step miss, 10 KB output", "ctx.step reuse hit, small output", "ctx.step reuse hit, small output"]);
+    finite(rows);
+  }, 120_000);
+  // CI installs PostgreSQL (PHASEKIT_REQUIRE_POSTGRES=1); a machine without it skips this one.
+  (process.env.PHASEKIT_REQUIRE_POSTGRES === "1" ? it : it.skipIf(!hasPostgres()))("PostgreSQL step rows are measured", async () => {
+    const { suite } = await import("../packages/store-postgres/bench/pg-step.bench.js");
+    finite(await suite.run());
+  }, 180_000);
+});
+
+function hasPostgres(): boolean {
+  try {
+    return readdirSync("/usr/lib/postgresql").length > 0;
+  } catch {
+    return false;
+  }
+}
