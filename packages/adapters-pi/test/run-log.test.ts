@@ -221,4 +221,18 @@ describe("run log: snapshots", () => {
     writeFileSync(snap, bytes.subarray(0, bytes.length - 5));
     await expect(openRunLog({ runDir })).rejects.toMatchObject({ code: "CORRUPT_FILE", details: { file: snap } });
   });
+
+  it("a holder displaced by a newer epoch never starts a step's work: LOCK_LOST before fn", async () => {
+    const runDir = temp();
+    const a = await openRunLog({ runDir });
+    await a.step("before", {}, () => 1);
+    const b = await openRunLog({ runDir });
+    let ran = 0;
+    await expect(a.step("after", {}, () => ++ran)).rejects.toMatchObject({ code: "LOCK_LOST" });
+    expect(ran).toBe(0);
+    expect(b.entry("after")).toBeUndefined();
+    expect(await b.step("after", {}, () => "b's")).toMatchObject({ reused: false, reason: "no-record", output: "b's" });
+    await a.close();
+    await b.close();
+  });
 });

@@ -141,6 +141,9 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     await appendRecord(started, undefined, false);
     parts.index.steps.set(key, { key, status: "started", epoch, inputFingerprint, attempt, at: st, startedAt: st });
     parts.index.records++;
+    // A holder already displaced by a newer epoch does not start the work at all (one readdir): its result could
+    // never be acknowledged, and its side effects would race the new holder's.
+    writer.fence();
     let output: T;
     try {
       output = await fn(attempt);
