@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { fingerprint, openRunLog, type RunLog } from "@phasekit/adapters-pi";
+import { canonicalJson, fingerprint, openRunLog, type RunLog } from "@phasekit/adapters-pi";
 import type { BenchRow, BenchSuite } from "../harness.js";
 import { checkpointOf, folderBytes, jsonOfSize, rawAppender, sqliteSaver, tempDir } from "./contenders.js";
 import { interleaved, median, SMOKE } from "./interleave.js";
@@ -115,18 +115,30 @@ async function resume(): Promise<BenchRow[]> {
   ];
 }
 
-async function fingerprints(): Promise<BenchRow[]> {
+/** The fingerprint rows alone (exported so they can be run by themselves; see docs/benchmarks.md). */
+export async function fingerprints(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
+  const sha = (text: string): string => createHash("sha256").update(text).digest("hex");
   for (const [label, size] of [["1 KB", 1_000], ["100 KB", 100_000], ["1 MB", 1_000_000]] as const) {
     const value = nested(size);
+    const sorted = JSON.parse(canonicalJson(value)) as unknown;
+    // The floor for any encoder that lets the engine write the text: the canonical bytes with no check at all.
+    const keys = [...new Set(JSON.stringify(value).match(/"[a-z]+":/g))].map((k) => k.slice(1, -2)).sort();
     const m = await interleaved(
       {
         fingerprint: () => fingerprint(value),
-        stringify: () => createHash("sha256").update(JSON.stringify(value)).digest("hex"),
+        stringify: () => sha(JSON.stringify(value)),
+        floor: () => sha(JSON.stringify(value, keys)),
+        sortedFingerprint: () => fingerprint(sorted),
+        sortedStringify: () => sha(JSON.stringify(sorted)),
       },
       { rounds: N.fpRounds, batch: Math.max(2, Math.round(2e6 / size)) },
     );
-    rows.push(row(`fingerprint of ${label}`, "JSON.stringify + sha256", m.fingerprint as number, m.stringify as number, "≤ 1.5×", 1.5));
+    const f = m.fingerprint as number;
+    rows.push(row(`fingerprint of ${label}`, "JSON.stringify + sha256", f, m.stringify as number, "≤ 1.5×", 1.5));
+    rows.push({ subject: `fingerprint of ${label}`, baseline: "canonical bytes without checks (JSON.stringify with sorted key list) + sha256", subjectNs: f, baselineNs: m.floor as number });
+    rows.push({ subject: `canonical bytes of ${label} without checks + sha256`, baseline: "JSON.stringify + sha256", subjectNs: m.floor as number, baselineNs: m.stringify as number });
+    rows.push(row(`fingerprint of ${label}, keys already sorted`, "JSON.stringify + sha256 of it", m.sortedFingerprint as number, m.sortedStringify as number, "≤ 1.5×", 1.5));
   }
   return rows;
 }

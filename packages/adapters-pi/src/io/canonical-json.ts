@@ -44,7 +44,7 @@ const ORDER = Symbol("order");
  */
 export function encodeCanonical(value: unknown, indent?: number): string {
   const pad = indent === undefined || indent <= 0 ? "" : " ".repeat(Math.min(indent, 10));
-  const scan: Scan = { keys: new Set(), objects: 0, props: 0, sorted: true };
+  const scan: Scan = { keys: new Set(), objects: 0, props: 0, sorted: true, last: [] };
   try {
     try {
       check(value, 0, scan);
@@ -73,6 +73,8 @@ interface Scan {
   objects: number;
   props: number;
   sorted: boolean;
+  /** The last key list seen per key count (shapes repeat). */
+  last: Array<string[] | undefined>;
 }
 
 const COPY = "copy";
@@ -100,13 +102,21 @@ function check(value: unknown, depth: number, scan: Scan): void {
     return;
   }
   const keys = keysOfPlain(value);
-  const set = scan.keys;
+  const n = keys.length;
   scan.objects++;
-  scan.props += keys.length;
-  for (let i = 0; i < keys.length; i++) {
+  scan.props += n;
+  // Objects of one shape repeat: keys equal (the same interned strings) to the last ones of that count are
+  // already in the set, and comparing them is cheaper than adding them again.
+  const last = n < 32 ? scan.last[n] : undefined;
+  let seen = last !== undefined;
+  for (let i = 0; seen && i < n; i++) seen = (last as string[])[i] === keys[i];
+  if (!seen && n < 32) scan.last[n] = keys;
+  for (let i = 0; i < n; i++) {
     const k = keys[i] as string;
-    if (i > 0 && (keys[i - 1] as string) > k) scan.sorted = false;
-    set.add(k);
+    if (!seen) {
+      if (i > 0 && (keys[i - 1] as string) > k) scan.sorted = false;
+      scan.keys.add(k);
+    }
     check(property(value, k), depth + 1, scan);
   }
 }
