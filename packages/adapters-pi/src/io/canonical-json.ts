@@ -1,12 +1,17 @@
 /**
- * Canonical JSON in one pass: the walk that checks a value is plain JSON also puts its keys in canonical order
- * (sorted by UTF-16 code unit, exactly the bytes fast-json-stable-stringify gives for plain JSON), and the
- * engine's native `JSON.stringify` writes the text. The validator and a JavaScript encoder used to walk the
- * value twice; at 100 KB that cost 7× `JSON.stringify` + sha256.
+ * Canonical JSON in one pass: keys sorted by UTF-16 code unit, exactly the bytes fast-json-stable-stringify
+ * gives for plain JSON, written by the engine's native `JSON.stringify`.
  *
- * The walk returns the value itself where it is already canonical and a key-sorted copy only where it is not.
- * Objects whose order the engine would not keep (integer-like keys, which it lists first; a `__proto__` key,
- * which an assignment would turn into a prototype) go through the string encoder below instead.
+ * One walk checks that the value is plain JSON and notes whether every object's keys are already in order and
+ * which keys occur. Then the engine writes the text:
+ * - every object already sorted: `JSON.stringify(value)` as is (its fast path);
+ * - otherwise `JSON.stringify(value, sortedKeys)`: a replacer *array* makes the engine write each object's
+ *   properties in the array's order (ECMA-262 SerializeJSONObject uses the PropertyList), so no copy is made.
+ *   A key the object lacks is read through its prototype, so the list is used only when no key is
+ *   `in Object.prototype` (`__proto__`, `constructor`, a polluted one), and only when objects × distinct keys
+ *   stays near the number of properties (the engine tries every listed key on every object);
+ * - else a key-sorted copy (copied only where not already canonical), or the string encoder where the engine
+ *   would reorder the copy's keys (integer-like keys) or a key is also on Object.prototype.
  *
  * The fast walk only decides "plain or not"; when it says "not", the strict validator in plain-json.ts walks
  * the value again to build the error that names the path, so errors stay identical and cost nothing on success.
@@ -18,6 +23,8 @@ const OBJECT_PROTO = Object.prototype;
 const getProto = Object.getPrototypeOf;
 const ownKeys = Reflect.ownKeys;
 const keysOf = Object.keys;
+const namesOf = Object.getOwnPropertyNames;
+const symbolsOf = Object.getOwnPropertySymbols;
 // Reads an own accessor's getter without allocating a descriptor (a descriptor per property was 3× the cost).
 const lookupGetter = (Object.prototype as unknown as { __lookupGetter__: (key: PropertyKey) => unknown }).__lookupGetter__;
 
@@ -37,10 +44,16 @@ const ORDER = Symbol("order");
  */
 export function encodeCanonical(value: unknown, indent?: number): string {
   const pad = indent === undefined || indent <= 0 ? "" : " ".repeat(Math.min(indent, 10));
+  const scan: Scan = { keys: new Set(), objects: 0, props: 0, sorted: true, last: [] };
   try {
     try {
+      check(value, 0, scan);
+      const order = scan.sorted ? null : keyOrder(scan);
+      // No replacer or space argument when not needed: either one takes the engine off its fast path.
+      if (order === null) return pad === "" ? JSON.stringify(value) : JSON.stringify(value, null, pad);
+      if (order === TEXT) throw ORDER;
+      if (order !== COPY) return pad === "" ? JSON.stringify(value, order) : JSON.stringify(value, order, pad);
       const plain = canonical(value, 0);
-      // No replacer or space argument when compact: either one takes the engine off its fast path.
       return pad === "" ? JSON.stringify(plain) : JSON.stringify(plain, null, pad);
     } catch (error) {
       if (error !== ORDER) throw error;
@@ -51,6 +64,60 @@ export function encodeCanonical(value: unknown, indent?: number): string {
     assertPlainJson(value);
     // The validator accepted what the fast walk refused: our bug, never the caller's fault.
     throw new Error("[phasekit] [json] the canonical encoder refused a value the validator accepts");
+  }
+}
+
+/** What the checking walk learned: every distinct key, how many objects and properties, all keys in order. */
+interface Scan {
+  keys: Set<string>;
+  objects: number;
+  props: number;
+  sorted: boolean;
+  /** The last key list seen per key count (shapes repeat). */
+  last: Array<string[] | undefined>;
+}
+
+const COPY = "copy";
+const TEXT = "text";
+
+/**
+ * The sorted key list for a replacer array; COPY where it would be slow (many distinct keys); TEXT where a key
+ * is also on Object.prototype, which both the list (reads it through the prototype) and a copy (assigns it
+ * through a polluted setter or read-only property) would get wrong.
+ */
+function keyOrder(scan: Scan): string[] | typeof COPY | typeof TEXT {
+  for (const k of scan.keys) if (k in OBJECT_PROTO) return TEXT;
+  if (scan.objects * scan.keys.size > 4 * scan.props + 256) return COPY;
+  return [...scan.keys].sort();
+}
+
+/** The checks of `canonical` without building anything: only plain JSON passes, and `scan` is filled. */
+function check(value: unknown, depth: number, scan: Scan): void {
+  if (value === null) return;
+  if (typeof value !== "object") return checkScalar(value);
+  if (enter(value, depth)) {
+    const arr = value as unknown[];
+    checkArrayKeys(arr);
+    for (let i = 0; i < arr.length; i++) check(item(arr, i), depth + 1, scan);
+    return;
+  }
+  const keys = keysOfPlain(value);
+  const n = keys.length;
+  scan.objects++;
+  scan.props += n;
+  // Objects of one shape repeat: keys equal (the same interned strings) to the last ones of that count are
+  // already in the set, and comparing them is cheaper than adding them again.
+  const last = n < 32 ? scan.last[n] : undefined;
+  let seen = last !== undefined;
+  for (let i = 0; seen && i < n; i++) seen = (last as string[])[i] === keys[i];
+  if (!seen && n < 32) scan.last[n] = keys;
+  for (let i = 0; i < n; i++) {
+    const k = keys[i] as string;
+    if (!seen) {
+      if (i > 0 && (keys[i - 1] as string) > k) scan.sorted = false;
+      scan.keys.add(k);
+    }
+    check(property(value, k), depth + 1, scan);
   }
 }
 
@@ -92,7 +159,8 @@ function property(obj: object, key: string): unknown {
 /** Own enumerable string keys, refusing any other own key (symbol, non-enumerable) that JSON would drop. */
 function keysOfPlain(obj: object): string[] {
   const keys = keysOf(obj);
-  if (ownKeys(obj).length !== keys.length) throw NOT_PLAIN;
+  // Two cheap counts instead of Reflect.ownKeys (which was 10× Object.keys on a small object).
+  if (namesOf(obj).length !== keys.length || symbolsOf(obj).length !== 0) throw NOT_PLAIN;
   return keys;
 }
 

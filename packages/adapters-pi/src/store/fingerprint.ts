@@ -4,7 +4,7 @@
  * walk (the library alone hashes a Map as `{}` and a Date as a string).
  * The version prefix lets a later encoding coexist with stored v1 fingerprints instead of silently mismatching.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { workflowError } from "@phasekit/core";
 import { encodeCanonical } from "../io/canonical-json.js";
 
@@ -23,7 +23,8 @@ export function fingerprint(value: unknown): Fingerprint {
 
 /** Fingerprint of text that is already canonical JSON (e.g. an artifact file's bytes), without re-encoding. */
 export function fingerprintOfCanonical(canonical: string | Uint8Array): Fingerprint {
-  return `${FINGERPRINT_PREFIX}${createHash("sha256").update(canonical).digest("hex")}`;
+  // One-shot hash: no Hash object, which at 1 KB cost about as much as the hashing itself.
+  return `${FINGERPRINT_PREFIX}${hash("sha256", canonical)}`;
 }
 
 /** True when `value` is a well-formed v1 fingerprint. */
