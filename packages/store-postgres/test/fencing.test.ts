@@ -158,6 +158,22 @@ if (!started.ok) {
       }
     });
 
+    it("a displaced holder never starts a step's work: its fenced `started` is refused before the body runs", async () => {
+      const ns = `f-${randomUUID()}`;
+      const a = await open(ns);
+      const b = await open(ns);
+      const la = await a.lock("run", { owner: { tool: "a" } });
+      if (!la.ok) throw la.error;
+      await a.writeMetadata("run", sampleMetadata("run", 0), null);
+      const cpsA = await a.checkpoints("run", { now: () => new Date() });
+      await expire(ns, "run");
+      const lb = await b.lock("run", { owner: { tool: "b" } });
+      if (!lb.ok) throw lb.error;
+      let ran = 0;
+      await expect(cpsA.step("work", {}, () => ++ran)).rejects.toMatchObject({ code: "LOCK_LOST" });
+      expect(ran).toBe(0);
+    });
+
     it("a `started` record that reaches the table after its step's completion never replaces it", async () => {
       const ns = `o-${randomUUID()}`;
       const pool = new pg.Pool({ connectionString: cluster.url, max: 4 });

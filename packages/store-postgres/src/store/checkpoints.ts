@@ -3,10 +3,9 @@
  * content-addressed artifacts. A step miss costs two statements: the `started` record, committed without
  * waiting for the WAL flush (like the fs log's unsynced `started` line: losing it only makes the next run say
  * "no-record" instead of "started"), and one durable statement that stores the artifact and the `completed`
- * record together. Both carry the holder's epoch and are refused by the database once it is displaced. The
- * `started` statement is sent before the body runs but not waited for until the completion is sent too, so a
- * miss costs one round trip plus one durable commit (the body may start before the database has checked the
- * fence for `started`; runWorkflow writes the fenced metadata first in every step anyway).
+ * record together. Both carry the holder's epoch and are refused by the database once it is displaced; the
+ * `started` statement is acknowledged before the body runs, so a displaced holder never starts the work. A
+ * miss costs one round trip plus one durable commit.
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import {
@@ -39,9 +38,9 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
   // One statement: the record (and, for a completion, its artifact) lands only if the run row still names this
   // holder's epoch. FOR SHARE makes a concurrent takeover wait for this statement, or this statement re-check
   // the row after the takeover committed (and find the epoch changed).
-  // The `started` write is not awaited before the completion (see step), so the two may reach the table in
-  // either order: a `started` record never replaces the finished record of the same attempt (same startedAt,
-  // attempt and input), and `fenced` (not the row count) says whether the fence let the statement write.
+  // A `started` record never replaces the finished record of the same attempt (same startedAt, attempt and
+  // input), whatever order statements reach the table in; `fenced` (not the row count) says whether the fence
+  // let the statement write.
   async function putStep(record: StepRecord, artifact: { fp: string; body: string } | null, durable: boolean): Promise<void> {
     const [e, t] = fenceParams(db, slug);
     let ok: boolean;
@@ -108,15 +107,15 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
       inputFingerprint,
       startedAt: stamp(),
     };
-    // The `started` record goes out now and its acknowledgement is awaited together with the completion's, so a
-    // miss costs one round trip plus one durable commit. One turn of the event loop first puts the statement on
-    // the wire (with an idle pooled connection), so a body that kills its process still leaves its record.
-    const startedWrite = putStep(started, null, false).then(
+    // The `started` record is acknowledged before the body runs: its statement is fenced by epoch, so a holder
+    // whose lease was taken never starts the work (two runners must not race on side effects). It is committed
+    // without waiting for the WAL flush, so it costs a round trip, not a durable commit.
+    const refused = await putStep(started, null, false).then(
       () => null,
       (error: unknown) => error,
     );
+    if (refused !== null) throw refused;
     log.steps.set(stepId, started);
-    await new Promise<void>((resolve) => setImmediate(resolve));
     let output: T;
     let body: string;
     try {
@@ -124,24 +123,13 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
       output = ((await fn(started.attempt)) ?? null) as T;
       body = canonicalJson(output);
     } catch (error) {
-      // A refused `started` (displaced, unreachable) says more than the body's error, as it did when awaited first.
-      const startError = await startedWrite;
-      if (startError !== null) throw startError;
       const failed: StepRecord = { ...started, status: "failed", finishedAt: stamp(), error: describe(error) };
       await putStep(failed, null, true).then(() => log.steps.set(stepId, failed), () => undefined);
       throw error;
     }
     const outputFingerprint = fingerprint(output);
     const completed: StepRecord = { ...started, status: "completed", outputFingerprint, finishedAt: stamp() };
-    const [, completeError] = await Promise.all([
-      startedWrite,
-      putStep(completed, { fp: outputFingerprint, body }, true).then(
-        () => null,
-        (error: unknown) => error,
-      ),
-    ]);
-    // The durable completion decides; a lost `started` next to a committed completion costs nothing.
-    if (completeError !== null) throw completeError;
+    await putStep(completed, { fp: outputFingerprint, body }, true);
     log.steps.set(stepId, completed);
     return { reused: false, reason: decision.reason, output, record: completed };
   }
