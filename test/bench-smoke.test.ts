@@ -8,9 +8,12 @@ describe("bench smoke: run-log goals", () => {
     process.env.BENCH_SMOKE = "1";
     const { runGoals } = await import("../bench/suites/run-log-goals.bench.js");
     const rows = await runGoals();
-    expect(rows.length).toBe(13);
-    for (const r of rows) {
-      expect(Number.isFinite(r.subjectNs) && Number.isFinite(r.baselineNs), r.subject).toBe(true);
+    // The 13 goals of the issue (plus a goal on already-sorted input per fingerprint size), and report-only
+    // floor rows that explain the fingerprint figures.
+    const goals = rows.filter((r) => r.goal !== undefined);
+    expect(goals.length).toBe(16);
+    for (const r of rows) expect(Number.isFinite(r.subjectNs) && Number.isFinite(r.baselineNs), r.subject).toBe(true);
+    for (const r of goals) {
       expect(r.goal).toMatch(/^≤/);
       expect(typeof r.met).toBe("boolean");
     }
