@@ -12,8 +12,10 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 
 /** Folder of the run log inside a run folder. */
 export const RUN_LOG_DIR = "runlog";
-/** The one format version this code writes and reads. */
+/** The format version of segments (and of snapshots of the first layout, still read). */
 export const RUN_LOG_VERSION = 1;
+/** The snapshot layout this code writes: step lines sorted by key, with a key block and an offset table. */
+export const SNAPSHOT_VERSION = 2;
 
 /** A range of an earlier segment the holder of a newer one accepted: `[epoch, fromByte, toByte)`. */
 export type Pin = [epoch: number, from: number, to: number];
@@ -97,6 +99,14 @@ export interface SnapRecord {
    */
   idx: number;
   size: number;
+  /**
+   * Layout 2 (snapshot-layout.ts): `n` step lines sorted by key start at `steps`, their keys at `keys`, the
+   * offset table at `tab`; the lines before `steps` (state, events) are read at open, the step lines on demand.
+   */
+  n?: number;
+  steps?: number;
+  keys?: number;
+  tab?: number;
 }
 
 /** Every record of the run log. */
@@ -206,7 +216,8 @@ function isRecord(v: unknown): v is RunLogRecord {
     case "head":
       return r.v === RUN_LOG_VERSION && (r.base === null || str(r.base)) && Array.isArray(r.pins) && r.pins.every(isPin);
     case "snap":
-      return r.v === RUN_LOG_VERSION && nat(r.idx) && nat(r.size) && (r.idx as number) <= (r.size as number);
+      if (!(nat(r.idx) && nat(r.size) && (r.idx as number) <= (r.size as number))) return false;
+      return r.v === RUN_LOG_VERSION || (r.v === SNAPSHOT_VERSION && nat(r.n) && nat(r.steps) && nat(r.keys) && nat(r.tab));
     case "start":
       return str(r.k) && str(r.in) && nat(r.a);
     case "done":
