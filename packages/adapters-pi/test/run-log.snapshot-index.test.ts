@@ -169,3 +169,19 @@ describe("run log: a damaged snapshot index is CORRUPT_FILE naming the file and 
     await b.close();
   });
 });
+
+describe("run log: a holder keeps reading the snapshot it opened", () => {
+  it("after a newer holder's compaction deleted it, the displaced holder still lists its steps and ends LOCK_LOST", async () => {
+    const runDir = temp();
+    const a = await openRunLog({ runDir });
+    for (let i = 0; i < 5; i++) await a.step(`a${i}`, { i }, () => ({ i }));
+    const mine = (await a.compact()).snapshot;
+    const b = await openRunLog({ runDir });
+    await b.compact();
+    expect(readdirSync(path.join(runDir, "runlog"))).not.toContain(mine);
+    expect(a.entries().map((e) => e.key)).toEqual(["a0", "a1", "a2", "a3", "a4"]);
+    await expect(a.step("late", {}, () => 1)).rejects.toMatchObject({ code: "LOCK_LOST" });
+    await a.close();
+    await b.close();
+  });
+});

@@ -5,11 +5,11 @@
  * writes stay invisible (docs/decisions.md, "The fenced run log").
  */
 import path from "node:path";
-import { promises as fsp } from "node:fs";
+import { fstatSync, promises as fsp } from "node:fs";
 import { applyLine, emptyIndex, type RunIndex } from "./run-index.js";
 import { corrupt, decodeLines, segmentEpoch, snapshotId, SNAPSHOT_VERSION, type HeadRecord, type Pin } from "./format.js";
 import { isWorkflowError, workflowError } from "@phasekit/core";
-import { readAt, readRegular, withRegularFile } from "./safe-file.js";
+import { readAt, readRegular } from "./safe-file.js";
 import { SnapshotSteps, type SnapV2 } from "./snapshot-index.js";
 import type { ValueFiles } from "./values.js";
 
@@ -110,36 +110,40 @@ export async function loadSnapshot(dir: string, name: string, values: ValueFiles
   const file = path.join(dir, name);
   if (snapshotId(name) === undefined) throw corrupt(file, 0, "a base that is not a snapshot name");
   try {
-    return withRegularFile(file, (fd, size) => {
-      const head = readAt(fd, 0, Math.min(size, 4096));
-      const nl = head.indexOf(0x0a);
-      const first = nl === -1 ? undefined : decodeLines(file, head, 0, nl + 1).lines[0];
-      if (first !== undefined && first.record.t !== "snap") throw corrupt(file, 0, "no snap header");
-      if (first?.record.t !== "snap" || first.record.size !== size) {
-        throw workflowError("run-log", "CORRUPT_FILE", `${file} is ${size} bytes, not the snapshot its first line describes.`, {
-          file,
-          value: size,
-          hint: "restore the file from a backup or move the run folder aside",
-        });
-      }
-      const snap = first.record;
-      const v2 = snap.v === SNAPSHOT_VERSION ? (snap as SnapV2) : undefined;
-      const foldEnd = v2 === undefined ? snap.idx : v2.steps;
-      if (foldEnd < first.end) throw corrupt(file, 0, "a snap header whose sections do not fit");
-      const bytes = readAt(fd, 0, foldEnd);
-      const decoded = decodeLines(file, bytes);
-      if (decoded.validBytes !== foldEnd) throw corrupt(file, decoded.validBytes, "a torn line (snapshots are synced before use)");
-      const index = emptyIndex(v2 === undefined ? undefined : new SnapshotSteps(file, fd, v2, values));
-      for (const line of decoded.lines.slice(1)) {
-        if (v2 !== undefined && (line.step !== undefined || line.record.t === "start" || line.record.t === "done" || line.record.t === "fail")) {
-          throw corrupt(file, line.start, "a step line outside the sorted step section");
-        }
-        applyLine(index, file, line);
-      }
-      index.records += v2?.n ?? 0;
-      return index;
-    });
+    // Opened through `values`, which keeps it: step lines are read from this file later, when used.
+    const fd = values.descriptor(file);
+    return indexOfSnapshot(file, fd, fstatSync(fd).size, values);
   } catch (error) {
     throw isWorkflowError(error) ? error : corrupt(file, 0, "nothing: the snapshot a head relies on cannot be read", error);
   }
+}
+
+function indexOfSnapshot(file: string, fd: number, size: number, values: ValueFiles): RunIndex {
+  const head = readAt(fd, 0, Math.min(size, 4096));
+  const nl = head.indexOf(0x0a);
+  const first = nl === -1 ? undefined : decodeLines(file, head, 0, nl + 1).lines[0];
+  if (first !== undefined && first.record.t !== "snap") throw corrupt(file, 0, "no snap header");
+  if (first?.record.t !== "snap" || first.record.size !== size) {
+    throw workflowError("run-log", "CORRUPT_FILE", `${file} is ${size} bytes, not the snapshot its first line describes.`, {
+      file,
+      value: size,
+      hint: "restore the file from a backup or move the run folder aside",
+    });
+  }
+  const snap = first.record;
+  const v2 = snap.v === SNAPSHOT_VERSION ? (snap as SnapV2) : undefined;
+  const foldEnd = v2 === undefined ? snap.idx : v2.steps;
+  if (foldEnd < first.end) throw corrupt(file, 0, "a snap header whose sections do not fit");
+  const bytes = readAt(fd, 0, foldEnd);
+  const decoded = decodeLines(file, bytes);
+  if (decoded.validBytes !== foldEnd) throw corrupt(file, decoded.validBytes, "a torn line (snapshots are synced before use)");
+  const index = emptyIndex(v2 === undefined ? undefined : new SnapshotSteps(file, fd, v2, values));
+  for (const line of decoded.lines.slice(1)) {
+    if (v2 !== undefined && (line.step !== undefined || line.record.t === "start" || line.record.t === "done" || line.record.t === "fail")) {
+      throw corrupt(file, line.start, "a step line outside the sorted step section");
+    }
+    applyLine(index, file, line);
+  }
+  index.records += v2?.n ?? 0;
+  return index;
 }

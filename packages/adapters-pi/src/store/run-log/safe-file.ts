@@ -78,25 +78,6 @@ export async function readRegular(file: string): Promise<Buffer> {
   }
 }
 
-/** Runs `fn` on a read descriptor of the regular file `file` (opened as `openRegular` does) and its size. */
-export function withRegularFile<T>(file: string, fn: (fd: number, size: number) => T): T {
-  let fd: number;
-  try {
-    fd = openSync(file, FLAGS.read);
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ELOOP" || code === "ENXIO") throw notRegular(file, code === "ELOOP" ? "a symbolic link" : "a FIFO or socket", error);
-    throw error;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw notRegular(file, "not a regular file");
-    return fn(fd, st.size);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** `length` bytes of `fd` from `offset` (fewer only at the end of the file). */
 export function readAt(fd: number, offset: number, length: number): Buffer {
   const buf = Buffer.allocUnsafe(length);
