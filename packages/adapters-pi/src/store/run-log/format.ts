@@ -151,10 +151,10 @@ const TAB = 0x09;
 
 /**
  * Splits `bytes[from, to)` into lines (offsets reported relative to the file, given that `bytes[0]` is file
- * offset 0). A complete line that does not decode is CORRUPT_FILE naming the file and offset: only the last,
+ * offset `at`). A complete line that does not decode is CORRUPT_FILE naming the file and offset: only the last,
  * unterminated line can be torn by a crash.
  */
-export function decodeLines(file: string, bytes: Buffer, from = 0, to = bytes.length): DecodedFile {
+export function decodeLines(file: string, bytes: Buffer, from = 0, to = bytes.length, at = 0): DecodedFile {
   const lines: DecodedLine[] = [];
   let pos = from;
   while (pos < to) {
@@ -168,13 +168,13 @@ export function decodeLines(file: string, bytes: Buffer, from = 0, to = bytes.le
     const step = scanStep(text);
     const line: DecodedLine =
       step === undefined
-        ? { record: parseHeaderText(file, text, pos), start: pos, end: nl + 1 }
-        : { record: { t: "start", e: step.epoch, k: step.key, in: "", a: 0 }, step, start: pos, end: nl + 1 };
-    if (headEnd === tab) line.payload = { offset: tab + 1, length: nl - tab - 1 };
+        ? { record: parseHeaderText(file, text, at + pos), start: at + pos, end: at + nl + 1 }
+        : { record: { t: "start", e: step.epoch, k: step.key, in: "", a: 0 }, step, start: at + pos, end: at + nl + 1 };
+    if (headEnd === tab) line.payload = { offset: at + tab + 1, length: nl - tab - 1 };
     lines.push(line);
     pos = nl + 1;
   }
-  return { lines, validBytes: pos };
+  return { lines, validBytes: at + pos };
 }
 
 // Our encoder writes step headers as {"t":…,"e":…,"k":…,…}: the key is found without parsing the rest.

@@ -5,11 +5,12 @@
  * writes stay invisible (docs/decisions.md, "The fenced run log").
  */
 import path from "node:path";
-import { fstatSync, promises as fsp } from "node:fs";
+import { closeSync, fstatSync, promises as fsp } from "node:fs";
 import { applyLine, emptyIndex, type RunIndex } from "./run-index.js";
 import { corrupt, decodeLines, segmentEpoch, snapshotId, SNAPSHOT_VERSION, type HeadRecord, type Pin } from "./format.js";
 import { isWorkflowError, workflowError } from "@phasekit/core";
-import { readAt, readRegular } from "./safe-file.js";
+import { openRegularSync, readAt } from "./safe-file.js";
+import { readSegment } from "./segment-read.js";
 import { SnapshotSteps, type SnapV2 } from "./snapshot-index.js";
 import type { ValueFiles } from "./values.js";
 
@@ -45,14 +46,12 @@ export async function loadChain(dir: string, values: ValueFiles): Promise<Loaded
   for (let i = segments.length - 1; i >= 0; i--) {
     const epoch = segments[i] as number;
     const file = path.join(dir, segmentFileName(epoch));
-    const bytes = await readRegular(file);
-    const decoded = decodeLines(file, bytes);
-    const first = decoded.lines[0];
+    // The head line, then the lines from the last compaction on (segment-read.ts): never what it superseded.
+    const { first, rest, validBytes } = readSegment(file);
     // A claim whose head never landed (the claimant crashed or was displaced before writing it) is void.
     if (first === undefined) continue;
     if (first.record.t !== "head" || first.record.e !== epoch) throw corrupt(file, 0, "a first line that is not this segment's head");
     const head = first.record;
-    const rest = decoded.lines.slice(1);
     for (const line of rest) {
       const r = line.record;
       if (r.e !== epoch) throw corrupt(file, line.start, `a record of epoch ${r.e} in the segment of epoch ${epoch}`);
@@ -69,7 +68,7 @@ export async function loadChain(dir: string, values: ValueFiles): Promise<Loaded
     const from = baseLine === undefined ? first.end : baseLine.end;
     const index = baseLine === undefined ? await foldAccepted(dir, head, values) : await loadSnapshot(dir, base as string, values);
     for (const line of rest.slice(lastBase + 1)) applyLine(index, file, line);
-    const pins: Pin[] = baseLine === undefined ? [...head.pins, [epoch, from, decoded.validBytes]] : [[epoch, from, decoded.validBytes]];
+    const pins: Pin[] = baseLine === undefined ? [...head.pins, [epoch, from, validBytes]] : [[epoch, from, validBytes]];
     return { index, maxEpoch, headEpoch: epoch, accepted: { base, pins }, segments, snapshots };
   }
   return { index: emptyIndex(), maxEpoch, headEpoch: 0, accepted: { base: null, pins: [] }, segments, snapshots };
@@ -85,11 +84,9 @@ async function foldAccepted(dir: string, head: HeadRecord, values: ValueFiles): 
   for (const [epoch, from, to] of head.pins) {
     if (epoch >= head.e) throw corrupt(path.join(dir, segmentFileName(head.e)), 0, `a pin of epoch ${epoch}, not older than the head`);
     const file = path.join(dir, segmentFileName(epoch));
-    const bytes = await readRegular(file).catch((error: unknown) => {
-      throw corrupt(file, 0, `nothing: segment ${epoch} is pinned by epoch ${head.e} but cannot be read`, error);
-    });
-    if (bytes.length < to) throw corrupt(file, bytes.length, `${bytes.length} bytes where epoch ${head.e} accepted ${to}`);
-    const decoded = decodeLines(file, bytes, from, to);
+    // Only the pinned range is read: bytes before it were superseded, bytes after it were never accepted.
+    const bytes = readPinned(file, from, to, epoch, head.e);
+    const decoded = decodeLines(file, bytes, 0, bytes.length, from);
     if (decoded.validBytes !== to) throw corrupt(file, decoded.validBytes, "a pinned range that does not end on a line boundary");
     for (const line of decoded.lines) {
       if (line.record.e !== epoch || line.record.t === "head" || line.record.t === "base" || line.record.t === "snap") {
@@ -99,6 +96,22 @@ async function foldAccepted(dir: string, head: HeadRecord, values: ValueFiles): 
     }
   }
   return index;
+}
+
+function readPinned(file: string, from: number, to: number, epoch: number, by: number): Buffer {
+  let fd: number;
+  try {
+    fd = openRegularSync(file);
+  } catch (error) {
+    throw corrupt(file, 0, `nothing: segment ${epoch} is pinned by epoch ${by} but cannot be read`, error);
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size < to) throw corrupt(file, size, `${size} bytes where epoch ${by} accepted ${to}`);
+    return readAt(fd, from, to - from);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -46,18 +46,9 @@ export async function openRegular(file: string, mode: SafeOpenMode): Promise<Fil
  * of the file's size: the thread pool's 512 KiB chunks made reading a 12 MB segment most of the cost of opening.
  */
 export async function readRegular(file: string): Promise<Buffer> {
-  let fd: number;
+  const fd = openRegularSync(file);
   try {
-    fd = openSync(file, FLAGS.read);
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ELOOP" || code === "ENXIO") throw notRegular(file, code === "ELOOP" ? "a symbolic link" : "a FIFO or socket", error);
-    throw error;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw notRegular(file, "not a regular file");
-    const size = st.size;
+    const size = fstatSync(fd).size;
     if (size > MAX_LOG_FILE_BYTES) {
       throw workflowError("run-log", "FILE_TOO_LARGE", `${file} is ${size} bytes, more than a run-log file may hold.`, {
         file,
@@ -76,6 +67,23 @@ export async function readRegular(file: string): Promise<Buffer> {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A read descriptor of the regular file `file` (no link followed, no FIFO blocked on); the caller closes it. */
+export function openRegularSync(file: string): number {
+  let fd: number;
+  try {
+    fd = openSync(file, FLAGS.read);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ELOOP" || code === "ENXIO") throw notRegular(file, code === "ELOOP" ? "a symbolic link" : "a FIFO or socket", error);
+    throw error;
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw notRegular(file, "not a regular file");
+  }
+  return fd;
 }
 
 /** `length` bytes of `fd` from `offset` (fewer only at the end of the file). */
