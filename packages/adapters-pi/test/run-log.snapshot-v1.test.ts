@@ -7,7 +7,8 @@ import { openRunLog, type RunLog } from "../src/store/run-log/run-log.js";
 import { readRunLog } from "../src/store/run-log/reader.js";
 
 // Frozen: a run log whose snapshot has the first layout (`"v":1`: index lines in insertion order, no offset
-// table), with a tail after the snapshot that overrides one step and adds another (written by mkfix, 2025).
+// table), with a tail after the snapshot that overrides one step and adds another (written by the run log at
+// 4b47da2: steps with inline and artifact outputs, a failed step, two states, events, a compaction, then a tail).
 const FIXTURE = fileURLToPath(new URL("./fixtures/runlog-snapshot-v1", import.meta.url));
 
 function copyOfFixture(): string {
