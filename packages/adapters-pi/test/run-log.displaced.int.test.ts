@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { openRunLog } from "../src/store/run-log/run-log.js";
 import { loadChain } from "../src/store/run-log/read-chain.js";
+import { ValueFiles } from "../src/store/run-log/values.js";
 import { spawnLines } from "./helpers/spawn-child.js";
 
 const HOLDER = fileURLToPath(new URL("./helpers/runlog-old-holder.mjs", import.meta.url));
@@ -57,7 +58,7 @@ describe("a displaced holder never wins (SIGSTOP at every write boundary of a st
       expect(end, `boundary ${k} (${stopped})`).toBe("end error LOCK_LOST");
 
       // What any later reader sees: exactly what the new holder acknowledged, every output still readable.
-      const view = await loadChain(path.join(runDir, "runlog"));
+      const view = await loadChain(path.join(runDir, "runlog"), new ValueFiles());
       // The old holder's last record (an event) is visible only if its bytes were written before the stop.
       const eventWritten = k >= total - 1;
       expect(view.index.events.map((e) => e.name), `boundary ${k}`).toEqual(eventWritten ? ["end"] : []);

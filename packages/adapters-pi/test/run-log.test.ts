@@ -5,6 +5,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { openRunLog } from "../src/store/run-log/run-log.js";
 import { loadChain } from "../src/store/run-log/read-chain.js";
+import { ValueFiles } from "../src/store/run-log/values.js";
 import { applyDelta, diffJson } from "../src/store/run-log/state-delta.js";
 import type { JsonValue } from "../src/io/plain-json.js";
 
@@ -111,7 +112,7 @@ describe("run log: fencing", () => {
     await fresh.step("b", {}, () => "new-b");
     await expect(old.step("b", {}, () => "old-b")).rejects.toMatchObject({ code: "LOCK_LOST" });
     await expect(old.step("c", {}, () => "old-c")).rejects.toMatchObject({ code: "LOCK_LOST" });
-    const view = await loadChain(logDir(runDir));
+    const view = await loadChain(logDir(runDir), new ValueFiles());
     expect([...view.index.steps.keys()].sort()).toEqual(["a", "b"]);
     expect(view.index.steps.get("b")?.epoch).toBe(fresh.epoch);
     await old.close();

@@ -14,6 +14,7 @@ import { loadChain, loadSnapshot, type LoadedChain } from "./read-chain.js";
 import { openRegular, syncDir } from "./safe-file.js";
 
 import { SegmentWriter, type FsBoundary } from "./segment-writer.js";
+import type { ValueFiles } from "./values.js";
 
 /** A claimed run: the holder's writer, and the history it accepted. */
 export interface Claim {
@@ -25,8 +26,8 @@ export interface Claim {
 
 const CLAIM_ATTEMPTS = 8;
 
-/** Claims the next epoch of the run log in `runDir` (creating the folder on first use). */
-export async function claimRunLog(runDir: string, boundary: FsBoundary): Promise<Claim> {
+/** Claims the next epoch of the run log in `runDir` (creating the folder on first use); `values` reads its snapshot. */
+export async function claimRunLog(runDir: string, boundary: FsBoundary, values: ValueFiles): Promise<Claim> {
   const dir = path.join(runDir, RUN_LOG_DIR);
   boundary("mkdir(runlog)");
   const made = await fsp.mkdir(dir, { mode: 0o700 }).then(
@@ -59,7 +60,7 @@ export async function claimRunLog(runDir: string, boundary: FsBoundary): Promise
       throw error;
     }
     try {
-      return await pinHistory(dir, epoch, file, handle, boundary);
+      return await pinHistory(dir, epoch, file, handle, boundary, values);
     } catch (error) {
       await handle.close().catch(() => undefined);
       throw error;
@@ -71,17 +72,17 @@ export async function claimRunLog(runDir: string, boundary: FsBoundary): Promise
   });
 }
 
-async function pinHistory(dir: string, epoch: number, file: string, handle: FileHandle, boundary: FsBoundary): Promise<Claim> {
+async function pinHistory(dir: string, epoch: number, file: string, handle: FileHandle, boundary: FsBoundary, values: ValueFiles): Promise<Claim> {
   // Read only now, after the claim exists: see the module comment.
   boundary("read(history)");
-  const chain = await loadChain(dir);
+  const chain = await loadChain(dir, values);
   // What we accept must survive a power cut before anything we acknowledge can depend on it (a reuse hit of
   // the previous holder's last, unsynced record): sync the previous head once. Our own head is synced with
   // our first durable record.
   if (chain.headEpoch > 0) await syncFile(path.join(dir, segmentName(chain.headEpoch)), boundary);
   // A run with no run-log history may be one written in the earlier format: carry its checkpoints over.
   const legacy = chain.headEpoch === 0 ? await importLegacy(path.dirname(dir), dir, epoch, boundary) : null;
-  if (legacy !== null) chain.index = await loadSnapshot(dir, legacy);
+  if (legacy !== null) chain.index = await loadSnapshot(dir, legacy, values);
   const base = legacy ?? chain.accepted.base;
   const head: HeadRecord = { t: "head", v: RUN_LOG_VERSION, e: epoch, base, pins: chain.accepted.pins.filter(([, from, to]) => to > from) };
   const writer = new SegmentWriter(handle, file, dir, epoch, 0, boundary);

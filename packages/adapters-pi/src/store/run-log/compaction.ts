@@ -39,7 +39,7 @@ export function compactRunLog(parts: LogParts, states: StateKeeper): Promise<Com
     parts.writer.writeAll(encodeLine({ t: "base", e: parts.epoch, snap: name }));
     parts.writer.sync();
     parts.writer.fence();
-    const fresh = await loadSnapshot(parts.dir, name);
+    const fresh = await loadSnapshot(parts.dir, name, parts.values);
     Object.assign(parts.index, fresh);
     parts.values.retain(new Set([parts.writer.file, file]));
     const removed = await removeSuperseded(parts, name);

@@ -12,8 +12,10 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 
 /** Folder of the run log inside a run folder. */
 export const RUN_LOG_DIR = "runlog";
-/** The one format version this code writes and reads. */
+/** The format version of segments (and of snapshots of the first layout, still read). */
 export const RUN_LOG_VERSION = 1;
+/** The snapshot layout this code writes: step lines sorted by key, with a key block and an offset table. */
+export const SNAPSHOT_VERSION = 2;
 
 /** A range of an earlier segment the holder of a newer one accepted: `[epoch, fromByte, toByte)`. */
 export type Pin = [epoch: number, from: number, to: number];
@@ -97,6 +99,14 @@ export interface SnapRecord {
    */
   idx: number;
   size: number;
+  /**
+   * Layout 2 (snapshot-layout.ts): `n` step lines sorted by key start at `steps`, their keys at `keys`, the
+   * offset table at `tab`; the lines before `steps` (state, events) are read at open, the step lines on demand.
+   */
+  n?: number;
+  steps?: number;
+  keys?: number;
+  tab?: number;
 }
 
 /** Every record of the run log. */
@@ -141,10 +151,10 @@ const TAB = 0x09;
 
 /**
  * Splits `bytes[from, to)` into lines (offsets reported relative to the file, given that `bytes[0]` is file
- * offset 0). A complete line that does not decode is CORRUPT_FILE naming the file and offset: only the last,
+ * offset `at`). A complete line that does not decode is CORRUPT_FILE naming the file and offset: only the last,
  * unterminated line can be torn by a crash.
  */
-export function decodeLines(file: string, bytes: Buffer, from = 0, to = bytes.length): DecodedFile {
+export function decodeLines(file: string, bytes: Buffer, from = 0, to = bytes.length, at = 0): DecodedFile {
   const lines: DecodedLine[] = [];
   let pos = from;
   while (pos < to) {
@@ -158,13 +168,13 @@ export function decodeLines(file: string, bytes: Buffer, from = 0, to = bytes.le
     const step = scanStep(text);
     const line: DecodedLine =
       step === undefined
-        ? { record: parseHeaderText(file, text, pos), start: pos, end: nl + 1 }
-        : { record: { t: "start", e: step.epoch, k: step.key, in: "", a: 0 }, step, start: pos, end: nl + 1 };
-    if (headEnd === tab) line.payload = { offset: tab + 1, length: nl - tab - 1 };
+        ? { record: parseHeaderText(file, text, at + pos), start: at + pos, end: at + nl + 1 }
+        : { record: { t: "start", e: step.epoch, k: step.key, in: "", a: 0 }, step, start: at + pos, end: at + nl + 1 };
+    if (headEnd === tab) line.payload = { offset: at + tab + 1, length: nl - tab - 1 };
     lines.push(line);
     pos = nl + 1;
   }
-  return { lines, validBytes: pos };
+  return { lines, validBytes: at + pos };
 }
 
 // Our encoder writes step headers as {"t":…,"e":…,"k":…,…}: the key is found without parsing the rest.
@@ -206,7 +216,8 @@ function isRecord(v: unknown): v is RunLogRecord {
     case "head":
       return r.v === RUN_LOG_VERSION && (r.base === null || str(r.base)) && Array.isArray(r.pins) && r.pins.every(isPin);
     case "snap":
-      return r.v === RUN_LOG_VERSION && nat(r.idx) && nat(r.size) && (r.idx as number) <= (r.size as number);
+      if (!(nat(r.idx) && nat(r.size) && (r.idx as number) <= (r.size as number))) return false;
+      return r.v === RUN_LOG_VERSION || (r.v === SNAPSHOT_VERSION && nat(r.n) && nat(r.steps) && nat(r.keys) && nat(r.tab));
     case "start":
       return str(r.k) && str(r.in) && nat(r.a);
     case "done":

@@ -5,11 +5,14 @@
  * writes stay invisible (docs/decisions.md, "The fenced run log").
  */
 import path from "node:path";
-import { promises as fsp } from "node:fs";
+import { closeSync, fstatSync, promises as fsp } from "node:fs";
 import { applyLine, emptyIndex, type RunIndex } from "./run-index.js";
-import { corrupt, decodeLines, segmentEpoch, snapshotId, type HeadRecord, type Pin } from "./format.js";
-import { isWorkflowError } from "@phasekit/core";
-import { readRegular, readRegularPrefix } from "./safe-file.js";
+import { corrupt, decodeLines, segmentEpoch, snapshotId, SNAPSHOT_VERSION, type HeadRecord, type Pin } from "./format.js";
+import { isWorkflowError, workflowError } from "@phasekit/core";
+import { openRegularSync, readAt } from "./safe-file.js";
+import { readSegment } from "./segment-read.js";
+import { SnapshotSteps, type SnapV2 } from "./snapshot-index.js";
+import type { ValueFiles } from "./values.js";
 
 /** What a reader (or a new holder) learns from the run log folder. */
 export interface LoadedChain {
@@ -25,8 +28,11 @@ export interface LoadedChain {
   snapshots: string[];
 }
 
-/** Reads the run log in `dir` (absent folder: an empty run). CORRUPT_FILE for anything a crash cannot explain. */
-export async function loadChain(dir: string): Promise<LoadedChain> {
+/**
+ * Reads the run log in `dir` (absent folder: an empty run). CORRUPT_FILE for anything a crash cannot explain.
+ * A snapshot's steps are read through `values` when used (the caller closes it).
+ */
+export async function loadChain(dir: string, values: ValueFiles): Promise<LoadedChain> {
   let names: string[];
   try {
     names = await fsp.readdir(dir);
@@ -40,14 +46,12 @@ export async function loadChain(dir: string): Promise<LoadedChain> {
   for (let i = segments.length - 1; i >= 0; i--) {
     const epoch = segments[i] as number;
     const file = path.join(dir, segmentFileName(epoch));
-    const bytes = await readRegular(file);
-    const decoded = decodeLines(file, bytes);
-    const first = decoded.lines[0];
+    // The head line, then the lines from the last compaction on (segment-read.ts): never what it superseded.
+    const { first, rest, validBytes } = readSegment(file);
     // A claim whose head never landed (the claimant crashed or was displaced before writing it) is void.
     if (first === undefined) continue;
     if (first.record.t !== "head" || first.record.e !== epoch) throw corrupt(file, 0, "a first line that is not this segment's head");
     const head = first.record;
-    const rest = decoded.lines.slice(1);
     for (const line of rest) {
       const r = line.record;
       if (r.e !== epoch) throw corrupt(file, line.start, `a record of epoch ${r.e} in the segment of epoch ${epoch}`);
@@ -62,9 +66,9 @@ export async function loadChain(dir: string): Promise<LoadedChain> {
     const baseLine = lastBase === -1 ? undefined : rest[lastBase];
     const base = baseLine === undefined ? head.base : (baseLine.record as { snap: string }).snap;
     const from = baseLine === undefined ? first.end : baseLine.end;
-    const index = baseLine === undefined ? await foldAccepted(dir, head) : await loadSnapshot(dir, base as string);
+    const index = baseLine === undefined ? await foldAccepted(dir, head, values) : await loadSnapshot(dir, base as string, values);
     for (const line of rest.slice(lastBase + 1)) applyLine(index, file, line);
-    const pins: Pin[] = baseLine === undefined ? [...head.pins, [epoch, from, decoded.validBytes]] : [[epoch, from, decoded.validBytes]];
+    const pins: Pin[] = baseLine === undefined ? [...head.pins, [epoch, from, validBytes]] : [[epoch, from, validBytes]];
     return { index, maxEpoch, headEpoch: epoch, accepted: { base, pins }, segments, snapshots };
   }
   return { index: emptyIndex(), maxEpoch, headEpoch: 0, accepted: { base: null, pins: [] }, segments, snapshots };
@@ -75,16 +79,14 @@ export function segmentFileName(epoch: number): string {
   return `${String(epoch).padStart(10, "0")}.seg`;
 }
 
-async function foldAccepted(dir: string, head: HeadRecord): Promise<RunIndex> {
-  const index = head.base === null ? emptyIndex() : await loadSnapshot(dir, head.base);
+async function foldAccepted(dir: string, head: HeadRecord, values: ValueFiles): Promise<RunIndex> {
+  const index = head.base === null ? emptyIndex() : await loadSnapshot(dir, head.base, values);
   for (const [epoch, from, to] of head.pins) {
     if (epoch >= head.e) throw corrupt(path.join(dir, segmentFileName(head.e)), 0, `a pin of epoch ${epoch}, not older than the head`);
     const file = path.join(dir, segmentFileName(epoch));
-    const bytes = await readRegular(file).catch((error: unknown) => {
-      throw corrupt(file, 0, `nothing: segment ${epoch} is pinned by epoch ${head.e} but cannot be read`, error);
-    });
-    if (bytes.length < to) throw corrupt(file, bytes.length, `${bytes.length} bytes where epoch ${head.e} accepted ${to}`);
-    const decoded = decodeLines(file, bytes, from, to);
+    // Only the pinned range is read: bytes before it were superseded, bytes after it were never accepted.
+    const bytes = readPinned(file, from, to, epoch, head.e);
+    const decoded = decodeLines(file, bytes, 0, bytes.length, from);
     if (decoded.validBytes !== to) throw corrupt(file, decoded.validBytes, "a pinned range that does not end on a line boundary");
     for (const line of decoded.lines) {
       if (line.record.e !== epoch || line.record.t === "head" || line.record.t === "base" || line.record.t === "snap") {
@@ -96,22 +98,65 @@ async function foldAccepted(dir: string, head: HeadRecord): Promise<RunIndex> {
   return index;
 }
 
-/** Folds a snapshot's index section (its first line must be its `snap` header, its size the one it names). */
-export async function loadSnapshot(dir: string, name: string): Promise<RunIndex> {
+function readPinned(file: string, from: number, to: number, epoch: number, by: number): Buffer {
+  let fd: number;
+  try {
+    fd = openRegularSync(file);
+  } catch (error) {
+    throw corrupt(file, 0, `nothing: segment ${epoch} is pinned by epoch ${by} but cannot be read`, error);
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size < to) throw corrupt(file, size, `${size} bytes where epoch ${by} accepted ${to}`);
+    return readAt(fd, from, to - from);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The index of a snapshot (its first line must be its `snap` header, its size the one it names). Layout 2: the
+ * lines before the step section are folded, the steps are searched in place. Layout 1: the index section is
+ * folded line by line.
+ */
+export async function loadSnapshot(dir: string, name: string, values: ValueFiles): Promise<RunIndex> {
   const file = path.join(dir, name);
   if (snapshotId(name) === undefined) throw corrupt(file, 0, "a base that is not a snapshot name");
-  const read = await readRegularPrefix(file, (head) => {
-    const nl = head.indexOf(0x0a);
-    const first = nl === -1 ? undefined : decodeLines(file, head, 0, nl + 1).lines[0];
-    if (first === undefined) return undefined;
-    if (first.record.t !== "snap") throw corrupt(file, 0, "no snap header");
-    return { want: first.record.idx, size: first.record.size };
-  }).catch((error: unknown) => {
+  try {
+    // Opened through `values`, which keeps it: step lines are read from this file later, when used.
+    const fd = values.descriptor(file);
+    return indexOfSnapshot(file, fd, fstatSync(fd).size, values);
+  } catch (error) {
     throw isWorkflowError(error) ? error : corrupt(file, 0, "nothing: the snapshot a head relies on cannot be read", error);
-  });
-  const decoded = decodeLines(file, read.bytes);
-  if (decoded.validBytes !== read.bytes.length) throw corrupt(file, decoded.validBytes, "a torn line (snapshots are synced before use)");
-  const index = emptyIndex();
-  for (const line of decoded.lines.slice(1)) applyLine(index, file, line);
+  }
+}
+
+function indexOfSnapshot(file: string, fd: number, size: number, values: ValueFiles): RunIndex {
+  const head = readAt(fd, 0, Math.min(size, 4096));
+  const nl = head.indexOf(0x0a);
+  const first = nl === -1 ? undefined : decodeLines(file, head, 0, nl + 1).lines[0];
+  if (first !== undefined && first.record.t !== "snap") throw corrupt(file, 0, "no snap header");
+  if (first?.record.t !== "snap" || first.record.size !== size) {
+    throw workflowError("run-log", "CORRUPT_FILE", `${file} is ${size} bytes, not the snapshot its first line describes.`, {
+      file,
+      value: size,
+      hint: "restore the file from a backup or move the run folder aside",
+    });
+  }
+  const snap = first.record;
+  const v2 = snap.v === SNAPSHOT_VERSION ? (snap as SnapV2) : undefined;
+  const foldEnd = v2 === undefined ? snap.idx : v2.steps;
+  if (foldEnd < first.end) throw corrupt(file, 0, "a snap header whose sections do not fit");
+  const bytes = readAt(fd, 0, foldEnd);
+  const decoded = decodeLines(file, bytes);
+  if (decoded.validBytes !== foldEnd) throw corrupt(file, decoded.validBytes, "a torn line (snapshots are synced before use)");
+  const index = emptyIndex(v2 === undefined ? undefined : new SnapshotSteps(file, fd, v2, values));
+  for (const line of decoded.lines.slice(1)) {
+    if (v2 !== undefined && (line.step !== undefined || line.record.t === "start" || line.record.t === "done" || line.record.t === "fail")) {
+      throw corrupt(file, line.start, "a step line outside the sorted step section");
+    }
+    applyLine(index, file, line);
+  }
+  index.records += v2?.n ?? 0;
   return index;
 }

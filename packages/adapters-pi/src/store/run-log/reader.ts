@@ -26,9 +26,15 @@ export interface RunLogView {
 
 /** The run log of `runDir`, or null when the run has none (a run of the earlier format, or no step yet). */
 export async function readRunLog(runDir: string): Promise<RunLogView | null> {
-  const chain = await loadChain(path.join(runDir, RUN_LOG_DIR));
-  if (chain.headEpoch === 0) return null;
   const values = new ValueFiles();
+  const chain = await loadChain(path.join(runDir, RUN_LOG_DIR), values).catch((error: unknown) => {
+    values.close();
+    throw error;
+  });
+  if (chain.headEpoch === 0) {
+    values.close();
+    return null;
+  }
   const { index } = chain;
   return {
     epoch: chain.headEpoch,

@@ -6,7 +6,7 @@
 import type { DecodedLine } from "./format.js";
 import type { ValueLocation } from "./entry-types.js";
 import { payloadOf } from "./payload-of.js";
-import { entryOf, StepIndex } from "./step-index.js";
+import { entryOf, StepIndex, type BaseSteps } from "./step-index.js";
 
 export type { StepEntry, ValueLocation } from "./entry-types.js";
 
@@ -26,9 +26,9 @@ export interface RunIndex {
   records: number;
 }
 
-/** An empty index (a new run, or the point where a snapshot starts). */
-export function emptyIndex(): RunIndex {
-  return { steps: new StepIndex(), state: { n: 0, full: undefined, deltas: [] }, events: [], records: 0 };
+/** An empty index (a new run), or one whose steps start as `base` (a snapshot's). */
+export function emptyIndex(base?: BaseSteps): RunIndex {
+  return { steps: new StepIndex(base), state: { n: 0, full: undefined, deltas: [] }, events: [], records: 0 };
 }
 
 /** Folds one decoded line of `file` into the index. Head, snap and base lines are the reader's business. */

@@ -80,9 +80,12 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
   const autoCompactAfter = options.autoCompactAfter ?? DEFAULT_AUTO_COMPACT;
   const boundary: FsBoundary = options.beforeFsCall ?? (() => undefined);
   const now = options.now ?? Date.now;
-  const claim = await claimRunLog(runDir, boundary);
-  const { writer, epoch, dir } = claim;
   const values = new ValueFiles();
+  const claim = await claimRunLog(runDir, boundary, values).catch((error: unknown) => {
+    values.close();
+    throw error;
+  });
+  const { writer, epoch, dir } = claim;
   values.register(writer.file, writer.handle.fd);
   const parts: LogParts = { runDir, dir, epoch, writer, values, index: claim.chain.index, boundary, snapshots: 0 };
   const states = new StateKeeper(parts);

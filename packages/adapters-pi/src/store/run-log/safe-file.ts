@@ -46,18 +46,9 @@ export async function openRegular(file: string, mode: SafeOpenMode): Promise<Fil
  * of the file's size: the thread pool's 512 KiB chunks made reading a 12 MB segment most of the cost of opening.
  */
 export async function readRegular(file: string): Promise<Buffer> {
-  let fd: number;
+  const fd = openRegularSync(file);
   try {
-    fd = openSync(file, FLAGS.read);
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ELOOP" || code === "ENXIO") throw notRegular(file, code === "ELOOP" ? "a symbolic link" : "a FIFO or socket", error);
-    throw error;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw notRegular(file, "not a regular file");
-    const size = st.size;
+    const size = fstatSync(fd).size;
     if (size > MAX_LOG_FILE_BYTES) {
       throw workflowError("run-log", "FILE_TOO_LARGE", `${file} is ${size} bytes, more than a run-log file may hold.`, {
         file,
@@ -78,36 +69,33 @@ export async function readRegular(file: string): Promise<Buffer> {
   }
 }
 
-/**
- * The first bytes of a regular file: `plan` sees a first chunk and says how many bytes to read in all and what
- * size the file must have (undefined: the chunk holds no complete first line, CORRUPT_FILE).
- */
-export async function readRegularPrefix(file: string, plan: (head: Buffer) => { want: number; size: number } | undefined): Promise<{ bytes: Buffer }> {
-  const fd = openSync(file, FLAGS.read);
+/** A read descriptor of the regular file `file` (no link followed, no FIFO blocked on); the caller closes it. */
+export function openRegularSync(file: string): number {
+  let fd: number;
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw notRegular(file, "not a regular file");
-    const head = Buffer.allocUnsafe(Math.min(st.size, 4096));
-    const n = readSync(fd, head, 0, head.length, 0);
-    const p = plan(head.subarray(0, n));
-    if (p === undefined || p.size !== st.size || p.want > st.size) {
-      throw workflowError("run-log", "CORRUPT_FILE", `${file} is ${st.size} bytes, not the snapshot its first line describes.`, {
-        file,
-        value: st.size,
-        hint: "restore the file from a backup or move the run folder aside",
-      });
-    }
-    const buf = Buffer.allocUnsafe(p.want);
-    let got = 0;
-    while (got < p.want) {
-      const k = readSync(fd, buf, got, p.want - got, got);
-      if (k === 0) break;
-      got += k;
-    }
-    return { bytes: buf.subarray(0, got) };
-  } finally {
-    closeSync(fd);
+    fd = openSync(file, FLAGS.read);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ELOOP" || code === "ENXIO") throw notRegular(file, code === "ELOOP" ? "a symbolic link" : "a FIFO or socket", error);
+    throw error;
   }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw notRegular(file, "not a regular file");
+  }
+  return fd;
+}
+
+/** `length` bytes of `fd` from `offset` (fewer only at the end of the file). */
+export function readAt(fd: number, offset: number, length: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got === length ? buf : buf.subarray(0, got);
 }
 
 function notRegular(file: string, what: string, cause?: unknown): Error {

@@ -1,9 +1,19 @@
 /**
- * The bytes of a snapshot: an index section (the `snap` line, then one header per record, payload locations
- * as `po`/`pl`) followed by a payload section. Opening a run reads the index section only, so resuming a long
- * run does not read its outputs.
+ * The bytes of a snapshot (layout 2). Opening a run must not cost time per live step, so the steps are an index
+ * searched in place:
+ *
+ *   snap line   {"t":"snap","v":2,"e":…,"idx":I,"size":S,"n":N,"steps":A,"keys":K,"tab":T}
+ *   [.., A)     the other records (state, events), one line each, in their order: read at open
+ *   [A, K)      the N step lines (headers only, values located by `po`/`pl`), sorted by key (UTF-8 bytes)
+ *   [K, T)      the N keys' UTF-8 bytes, concatenated in the same order
+ *   [T, I)      the offset table: N + 1 pairs of u32 LE (line start, key start; the last pair is (K, T)), then
+ *               N u32 LE giving the sorted position of each step in the order the run first recorded it
+ *   [I, S)      the values
+ *
+ * Opening reads the snap line, the other records, the keys and the table; a lookup is a binary search over the
+ * keys, then one read of that step's line. Offsets are absolute in the file.
  */
-import { encodeLine, RUN_LOG_VERSION, type RunLogRecord } from "./format.js";
+import { encodeLine, SNAPSHOT_VERSION, type RunLogRecord } from "./format.js";
 
 /** One record of a snapshot and its value's canonical JSON, if it carries one. */
 export interface SnapshotItem {
@@ -11,27 +21,70 @@ export interface SnapshotItem {
   payload?: string | Buffer;
 }
 
+/** Bytes of the offset table per step (a pair of u32 and an order u32), and of its closing pair. */
+export const TABLE_ENTRY_BYTES = 12;
+export const TABLE_END_BYTES = 8;
+
+const isStep = (r: RunLogRecord): r is Extract<RunLogRecord, { k: string }> => r.t === "start" || r.t === "done" || r.t === "fail";
+
 /** The snapshot file's bytes for `items`, written by `epoch`, as chunks to write in order (no copy of the values). */
 export function layoutSnapshot(epoch: number, items: readonly SnapshotItem[]): Buffer[] {
-  const payloads: Array<Buffer | undefined> = items.map((i) => (i.payload === undefined ? undefined : typeof i.payload === "string" ? Buffer.from(i.payload, "utf8") : i.payload));
-  const present: Buffer[] = [];
-  for (const p of payloads) if (p !== undefined) present.push(p);
+  const others = items.filter((i) => !isStep(i.header));
+  const steps = items.filter((i) => isStep(i.header)).map((item, order) => ({ item, order, key: Buffer.from((item.header as { k: string }).k, "utf8") }));
+  // Insertion order is kept (listings show steps as the run recorded them); lookups use the sorted order.
+  const sorted = [...steps].sort((a, b) => Buffer.compare(a.key, b.key));
+  for (let i = 1; i < sorted.length; i++) if (Buffer.compare((sorted[i - 1] as { key: Buffer }).key, (sorted[i] as { key: Buffer }).key) === 0) throw new Error("snapshot: a step key appears twice");
+  const ordered = [...others, ...sorted.map((s) => s.item)];
+  const payloads = ordered.map((i) => (i.payload === undefined ? undefined : typeof i.payload === "string" ? Buffer.from(i.payload, "utf8") : i.payload));
   const payloadBytes = payloads.reduce((n, p) => n + (p?.length ?? 0), 0);
+  const keys = Buffer.concat(sorted.map((s) => s.key));
+  const tableBytes = sorted.length * TABLE_ENTRY_BYTES + TABLE_END_BYTES;
   // Payload offsets are absolute, so the index's length depends on its own digits: iterate to the fixpoint.
   let idx = 0;
+  let snapLength = 0;
   for (;;) {
     const lines: Buffer[] = [];
     let at = idx;
-    items.forEach((item, k) => {
+    ordered.forEach((item, k) => {
       const p = payloads[k];
       lines.push(encodeLine(p === undefined ? item.header : ({ ...item.header, po: at, pl: p.length } as RunLogRecord)));
       at += p?.length ?? 0;
     });
-    const rest = lines.reduce((n, l) => n + l.length, 0);
-    const snap = encodeLine({ t: "snap", v: RUN_LOG_VERSION, e: epoch, idx, size: idx + payloadBytes });
-    if (snap.length + rest === idx) return [Buffer.concat([snap, ...lines]), ...present];
-    idx = snap.length + rest;
+    const otherBytes = lines.slice(0, others.length).reduce((n, l) => n + l.length, 0);
+    const stepBytes = lines.slice(others.length).reduce((n, l) => n + l.length, 0);
+    const A = snapLength + otherBytes;
+    const K = A + stepBytes;
+    const T = K + keys.length;
+    const I = T + tableBytes;
+    const snap = encodeLine({ t: "snap", v: SNAPSHOT_VERSION, e: epoch, idx: I, size: I + payloadBytes, n: sorted.length, steps: A, keys: K, tab: T });
+    if (snap.length === snapLength && I === idx) {
+      if (I > 0xffff_ffff) throw new Error("snapshot: an index section past 4 GiB");
+      const table = offsetTable(lines.slice(others.length), sorted, A, K, T);
+      const present = payloads.filter((p): p is Buffer => p !== undefined);
+      return [Buffer.concat([snap, ...lines, keys, table]), ...present];
+    }
+    snapLength = snap.length;
+    idx = I;
   }
+}
+
+function offsetTable(stepLines: Buffer[], sorted: ReadonlyArray<{ key: Buffer; order: number }>, A: number, K: number, T: number): Buffer {
+  const n = sorted.length;
+  const table = Buffer.alloc(n * TABLE_ENTRY_BYTES + TABLE_END_BYTES);
+  let line = A;
+  let key = K;
+  for (let i = 0; i < n; i++) {
+    table.writeUInt32LE(line, i * 8);
+    table.writeUInt32LE(key, i * 8 + 4);
+    line += (stepLines[i] as Buffer).length;
+    key += (sorted[i] as { key: Buffer }).key.length;
+  }
+  table.writeUInt32LE(K, n * 8);
+  table.writeUInt32LE(T, n * 8 + 4);
+  // The order part: the j-th step the run recorded sits at sorted position order[j].
+  const byOrder = sorted.map((s, i) => ({ order: s.order, i })).sort((a, b) => a.order - b.order);
+  byOrder.forEach((s, j) => table.writeUInt32LE(s.i, (n + 1) * 8 + j * 4));
+  return table;
 }
 
 /** `chunks` regrouped into writes of about 1 MiB (few system calls, and never one copy of everything). */

@@ -30,7 +30,7 @@ export class ValueFiles {
   readBytes(loc: ValueLocation, fingerprint?: string): { ok: true; bytes: Buffer } | { ok: false; reason: "missing" | "corrupt"; detail: string } {
     let fd: number;
     try {
-      fd = this.fdOf(loc.file);
+      fd = this.descriptor(loc.file);
     } catch (error) {
       return { ok: false, reason: "missing", detail: String(error) };
     }
@@ -61,7 +61,12 @@ export class ValueFiles {
     this.retain(new Set());
   }
 
-  private fdOf(file: string): number {
+  /**
+   * The read descriptor of `file`, opened now (a regular file, no link followed) if it is not open yet. It stays
+   * open until `retain`/`close`: an index that points into a file keeps reading the file it opened, even after a
+   * newer holder deleted that name.
+   */
+  descriptor(file: string): number {
     const known = this.fds.get(file);
     if (known !== undefined) return known.fd;
     const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
