@@ -35,6 +35,10 @@ describe("bench smoke: ctx.step and the PostgreSQL store", () => {
     expect(rows.map((r) => r.subject)).toEqual(["ctx.step miss, 10 KB output", "ctx.step reuse hit, small output", "ctx.step reuse hit, small output"]);
     finite(rows);
   }, 120_000);
+  it("validate rows are measured (its fixture still compiles)", async () => {
+    const { suite } = await import("../packages/adapters-pi/bench/validate.bench.js");
+    finite(await suite.run());
+  }, 120_000);
   // CI installs PostgreSQL (PHASEKIT_REQUIRE_POSTGRES=1); a machine without it skips this one.
   (process.env.PHASEKIT_REQUIRE_POSTGRES === "1" ? it : it.skipIf(!hasPostgres()))("PostgreSQL step rows are measured", async () => {
     const { suite } = await import("../packages/store-postgres/bench/pg-step.bench.js");
