@@ -6,9 +6,9 @@
  */
 import path from "node:path";
 import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
-import type { FsPort } from "../io/fs-port.js";
+import { nodeFs, type FsPort } from "../io/fs-port.js";
 import { readLockHolder } from "../lock/holder.js";
-import { clearControlRequest, newControlRequest, readControlRequest, readControlSignal, writeControlRequest, type ControlRequest, type ControlSignal } from "./control-signals.js";
+import { anyRequestFile, clearControlRequest, newControlRequest, readControlRequest, readControlSignal, writeControlRequest, type ControlRequest, type ControlSignal } from "./control-signals.js";
 import type { ReadMetadataResult } from "./metadata.js";
 import { FINISHED_STATUSES, finishedError } from "./run-status.js";
 
@@ -30,7 +30,13 @@ export interface StoreControl {
 }
 
 /** The control methods over the run folders that `dirOf` names (validated, not created). */
-export function createFsControl(fs: FsPort, dirOf: (slug: string) => Promise<string>, readMetadata: (slug: string) => Promise<ReadMetadataResult>): StoreControl {
+export function createFsControl(
+  fs: FsPort,
+  dirOf: (slug: string) => Promise<string>,
+  readMetadata: (slug: string) => Promise<ReadMetadataResult>,
+  /** The run folder's plain path (no checks), for the per-step "no request pending" answer; null when unknown. */
+  plainDirOf: (slug: string) => string | null = () => null,
+): StoreControl {
   return {
     requestControl: (slug, signal, input = {}) =>
       settle(async () => {
@@ -47,6 +53,10 @@ export function createFsControl(fs: FsPort, dirOf: (slug: string) => Promise<str
       }),
     readControl: (slug, signal) =>
       settle(async () => {
+        // Asked before every step: when no request file exists the answer needs no safe path resolution (which
+        // walks every path component); anything present goes through it and the safe read.
+        const plain = fs === nodeFs ? plainDirOf(slug) : null;
+        if (plain !== null && !anyRequestFile(plain, signal)) return { ok: true, request: null };
         const runDir = await dirOf(slug);
         return signal === undefined ? readControlRequest(runDir, { fs }) : readControlSignal(runDir, signal, { fs });
       }),

@@ -125,8 +125,13 @@ export async function clearControlRequest(runDir: string, request: ControlReques
   }
 }
 
-function anyRequestFile(runDir: string): boolean {
-  return lstatSync(controlFile(runDir, "stop"), { throwIfNoEntry: false }) !== undefined || lstatSync(controlFile(runDir, "pause"), { throwIfNoEntry: false }) !== undefined;
+/**
+ * False only when no request file of `signal` (default: either) exists in `runDir`: two synchronous lstat calls.
+ * Absence is all it can prove; a file that exists is read through the safe path.
+ */
+export function anyRequestFile(runDir: string, signal?: ControlSignal): boolean {
+  const present = (s: ControlSignal): boolean => lstatSync(controlFile(runDir, s), { throwIfNoEntry: false }) !== undefined;
+  return signal === undefined ? present("stop") || present("pause") : present(signal);
 }
 
 async function readRequestFile(

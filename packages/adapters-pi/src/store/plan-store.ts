@@ -102,7 +102,12 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
   };
 
   return {
-    ...createFsControl(fs, dirOf, async (slug) => settle(async () => readMetaOf(await dirOf(slug)))),
+    ...createFsControl(
+      fs,
+      dirOf,
+      async (slug) => settle(async () => readMetaOf(await dirOf(slug))),
+      (slug) => (validateSlug(slug).ok ? path.join(planRoot, slug) : null),
+    ),
     planRoot,
     runDir: dirOf,
     async readMetadata(slug) {
