@@ -11,8 +11,8 @@ import { spawnChild } from "./helpers/spawn-child.js";
 const writer = fileURLToPath(new URL("./helpers/metadata-writer.mjs", import.meta.url));
 const CI = process.env.CI === "true";
 // Most kills use the raw writeFileAtomic child (starts in ~90 ms); the rest go through writeWorkflowMetadata.
-const RAW_KILLS = CI ? 900 : 40;
-const META_KILLS = CI ? 100 : 10;
+const RAW_KILLS = CI ? 400 : 40;
+const META_KILLS = CI ? 60 : 10;
 const PARALLEL = 2;
 const PADDING = 20_000;
 
