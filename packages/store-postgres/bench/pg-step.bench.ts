@@ -19,7 +19,7 @@ const OUTPUT = { text: "x".repeat(1_000) };
 
 export const suite: BenchSuite = {
   title: "PostgreSQL store: a durable step",
-  description: `Throwaway cluster on 127.0.0.1 (fsync=on, synchronous_commit=on). Miss: CheckpointStore.step on a fresh id with a 1 KB output (started record sent before the body and committed without waiting for the flush, its acknowledgement awaited together with the artifact + completed record's one durable statement; both prepared statements, both fenced by epoch). Contenders interleaved round by round (${ROUNDS} rounds × ${PER_ROUND} ops, median of round means). Throughput: N runs, each its own lease and connection, stepping in a loop for ${WINDOW_MS} ms; levels interleaved over ${ROUNDS} rounds, median.`,
+  description: `Throwaway cluster on 127.0.0.1 (fsync=on, synchronous_commit=on). Miss: CheckpointStore.step on a fresh id with a 1 KB output (started record committed without waiting for the flush and acknowledged before the body runs (fenced, so a displaced holder never starts the work), then the artifact + completed record's one durable statement; both prepared statements, both fenced by epoch). Contenders interleaved round by round (${ROUNDS} rounds × ${PER_ROUND} ops, median of round means). Throughput: N runs, each its own lease and connection, stepping in a loop for ${WINDOW_MS} ms; levels interleaved over ${ROUNDS} rounds, median.`,
   async run() {
     const started = startCluster();
     if (!started.ok) throw new Error(`bench needs PostgreSQL: ${started.reason}`);
