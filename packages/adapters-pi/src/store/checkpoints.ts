@@ -169,18 +169,7 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
   }
 
   async function recordCommitIntent(intent: CommitIntent): Promise<CommitRecord> {
-    const id = checkStepKey(intent?.id);
-    if (intent.stepId !== undefined) checkStepKey(intent.stepId);
-    const record: CommitRecord = {
-      v: 1,
-      kind: "commit",
-      id,
-      status: "intended",
-      message: intent.message,
-      files: [...intent.files],
-      ...(intent.stepId === undefined ? {} : { stepId: intent.stepId }),
-      intendedAt: stamp(now),
-    };
+    const record = commitIntentRecord(intent, stamp(now));
     await append(record);
     return record;
   }
@@ -252,6 +241,22 @@ function checkOptions(o: CheckpointStoreOptions): { runDir: string; now: () => D
 
 // `lint#2` is the key of the second `lint` step of a run (see run/context.ts); '#' is not allowed in an id itself.
 const OCCURRENCE = /#[1-9][0-9]{0,8}$/;
+
+/** The `intended` record of a commit intent (id and step id checked), stamped `at`. */
+export function commitIntentRecord(intent: CommitIntent, at: string): CommitRecord {
+  const id = checkStepKey(intent?.id);
+  if (intent.stepId !== undefined) checkStepKey(intent.stepId);
+  return {
+    v: 1,
+    kind: "commit",
+    id,
+    status: "intended",
+    message: intent.message,
+    files: [...intent.files],
+    ...(intent.stepId === undefined ? {} : { stepId: intent.stepId }),
+    intendedAt: at,
+  };
+}
 
 /** A step key: a valid step id, optionally with the occurrence suffix `#n`; throws INVALID_STEP_ID. */
 export function checkStepKey(value: unknown): string {

@@ -4,8 +4,9 @@
  * request may be filed by any process (the holder is busy running); the rules for filing one are the port's:
  * the run must exist and not be finished, and a pause needs a live holder.
  */
+import { settle } from "./settle.js";
 import path from "node:path";
-import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
+import { workflowError, type WorkflowError } from "@phasekit/core";
 import { nodeFs, type FsPort } from "../io/fs-port.js";
 import { readLockHolder } from "../lock/holder.js";
 import { anyRequestFile, clearControlRequest, newControlRequest, readControlRequest, readControlSignal, writeControlRequest, type ControlRequest, type ControlSignal } from "./control-signals.js";
@@ -95,11 +96,3 @@ export async function refusal(
   });
 }
 
-async function settle<T extends { ok: boolean }>(fn: () => Promise<T | { ok: false; error: WorkflowError }>): Promise<T | { ok: false; error: WorkflowError }> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (isWorkflowError(error)) return { ok: false, error };
-    throw error;
-  }
-}

@@ -7,7 +7,7 @@ import path from "node:path";
 import { workflowError } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
 import { commitRecordSchema, type CommitRecord, type StepRecord } from "./checkpoint-log.js";
-import { checkStepKey, type CheckpointStore, type CommitIntent, type CompactionReport, type StepOutcome } from "./checkpoints.js";
+import { checkStepKey, commitIntentRecord, type CheckpointStore, type CommitIntent, type CompactionReport, type StepOutcome } from "./checkpoints.js";
 import { RUN_LOG_DIR } from "./run-log/format.js";
 import type { StepEntry } from "./run-log/run-index.js";
 import type { RunLog } from "./run-log/run-log.js";
@@ -55,20 +55,7 @@ export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointS
     async records() {
       return log.entries().map(toStepRecord);
     },
-    async recordCommitIntent(intent: CommitIntent) {
-      const id = checkStepKey(intent?.id);
-      if (intent.stepId !== undefined) checkStepKey(intent.stepId);
-      return putCommit({
-        v: 1,
-        kind: "commit",
-        id,
-        status: "intended",
-        message: intent.message,
-        files: [...intent.files],
-        ...(intent.stepId === undefined ? {} : { stepId: intent.stepId }),
-        intendedAt: now().toISOString(),
-      });
-    },
+    recordCommitIntent: (intent: CommitIntent) => putCommit(commitIntentRecord(intent, now().toISOString())),
     async markCommitted(id, options = {}) {
       const intent = commitMap().get(id);
       if (intent === undefined) {

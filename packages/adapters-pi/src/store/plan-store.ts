@@ -3,6 +3,7 @@
  * metadata generations), workflow.json (its readable view), the journal and the lock. Taking the lock claims the
  * run log's next epoch, which fences every earlier holder.
  */
+import { settle } from "./settle.js";
 import path from "node:path";
 import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
 import { cleanTempFiles, syncDir } from "../io/atomic-write.js";
@@ -210,14 +211,6 @@ function withLogClosed(lock: PlanLock, closeLog: () => Promise<void>): StoreLock
   };
 }
 
-async function settle<T extends { ok: boolean }>(fn: () => Promise<T | { ok: false; error: WorkflowError }>): Promise<T | { ok: false; error: WorkflowError }> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (isWorkflowError(error)) return { ok: false, error };
-    throw error;
-  }
-}
 
 function slugMismatch(slug: string, found: string): WorkflowError {
   return workflowError("store", "INVALID_STATE", `metadata for run ${slug} names slug ${JSON.stringify(found)}.`, {
