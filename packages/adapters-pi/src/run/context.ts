@@ -5,8 +5,9 @@
  */
 import { createStepRunner, type StepReport } from "./step-runner.js";
 import type { StepFn, StepOptions, StepResult, StepValue } from "./step-options.js";
-import { isWorkflowError, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
-import { createWorkflowHandle, type RunWorkflowHandle } from "./workflow-handle.js";
+import { isWorkflowError, toPersisted, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
+import { openWorkflowHandle, phaseOf, type HistoryEntries, type RunWorkflowHandle } from "./workflow-handle.js";
+import { isDispatchKey } from "./dispatch-record.js";
 import type { CheckpointStore } from "../store/checkpoints.js";
 import type { ControlRequest } from "../store/control-signals.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
@@ -38,14 +39,19 @@ export interface RunContext {
   readonly workflow: RunWorkflowHandle | null;
   /** Every `step` of this run so far, in order, with why it ran or was reused. */
   readonly steps: readonly StepReport[];
-  /** The latest metadata this run wrote. */
+  /**
+   * The run's metadata: the latest this run wrote, except while a resumed body replays its recorded dispatches,
+   * when `state` and `phase` are the ones the body had at that point (so code that reads them decides as it did).
+   */
   metadata(): WorkflowMetadata;
   /**
    * Runs `fn` once per input: a completed checkpoint with the same input fingerprint returns its stored output
    * instead. Checks the lock, pause/stop requests and the iteration caps first. `input` and the output must be
    * plain JSON (a step that returns nothing stores and returns null). The nth call with the same `id` in one
    * invocation is keyed `id#n`, so loops and parallel steps (`Promise.all`) are reused on resume when the body
-   * calls them in the same order. `fn` gets a signal (aborted on lock loss, a stop request, or `timeoutMs`) and
+   * calls them in the same order; a call with the id and input of a step that just failed in this invocation
+   * is that step's next attempt (same key), so a retry in a `catch` is not run again on resume. Ids starting
+   * with `phasekit:` are reserved. `fn` gets a signal (aborted on lock loss, a stop request, or `timeoutMs`) and
    * the attempt number (1 on the first try; counts across resumes and `retries`).
    */
   step<T extends StepValue>(id: string, input: unknown, fn: StepFn<T>, options?: StepOptions): Promise<StepResult<T>>;
@@ -97,7 +103,7 @@ export interface RunContextInternals {
 
 
 /** Builds the body's context over an acquired lock and the run's current metadata. */
-export function createRunContext(deps: RunContextDeps): RunContextInternals {
+export async function createRunContext(deps: RunContextDeps): Promise<RunContextInternals> {
   let meta = deps.metadata;
   let baseline: unknown;
   const steps: StepReport[] = [];
@@ -154,14 +160,24 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
   const runner = createStepRunner({ deps, checkControl, steps, lockLost: () => lockLost(deps) });
   const step = runner.step;
 
-  const workflow =
+  const opened =
     deps.workflow === null
       ? null
-      : createWorkflowHandle(deps.workflow.registry, deps.workflow.state, {
+      : await openWorkflowHandle(deps.workflow.registry, deps.workflow.state, {
+          history: historyOver(deps.checkpoints),
           persist: async (state, phase) => void (await writeMeta({ state, ...(phase === undefined ? {} : { phase }) })),
           journal,
           now: () => deps.clock().getTime(),
         });
+  const workflow = opened?.handle ?? null;
+  // While the body replays, it sees the run as it was at that point of its first run.
+  const shown = (): WorkflowMetadata => {
+    if (opened === null || workflow === null || !opened.replaying()) return meta;
+    const state = workflow.state();
+    const phase = phaseOf(state, workflow.registry);
+    const { phase: _p, ...rest } = meta;
+    return { ...rest, state: toPersisted(state), ...(phase === undefined ? {} : { phase }) };
+  };
 
   const ctx: RunContext = {
     slug: deps.slug,
@@ -178,7 +194,7 @@ export function createRunContext(deps: RunContextDeps): RunContextInternals {
     },
     workflow,
     steps,
-    metadata: () => meta,
+    metadata: shown,
     step,
     checkControl,
     setPhase: async (phase) => {
@@ -224,6 +240,18 @@ function lockLost(deps: RunContextDeps): Error {
     file: deps.runDir,
     hint: "another process took the run over; resume it later",
   });
+}
+
+/** The checkpoint history as the workflow handle uses it (dispatches and the starting state are entries of it). */
+function historyOver(checkpoints: CheckpointStore): HistoryEntries {
+  return {
+    file: checkpoints.file,
+    entry: async (key, input, fn) => {
+      const r = await checkpoints.step(key, input, () => fn());
+      return { reused: r.reused, output: r.output };
+    },
+    recordedDispatches: async () => (await checkpoints.records()).filter((r) => isDispatchKey(r.stepId)).length,
+  };
 }
 
 function dropUndefined<T extends object>(value: T): T {

@@ -79,7 +79,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       note(await guarded("onError", location.slug, options.onError && (() => options.onError?.(error, null))));
       throw error;
     }
-    const internals = createRunContext({
+    const internals = await createRunContext({
       store,
       lock,
       slug: location.slug,
@@ -97,6 +97,11 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       clock,
       maxSteps: opts.maxSteps,
       maxAttempts: opts.maxAttempts,
+    }).catch(async (error: unknown) => {
+      // The history could not be opened (damaged, or the lock lost): the run is not left "running".
+      status = "failed";
+      if (!isWorkflowError(error, "LOCK_LOST")) await writeFailed(store, location.slug, first.metadata, error instanceof Error ? error.message : String(error));
+      throw error;
     });
     const { ctx } = internals;
     let result: T;
@@ -193,10 +198,15 @@ async function makeReporter(options: AnyOptions, location: RunLocation, store: P
     return factory({ slug: location.slug, runDir: location.runDir });
   } catch (cause) {
     const error = hookError("createReporter", location.slug, cause);
-    const { schemaVersion: _v, generation, ...rest } = metadata;
-    await store.writeMetadata(location.slug, { ...rest, status: "failed", failureReason: error.message }, generation).catch(() => undefined);
+    await writeFailed(store, location.slug, metadata, error.message);
     throw error;
   }
+}
+
+/** Marks a run failed before its context exists (best effort: the error that got here matters more). */
+async function writeFailed(store: PlanStore, slug: string, metadata: WorkflowMetadata, reason: string): Promise<void> {
+  const { schemaVersion: _v, generation, ...rest } = metadata;
+  await store.writeMetadata(slug, { ...rest, status: "failed", failureReason: reason.slice(0, 10_000) }, generation).catch(() => undefined);
 }
 
 async function releaseOrThrow(lock: StoreLock): Promise<void> {

@@ -11,6 +11,7 @@ import type { RerunReason } from "../store/checkpoints.js";
 import type { CheckpointStore } from "../store/checkpoints.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import type { Reporter } from "./reporter.js";
+import { RESERVED_STEP_PREFIX } from "./dispatch-record.js";
 import { checkStepOptions, createStopWatch, retryable, type StepFn, type StepOptions, type StepResult, type StepValue } from "./step-options.js";
 
 const WHY: Record<RerunReason, string> = {
@@ -67,14 +68,40 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
   // Occurrences per step id in this invocation: the nth `ctx.step("lint", …)` is keyed `lint#n` (n ≥ 2), so a
   // loop over inputs reuses each of its steps on resume instead of re-running all but the last.
   const occurrences = new Map<string, number>();
+  // Keys whose last attempt failed in this invocation, by id and input fingerprint: a call with the same id and
+  // input is that step's next attempt, not a new occurrence, so a retry in a `catch` is reused on resume
+  // instead of running the side effect again.
+  const failedKeys = new Map<string, Map<string, string>>();
   const inFlight = new Map<string, AbortController>();
   const stopWatch = createStopWatch(deps, inFlight);
 
-  const step = async <T extends StepValue>(id: string, input: unknown, fn: StepFn<T>, options: StepOptions = {}): Promise<StepResult<T>> => {
-    // Everything up to the first await runs synchronously, so parallel calls get their keys in call order.
+  /** The history key of a call, decided synchronously so that parallel calls get their keys in call order. */
+  const keyOf = (id: string, inputFp: string): string => {
+    const retry = failedKeys.get(id)?.get(inputFp);
+    if (retry !== undefined) {
+      failedKeys.get(id)?.delete(inputFp);
+      return retry;
+    }
     const n = (occurrences.get(id) ?? 0) + 1;
     occurrences.set(id, n);
-    const key = n === 1 ? id : `${id}#${n}`;
+    return n === 1 ? id : `${id}#${n}`;
+  };
+
+  const step = async <T extends StepValue>(id: string, input: unknown, fn: StepFn<T>, options: StepOptions = {}): Promise<StepResult<T>> => {
+    if (typeof id === "string" && id.startsWith(RESERVED_STEP_PREFIX)) throw reservedId(id);
+    const inputFp = fingerprint(input);
+    const key = keyOf(id, inputFp);
+    try {
+      return await runKey<T>(key, id, input, inputFp, fn, options);
+    } catch (error) {
+      let byInput = failedKeys.get(id);
+      if (byInput === undefined) failedKeys.set(id, (byInput = new Map()));
+      byInput.set(inputFp, key);
+      throw error;
+    }
+  };
+
+  const runKey = async <T extends StepValue>(key: string, id: string, input: unknown, inputFp: string, fn: StepFn<T>, options: StepOptions): Promise<StepResult<T>> => {
     const opts = checkStepOptions(id, options);
     await checkControl();
     stepCount++;
@@ -85,7 +112,6 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
         hint: "raise maxSteps if the run really needs more steps, or fix the loop that keeps calling ctx.step",
       });
     }
-    const inputFp = fingerprint(input);
     for (let tryNo = 0; ; tryNo++) {
       const previous = await deps.checkpoints.record(key);
       if (previous !== undefined && previous.status !== "completed" && previous.attempt >= deps.maxAttempts && previous.inputFingerprint === inputFp) {
@@ -162,4 +188,12 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
     return outcome.output;
   };
   return { step, inFlight: () => inFlight.keys().next().value, lastCompleted: () => lastCompleted };
+}
+
+function reservedId(id: string): Error {
+  return workflowError("run", "INVALID_OPTIONS", `step id ${JSON.stringify(id)} starts with "${RESERVED_STEP_PREFIX}", which phasekit keeps for its own history entries.`, {
+    field: "id",
+    value: id,
+    hint: "name the step without that prefix",
+  });
 }

@@ -1,27 +1,53 @@
 /**
- * The core workflow a run carries. Events go through core's `reduce`; the adapter persists the outcome before
- * returning it. An armed cancel lives only in memory: the persisted copy is always `toPersisted(state)`, so a
- * crash or a later run never finds a half-confirmed cancel.
+ * The core workflow a run carries. Events go through core's `reduce`; every dispatch is an entry of the run's one
+ * history (dispatch-record.ts), so a resumed body replays its dispatches by occurrence: a dispatch that already
+ * happened returns its recorded outcome and does not move the workflow again, and while the body replays,
+ * `state()` is the state it had at that point. A live dispatch persists its new state before it returns. An armed
+ * cancel is never written to workflow.json (`toPersisted`); the history keeps it, because the body saw it.
  */
 import { reduce, resolveActive, statusLine, toPersisted } from "@phasekit/core";
 import type { TransitionOutcome, WorkflowEvent, WorkflowRegistry, WorkflowState } from "@phasekit/core";
+import type { JsonValue } from "../io/plain-json.js";
+import { fingerprint } from "../store/fingerprint.js";
+import { decodeOutcome, decodeState, dispatchInput, dispatchKey, encodeOutcome, toJson, WORKFLOW_BASE_KEY } from "./dispatch-record.js";
 
 /** The core workflow a run carries: its state, and `dispatch` to move it (persisted before it returns). */
 export interface RunWorkflowHandle {
   readonly registry: WorkflowRegistry;
   /** The current state, in memory (it may hold an armed cancel, which is never written). */
   state(): WorkflowState;
-  /** Applies a core event; a success is written to workflow.json (and journaled) before it returns. */
+  /**
+   * Applies a core event. The nth dispatch of a resumed body returns what the nth dispatch returned before (when
+   * it was the same event on the same state) without moving the workflow again; a new one is written to
+   * workflow.json and the history before it returns.
+   */
   dispatch(event: WorkflowEvent): Promise<TransitionOutcome>;
   /** The status line of the current phase (empty when the run is over). */
   statusLine(): string;
 }
 
+/** The run's history as the handle uses it: one fenced entry per key, reused when its input is unchanged. */
+export interface HistoryEntries {
+  /** Where the history lives (named in errors). */
+  readonly file: string;
+  entry(key: string, input: JsonValue, fn: () => Promise<JsonValue>): Promise<{ reused: boolean; output: unknown }>;
+  /** How many dispatches the history holds for this run (0 for a new run). */
+  recordedDispatches(): Promise<number>;
+}
+
 /** How the handle persists: write the state (and the phase it sits on), and journal what happened. */
 export interface WorkflowHandlePorts {
+  history: HistoryEntries;
   persist(state: WorkflowState, phase: string | undefined): Promise<void>;
   journal(event: string, data: unknown): Promise<void>;
   now(): number;
+}
+
+/** The handle plus what the run context needs to show a replaying body the run as it was. */
+export interface WorkflowHandleInternals {
+  handle: RunWorkflowHandle;
+  /** True while the body is replaying recorded dispatches (its view of the run lags the stored one). */
+  replaying(): boolean;
 }
 
 /** The id of the phase a core state sits on (undefined once it has finished or cannot be resolved). */
@@ -30,28 +56,52 @@ export function phaseOf(state: WorkflowState, registry: WorkflowRegistry): strin
   return active.ok ? active.active?.phase.id : undefined;
 }
 
-/** Creates the handle over `initial` (already migrated and validated). */
-export function createWorkflowHandle(registry: WorkflowRegistry, initial: WorkflowState, ports: WorkflowHandlePorts): RunWorkflowHandle {
-  let current = initial;
-  return {
+/**
+ * Opens the handle: `initial` (already started or migrated by the lifecycle) is the body's starting state the
+ * first time; afterwards the recorded starting state is, so a replay begins where the first run began.
+ */
+export async function openWorkflowHandle(registry: WorkflowRegistry, initial: WorkflowState, ports: WorkflowHandlePorts): Promise<WorkflowHandleInternals> {
+  const { history } = ports;
+  const base = await history.entry(WORKFLOW_BASE_KEY, null, async () => toJson(initial));
+  let current = base.reused ? decodeState(WORKFLOW_BASE_KEY, history.file, base.output) : initial;
+  const recorded = await history.recordedDispatches();
+  let made = 0;
+  let live = recorded === 0;
+  // Dispatches apply one at a time, in call order: the nth sees the state the (n-1)th left.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const apply = async (n: number, event: WorkflowEvent): Promise<TransitionOutcome> => {
+    const key = dispatchKey(n);
+    const from = current;
+    let fresh: TransitionOutcome | undefined;
+    const r = await history.entry(key, dispatchInput(event, fingerprint(toJson(from))), async () => {
+      fresh = reduce(registry, from, event, { now: ports.now() });
+      if (fresh.ok && fresh.happened.type !== "cancel-armed") {
+        await ports.persist(toPersisted(fresh.state), phaseOf(fresh.state, registry));
+        await ports.journal(`workflow:${fresh.happened.type}`, toJson(fresh.happened));
+      }
+      return encodeOutcome(fresh);
+    });
+    const outcome = fresh ?? decodeOutcome(key, history.file, r.output);
+    // Past the recorded dispatches, or off them (a different event or state): from here on the body is live.
+    if (!r.reused || n >= recorded) live = true;
+    if (outcome.ok) current = outcome.state;
+    return outcome;
+  };
+
+  const handle: RunWorkflowHandle = {
     registry,
     state: () => current,
-    async dispatch(event) {
-      const outcome = reduce(registry, current, event, { now: ports.now() });
-      // A refusal changes nothing; arming a cancel lives in memory only and is never persisted.
-      if (!outcome.ok) return outcome;
-      if (outcome.happened.type === "cancel-armed") {
-        current = outcome.state;
-        return outcome;
-      }
-      await ports.persist(toPersisted(outcome.state), phaseOf(outcome.state, registry));
-      current = outcome.state;
-      await ports.journal(`workflow:${outcome.happened.type}`, outcome.happened);
-      return outcome;
+    dispatch(event) {
+      const n = ++made;
+      const run = queue.then(() => apply(n, event));
+      queue = run.catch(() => undefined);
+      return run;
     },
     statusLine() {
       const active = resolveActive(registry, current);
       return active.ok && active.active !== null ? statusLine(active.active) : "";
     },
   };
+  return { handle, replaying: () => !live };
 }

@@ -1,0 +1,71 @@
+/**
+ * How a dispatched core transition is kept in the run's history. Each `ctx.workflow.dispatch` is one entry of the
+ * same checkpoint history as `ctx.step`, keyed by its occurrence (`phasekit:dispatch#n`) and fingerprinted by the
+ * event and the state it was applied to: a replayed body gets the recorded outcome back and the workflow does not
+ * move twice. The state the body started from is its own entry (`phasekit:workflow`), so a resumed body sees the
+ * run as it was at every point of its replay, not the latest state.
+ */
+import { migrateState, workflowError, type TransitionOutcome, type WorkflowEvent, type WorkflowState } from "@phasekit/core";
+import { z } from "zod";
+import type { JsonValue } from "../io/plain-json.js";
+
+/** Step keys in this namespace belong to phasekit; `ctx.step` refuses ids that start with it. */
+export const RESERVED_STEP_PREFIX = "phasekit:";
+/** The history key of the core state a body starts from. */
+export const WORKFLOW_BASE_KEY = `${RESERVED_STEP_PREFIX}workflow`;
+
+/** The history key of the nth dispatch (1-based) of a body. */
+export function dispatchKey(n: number): string {
+  return `${RESERVED_STEP_PREFIX}dispatch#${n}`;
+}
+
+/** True for keys of dispatch entries (used by views to tell transitions from steps). */
+export function isDispatchKey(key: string): boolean {
+  return key.startsWith(`${RESERVED_STEP_PREFIX}dispatch#`);
+}
+
+/** Plain JSON of anything core returned (drops `undefined` members, which JSON cannot hold). */
+export function toJson(value: unknown): JsonValue {
+  return JSON.parse(JSON.stringify(value)) as JsonValue;
+}
+
+/** What a dispatch entry's input is: the event and the fingerprinted state it applies to. */
+export function dispatchInput(event: WorkflowEvent, from: string): JsonValue {
+  return { event: toJson(event), from };
+}
+
+const refusalSchema = z.object({ name: z.literal("WorkflowError"), code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) });
+const recordSchema = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), state: z.record(z.string(), z.unknown()), happened: z.object({ type: z.string() }).loose() }),
+  z.object({ ok: z.literal(false), error: refusalSchema }),
+]);
+
+/** The recorded form of an outcome (the whole state, an armed cancel included: the body saw it). */
+export function encodeOutcome(outcome: TransitionOutcome): JsonValue {
+  return outcome.ok ? { ok: true, state: toJson(outcome.state), happened: toJson(outcome.happened) } : { ok: false, error: toJson(outcome.error) };
+}
+
+/** Reads a recorded outcome back, through core's state schema; a damaged entry is CORRUPT_FILE naming the key. */
+export function decodeOutcome(key: string, file: string, raw: unknown): TransitionOutcome {
+  const parsed = recordSchema.safeParse(raw);
+  if (!parsed.success) throw corrupt(key, file, parsed.error.issues[0]?.message ?? "unexpected shape");
+  const r = parsed.data;
+  if (!r.ok) return { ok: false, error: r.error as TransitionOutcome extends infer O ? (O extends { ok: false; error: infer E } ? E : never) : never };
+  return { ok: true, state: decodeState(key, file, r.state), happened: r.happened as never };
+}
+
+/** A recorded state, validated by core; `migrateState` always disarms a cancel, so an armed one is re-armed. */
+export function decodeState(key: string, file: string, raw: unknown): WorkflowState {
+  const migrated = migrateState(raw);
+  if (!migrated.ok) throw corrupt(key, file, migrated.error.message);
+  const armed = typeof raw === "object" && raw !== null && (raw as { cancelPending?: unknown }).cancelPending === true;
+  return armed ? { ...migrated.state, cancelPending: true } : migrated.state;
+}
+
+function corrupt(key: string, file: string, why: string): Error {
+  return workflowError("run", "CORRUPT_FILE", `the history entry ${key} in ${file} is not a recorded workflow transition: ${why}.`, {
+    file,
+    field: key,
+    hint: "the run's history was edited or damaged; restore it from a backup, or start a new run",
+  });
+}
