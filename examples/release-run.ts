@@ -73,8 +73,9 @@ export interface ReleaseRunHooks {
 }
 
 /**
- * The body of the durable release run: one checkpointed step per phase; after a step, the core workflow advances
- * if it still sits on that phase (on a resume it may already be past it). Returns every step's output.
+ * The body of the durable release run: one checkpointed step per phase, then the core workflow advances. On a
+ * resume both replay from the run's history: completed steps return their outputs and the advances already made
+ * return their recorded outcomes, so the workflow never moves twice. Returns every step's output.
  */
 export async function releaseRunBody(ctx: RunContext, repo: string, hooks: ReleaseRunHooks = {}): Promise<Record<string, unknown>> {
   const outputs: Record<string, unknown> = {};
@@ -90,7 +91,7 @@ export async function releaseRunBody(ctx: RunContext, repo: string, hooks: Relea
       return output;
     });
     const wf = ctx.workflow;
-    if (wf !== null && wf.state().status === "running" && ctx.metadata().phase === phaseId) {
+    if (wf !== null) {
       const moved = await wf.dispatch({ type: "advance" });
       if (!moved.ok) throw moved.error;
     }
