@@ -56,7 +56,10 @@ async function lostLock(mode: "between" | "in"): Promise<void> {
     // And the checkpoint the taker completed is still the one a later resume reuses.
     const store = createFsPlanStore({ repoRoot });
     try {
+      const held = await store.lock(slug, { owner: { tool: "check" } });
+      if (!held.ok) throw held.error;
       const s1 = await (await store.checkpoints(slug, { now: () => new Date() })).step("s1", { i: 1, prev: "seed+0" }, () => "re-ran");
+      await held.lock.release();
       expect(s1).toMatchObject({ reused: true, output: `seed+0+1@${taker.proc.pid}` });
     } finally {
       await store.close();

@@ -20,14 +20,7 @@ export const COMMIT_EVENT = "commit";
 export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointStore {
   const file = path.join(log.runDir, RUN_LOG_DIR);
 
-  const commitMap = (): Map<string, CommitRecord> => {
-    const out = new Map<string, CommitRecord>();
-    for (const data of log.events(COMMIT_EVENT)) {
-      const r = commitRecordSchema.safeParse(data);
-      if (r.success) out.set(r.data.id, r.data);
-    }
-    return out;
-  };
+  const commitMap = (): Map<string, CommitRecord> => commitsOf(log.events(COMMIT_EVENT));
   const putCommit = async (record: CommitRecord): Promise<CommitRecord> => {
     const checked = commitRecordSchema.safeParse(record);
     if (!checked.success) {
@@ -72,6 +65,16 @@ export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointS
       return { recordsBefore: r.recordsBefore, recordsAfter: r.recordsAfter, artifactsRemoved: r.artifactsRemoved };
     },
   };
+}
+
+/** The commit records among the data of `commit` events, the latest per id (malformed ones skipped). */
+export function commitsOf(events: readonly JsonValue[]): Map<string, CommitRecord> {
+  const out = new Map<string, CommitRecord>();
+  for (const data of events) {
+    const r = commitRecordSchema.safeParse(data);
+    if (r.success) out.set(r.data.id, r.data);
+  }
+  return out;
 }
 
 /** The port's record shape of a run-log step entry. */

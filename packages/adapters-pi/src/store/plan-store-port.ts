@@ -67,8 +67,9 @@ export interface PlanStore extends StoreControl {
   /** Every run folder, sorted by slug. */
   list(): Promise<PlanRunEntry[]>;
   /**
-   * The run's checkpoints (completed-step reuse, commit intents); call it while holding the run's lock. The fs
-   * store keeps them in the run's fenced run log, claimed when this store took the lock (or on first use).
+   * The run's checkpoints (completed-step reuse, commit intents). Through a store that holds the run's lock they
+   * write to its fenced history (claimed when the lock was taken); without the lock they are a read-only view
+   * that claims nothing, and every write through it is LOCK_NOT_OWNED.
    */
   checkpoints(slug: string, options: { now: () => Date }): Promise<CheckpointStore>;
   /** Removes finished runs past `keep` / `olderThan`; never a running, paused, locked or unreadable one. */

@@ -13,6 +13,7 @@ import { JOURNAL_FILE, METADATA_EVENT, openJournal, readJournal, type JournalWri
 import { acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
 import { ARTIFACTS_DIR } from "./artifacts.js";
 import { checkpointsOverRunLog } from "./log-checkpoints.js";
+import { readOnlyCheckpoints } from "./read-checkpoints.js";
 import { readMetadataWithLog, writeMetadataWithLog } from "./log-metadata.js";
 import { METADATA_FILE, type PlanRunEntry, type PlanStore, type StoreLock } from "./plan-store-port.js";
 import { openRunLog, type RunLog } from "./run-log/run-log.js";
@@ -184,7 +185,10 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
       return out;
     },
     async checkpoints(slug, opts) {
-      const held = claim(await openRun(slug));
+      const dir = await dirOf(slug);
+      const held = logs.get(dir);
+      // Without the lock, the history is only read: claiming would take a new epoch and fence the live holder.
+      if (held === undefined) return readOnlyCheckpoints(dir, slug);
       held.clock.now = () => opts.now().getTime();
       return checkpointsOverRunLog(await held.log, opts.now);
     },

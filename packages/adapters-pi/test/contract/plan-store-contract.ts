@@ -93,6 +93,9 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
       const store = await fresh();
       await store.writeMetadata("run-c", sampleMetadata("run-c"), null);
       const now = () => new Date("2026-01-01T00:00:00.000Z");
+      // Checkpoints write only through a store that holds the run's lock.
+      const lock = await store.lock("run-c", { owner: { tool: "contract" } });
+      if (!lock.ok) throw lock.error;
       const cps = await store.checkpoints("run-c", { now });
       let calls = 0;
       const first = await cps.step("plan", { issue: 1 }, () => ({ n: ++calls }));
@@ -106,6 +109,7 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
       const retried = await cps.step("boom", {}, () => "ok");
       expect(retried).toMatchObject({ reused: false, reason: "failed", record: { attempt: 2 } });
       expect(calls).toBe(2);
+      await lock.lock.release();
     });
 
     it("gc removes finished runs past the limits and keeps running and locked ones", async () => {
