@@ -11,8 +11,11 @@ import { FILE_MODE } from "./plan-paths.js";
 
 const { O_RDONLY, O_RDWR, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
 
-/** How a file is opened: read it, append to it (created 0600), or rewrite it in place (must exist). */
-export type SafeOpenMode = "read" | "append" | "update" | "create";
+/**
+ * How a file is opened: read it, append to it (created 0600), rewrite it in place (must exist), create it
+ * (fails with EEXIST when it exists), or create it for appending and reading back (a run-log segment).
+ */
+export type SafeOpenMode = "read" | "append" | "update" | "create" | "create-append";
 
 /** The open(2) flags of each mode, always with O_NOFOLLOW | O_NONBLOCK. */
 export const SAFE_OPEN_FLAGS: Readonly<Record<SafeOpenMode, number>> = {
@@ -20,6 +23,7 @@ export const SAFE_OPEN_FLAGS: Readonly<Record<SafeOpenMode, number>> = {
   append: O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK,
   update: O_RDWR | O_NOFOLLOW | O_NONBLOCK,
   create: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK,
+  "create-append": O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK,
 };
 
 /** Flags that open a folder only if it is a real folder (not a symlink to one). */
@@ -29,7 +33,10 @@ export const SAFE_DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK;
 export const MAX_FILE_BYTES = {
   /** workflow.json */
   metadata: 16 * 1024 * 1024,
-  /** checkpoints.ndjson, journal.ndjson */
+  /**
+   * checkpoints.ndjson, journal.ndjson, a run-log segment (its writer stops short of it), and any one section
+   * of a run-log snapshot that is read into memory at once
+   */
   log: 256 * 1024 * 1024,
   /** one artifact */
   artifact: 128 * 1024 * 1024,
@@ -109,9 +116,14 @@ export async function assertRealDir(fs: FsPort, dir: string, scope = "fs"): Prom
   return true;
 }
 
-/** fsyncs a folder opened with O_DIRECTORY | O_NOFOLLOW, so a planted symlink is refused rather than synced. */
-export async function syncRealDir(fs: FsPort, dir: string): Promise<void> {
-  const handle = await fs.open(dir, SAFE_DIR_FLAGS);
+/**
+ * fsyncs a folder opened with O_DIRECTORY | O_NOFOLLOW, so a planted symlink is refused (UNSAFE_FILE naming
+ * it) rather than synced.
+ */
+export async function syncRealDir(fs: FsPort, dir: string, scope = "fs"): Promise<void> {
+  const handle = await fs.open(dir, SAFE_DIR_FLAGS).catch((error: unknown) => {
+    throw dirOpenError(scope, dir, error);
+  });
   try {
     await handle.sync();
   } finally {
@@ -138,7 +150,8 @@ export function unsafeFile(scope: string, file: string, found: string, expected 
   });
 }
 
-function tooLarge(scope: string, file: string, size: number, max: number): WorkflowError {
+/** FILE_TOO_LARGE naming the file, its size and the cap. */
+export function tooLarge(scope: string, file: string, size: number, max: number): WorkflowError {
   return workflowError(scope, "FILE_TOO_LARGE", `${file} is ${size} bytes, above the cap of ${max} bytes; it was not read.`, {
     file,
     value: size,
@@ -147,7 +160,13 @@ function tooLarge(scope: string, file: string, size: number, max: number): Workf
   });
 }
 
-function openError(scope: string, file: string, mode: SafeOpenMode, error: unknown): WorkflowError {
+/** True when a create-mode open failed because the name exists (the raw error or its typed WRITE_FAILED). */
+export function isAlreadyExists(error: unknown): boolean {
+  return fsErrorCode(error) === "EEXIST" || (error as { details?: { errno?: unknown } } | null)?.details?.errno === "EEXIST";
+}
+
+/** The typed error of a failed open of `file` (a planted symlink, FIFO or folder is UNSAFE_FILE). */
+export function openError(scope: string, file: string, mode: SafeOpenMode, error: unknown): WorkflowError {
   const code = fsErrorCode(error);
   // ELOOP: O_NOFOLLOW met a symlink. ENXIO: a FIFO with no reader opened for writing. EISDIR: a folder.
   if (code === "ELOOP") return unsafeFile(scope, file, "a symlink");
@@ -155,4 +174,12 @@ function openError(scope: string, file: string, mode: SafeOpenMode, error: unkno
   if (code === "EISDIR") return unsafeFile(scope, file, "a folder");
   const what = mode === "read" ? "READ_FAILED" : "WRITE_FAILED";
   return workflowError(scope, what, `cannot open ${file} (${mode}): ${String(error)}`, { file, errno: code }, error);
+}
+
+/** The typed error of a failed O_DIRECTORY | O_NOFOLLOW open of `dir`: what is there instead, when not a folder. */
+export function dirOpenError(scope: string, dir: string, error: unknown): WorkflowError {
+  const code = fsErrorCode(error);
+  if (code === "ELOOP") return unsafeFile(scope, dir, "a symlink", "a folder");
+  if (code === "ENOTDIR") return unsafeFile(scope, dir, "not a folder", "a folder");
+  return workflowError(scope, "READ_FAILED", `cannot open the folder ${dir}: ${String(error)}`, { file: dir, errno: code }, error);
 }

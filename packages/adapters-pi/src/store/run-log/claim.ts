@@ -6,12 +6,13 @@
  */
 import path from "node:path";
 import { promises as fsp } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
 import { workflowError } from "@phasekit/core";
-import { encodeLine, RUN_LOG_DIR, RUN_LOG_VERSION, segmentEpoch, segmentName, type HeadRecord } from "./format.js";
+import { nodeFs, type FsFileHandle } from "../../io/fs-port.js";
+import { isAlreadyExists, openRegular, syncRealDir } from "../../io/safe-open.js";
+import { datasyncRegularSync } from "../../io/safe-open-sync.js";
+import { encodeLine, MAX_EPOCH, RUN_LOG_DIR, RUN_LOG_VERSION, segmentEpoch, segmentName, type HeadRecord } from "./format.js";
 import { importLegacy } from "./legacy.js";
 import { loadChain, loadSnapshot, type LoadedChain } from "./read-chain.js";
-import { openRegular, syncDir } from "./safe-file.js";
 
 import { SegmentWriter, type FsBoundary } from "./segment-writer.js";
 import type { ValueFiles } from "./values.js";
@@ -43,20 +44,21 @@ export async function claimRunLog(runDir: string, boundary: FsBoundary, values: 
   }
   if (made) {
     boundary("fsync(run folder)");
-    await syncDir(runDir);
+    await syncRealDir(nodeFs, runDir, "run-log");
   }
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
     boundary("readdir(claim)");
     const names = await fsp.readdir(dir);
     const max = names.reduce((m, n) => Math.max(m, segmentEpoch(n) ?? 0), 0);
+    if (max >= MAX_EPOCH) throw epochsExhausted(path.join(dir, segmentName(max)), max);
     const epoch = max + 1;
     const file = path.join(dir, segmentName(epoch));
-    let handle: FileHandle;
+    let handle: FsFileHandle;
     try {
       boundary("open(claim)");
-      handle = await openRegular(file, "create-append");
+      handle = ((await openRegular(nodeFs, file, "create-append", "run-log")) as { handle: FsFileHandle }).handle;
     } catch (error) {
-      if ((error as { code?: unknown }).code === "EEXIST") continue;
+      if (isAlreadyExists(error)) continue;
       throw error;
     }
     try {
@@ -72,14 +74,29 @@ export async function claimRunLog(runDir: string, boundary: FsBoundary, values: 
   });
 }
 
-async function pinHistory(dir: string, epoch: number, file: string, handle: FileHandle, boundary: FsBoundary, values: ValueFiles): Promise<Claim> {
+/**
+ * The highest segment name leaves no epoch to claim. It cannot be ignored, even when it is empty (a void claim):
+ * the fence argument (docs/decisions.md, D14) needs every claim to take an epoch above every segment that
+ * exists, and an empty segment may be a live claimant's that has not written its head yet; claiming below it
+ * would fence ourselves off, and deleting it could break that claimant. Epochs are counted one by one from 1,
+ * so no runner reaches this number: the file was planted or damaged, and a person must move it.
+ */
+function epochsExhausted(file: string, epoch: number): Error {
+  return workflowError("run-log", "CORRUPT_FILE", `${file} claims epoch ${epoch}, the last a segment name can hold: no runner can claim this run after it.`, {
+    file,
+    value: epoch,
+    hint: `phasekit counts epochs from 1 and never reached this one: move ${file} out of the run folder (readers ignore it if it is empty), then retry`,
+  });
+}
+
+async function pinHistory(dir: string, epoch: number, file: string, handle: FsFileHandle, boundary: FsBoundary, values: ValueFiles): Promise<Claim> {
   // Read only now, after the claim exists: see the module comment.
   boundary("read(history)");
   const chain = await loadChain(dir, values);
   // What we accept must survive a power cut before anything we acknowledge can depend on it (a reuse hit of
   // the previous holder's last, unsynced record): sync the previous head once. Our own head is synced with
   // our first durable record.
-  if (chain.headEpoch > 0) await syncFile(path.join(dir, segmentName(chain.headEpoch)), boundary);
+  if (chain.headEpoch > 0) syncFile(path.join(dir, segmentName(chain.headEpoch)), boundary);
   // A run with no run-log history may be one written in the earlier format: carry its checkpoints over.
   const legacy = chain.headEpoch === 0 ? await importLegacy(path.dirname(dir), dir, epoch, boundary) : null;
   if (legacy !== null) chain.index = await loadSnapshot(dir, legacy, values);
@@ -90,12 +107,7 @@ async function pinHistory(dir: string, epoch: number, file: string, handle: File
   return { dir, epoch, writer, chain };
 }
 
-async function syncFile(file: string, boundary: FsBoundary): Promise<void> {
-  const h = await openRegular(file, "read");
-  try {
-    boundary("fdatasync(previous head)");
-    await h.datasync();
-  } finally {
-    await h.close();
-  }
+function syncFile(file: string, boundary: FsBoundary): void {
+  boundary("fdatasync(previous head)");
+  datasyncRegularSync(file, "run-log");
 }

@@ -7,16 +7,17 @@
  * makes the check fail, and nothing is deleted.
  */
 import path from "node:path";
-import { promises as fsp } from "node:fs";
+import { workflowError } from "@phasekit/core";
 import { encodeCanonical } from "../../io/canonical-json.js";
-import { encodeLine, segmentEpoch, snapshotId, snapshotName, type RunLogRecord } from "./format.js";
+import { nodeFs, type FsFileHandle } from "../../io/fs-port.js";
+import { isAlreadyExists, openRegular, syncRealDir } from "../../io/safe-open.js";
+import { RealDir } from "../../io/safe-open-sync.js";
+import { artifactId, encodeLine, RUN_ARTIFACTS_DIR, segmentEpoch, snapshotId, snapshotName, type RunLogRecord } from "./format.js";
 import { batches, layoutSnapshot, type SnapshotItem } from "./snapshot-layout.js";
 import { loadSnapshot } from "./read-chain.js";
 import type { LogParts } from "./log-parts.js";
 import type { StepEntry } from "./run-index.js";
-import { openRegular, syncDir } from "./safe-file.js";
 import type { StateKeeper } from "./state-keeper.js";
-import { artifactId, RUN_ARTIFACTS_DIR } from "./values.js";
 
 /** What a compaction did. */
 export interface CompactionReport {
@@ -76,10 +77,13 @@ async function writeSnapshot(parts: LogParts, bytes: Buffer[]): Promise<{ name: 
     const name = snapshotName(parts.epoch, ++parts.snapshots);
     const file = path.join(parts.dir, name);
     parts.boundary("open(snapshot)");
-    const h = await openRegular(file, "create").catch((error: unknown) => {
-      if ((error as { code?: unknown }).code === "EEXIST") return undefined;
-      throw error;
-    });
+    const h = await openRegular(nodeFs, file, "create", "run-log").then(
+      (opened) => (opened as { handle: FsFileHandle }).handle,
+      (error: unknown) => {
+        if (isAlreadyExists(error)) return undefined;
+        throw error;
+      },
+    );
     if (h === undefined) continue;
     try {
       for (const chunk of batches(bytes)) {
@@ -95,42 +99,58 @@ async function writeSnapshot(parts: LogParts, bytes: Buffer[]): Promise<{ name: 
       await h.close();
     }
     parts.boundary("fsync(runlog folder)");
-    await syncDir(parts.dir);
+    await syncRealDir(nodeFs, parts.dir, "run-log");
     return { name, file };
   }
 }
 
+/**
+ * Deletes through each folder's descriptor (io/safe-open-sync.ts RealDir): `runlog/` or `artifacts/` swapped for
+ * a symlink (to another run's folder, say) is UNSAFE_FILE naming it, and nothing there is listed or deleted.
+ */
 async function removeSuperseded(parts: LogParts, keep: string): Promise<{ segmentsRemoved: number; snapshotsRemoved: number; artifactsRemoved: number }> {
   let segmentsRemoved = 0;
   let snapshotsRemoved = 0;
   let artifactsRemoved = 0;
-  const unlink = async (file: string): Promise<void> => {
+  const unlink = (dir: RealDir, name: string): void => {
     parts.boundary("unlink");
-    await fsp.unlink(file).catch((error: unknown) => {
-      if ((error as { code?: unknown }).code !== "ENOENT") throw error;
-    });
+    dir.unlink(name);
   };
-  for (const name of await fsp.readdir(parts.dir)) {
-    const seg = segmentEpoch(name);
-    const snap = snapshotId(name);
-    if (seg !== undefined && seg < parts.epoch) {
-      await unlink(path.join(parts.dir, name));
-      segmentsRemoved++;
-    } else if (snap !== undefined && snap.epoch <= parts.epoch && name !== keep) {
-      await unlink(path.join(parts.dir, name));
-      snapshotsRemoved++;
+  // Refused before anything is deleted: a swapped artifacts/ must not leave the log half cleaned either.
+  const artifacts = RealDir.open(path.join(parts.runDir, RUN_ARTIFACTS_DIR), "run-log");
+  try {
+    const runlog = RealDir.open(parts.dir, "run-log");
+    if (runlog === null) throw realDirGone(parts.dir);
+    try {
+      for (const name of runlog.list()) {
+        const seg = segmentEpoch(name);
+        const snap = snapshotId(name);
+        if (seg !== undefined && seg < parts.epoch) {
+          unlink(runlog, name);
+          segmentsRemoved++;
+        } else if (snap !== undefined && snap.epoch <= parts.epoch && name !== keep) {
+          unlink(runlog, name);
+          snapshotsRemoved++;
+        }
+      }
+    } finally {
+      runlog.close();
     }
-  }
-  const referenced = new Set<string>();
-  for (const s of parts.index.steps.values()) if (s.artifact !== undefined) referenced.add(path.basename(s.artifact));
-  const artDir = path.join(parts.runDir, RUN_ARTIFACTS_DIR);
-  const names = await fsp.readdir(artDir).catch(() => [] as string[]);
-  for (const name of names) {
-    const id = artifactId(name);
-    // Epoch 0 is the legacy layout (`<sha256>.json`): left to the old store's own retention.
-    if (id === undefined || id.epoch === 0 || id.epoch > parts.epoch || referenced.has(name)) continue;
-    await unlink(path.join(artDir, name));
-    artifactsRemoved++;
+    const referenced = new Set<string>();
+    for (const s of parts.index.steps.values()) if (s.artifact !== undefined) referenced.add(path.basename(s.artifact));
+    for (const name of artifacts?.list() ?? []) {
+      const id = artifactId(name);
+      // Epoch 0 is the legacy layout (`<sha256>.json`): left to the old store's own retention.
+      if (id === undefined || id.epoch === 0 || id.epoch > parts.epoch || referenced.has(name)) continue;
+      unlink(artifacts as RealDir, name);
+      artifactsRemoved++;
+    }
+  } finally {
+    artifacts?.close();
   }
   return { segmentsRemoved, snapshotsRemoved, artifactsRemoved };
+}
+
+function realDirGone(dir: string): Error {
+  return workflowError("run-log", "READ_FAILED", `${dir} is gone while its holder compacts it; nothing was deleted.`, { file: dir, hint: "something removed the run's history folder: restore it from a backup" });
 }

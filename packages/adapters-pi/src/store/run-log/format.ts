@@ -201,7 +201,11 @@ export function parseHeaderText(file: string, text: string, offset: number): Run
   } catch (error) {
     throw corrupt(file, offset, "a line that is not JSON", error);
   }
-  if (!isRecord(value)) throw corrupt(file, offset, `an unknown record ${text.slice(0, 80)}`);
+  if (!isRecord(value)) {
+    const art = (value as { art?: unknown } | null)?.art;
+    const outside = art !== undefined && !(typeof art === "string" && isArtifactPath(art));
+    throw corrupt(file, offset, outside ? `a record naming the artifact ${JSON.stringify(art).slice(0, 160)}, not a file of artifacts/` : `an unknown record ${text.slice(0, 80)}`);
+  }
   return value;
 }
 
@@ -221,7 +225,7 @@ function isRecord(v: unknown): v is RunLogRecord {
     case "start":
       return str(r.k) && str(r.in) && nat(r.a);
     case "done":
-      return str(r.k) && str(r.in) && nat(r.a) && str(r.ofp) && (r.art === undefined || str(r.art));
+      return str(r.k) && str(r.in) && nat(r.a) && str(r.ofp) && (r.art === undefined || (str(r.art) && isArtifactPath(r.art as string)));
     case "fail":
       return str(r.k) && str(r.in) && nat(r.a) && str(r.err);
     case "state":
@@ -260,6 +264,9 @@ export function corrupt(file: string, offset: number, what: string, cause?: unkn
 const SEGMENT = /^(\d{10})\.seg$/;
 const SNAPSHOT = /^snap-(\d{10})-(\d{6})\.ndjson$/;
 
+/** The highest epoch a segment name holds (ten digits); claim.ts refuses to claim past it. */
+export const MAX_EPOCH = 9_999_999_999;
+
 /** File name of the segment of `epoch`. */
 export function segmentName(epoch: number): string {
   return `${String(epoch).padStart(10, "0")}.seg`;
@@ -280,4 +287,30 @@ export function segmentEpoch(name: string): number | undefined {
 export function snapshotId(name: string): { epoch: number; n: number } | undefined {
   const m = SNAPSHOT.exec(name);
   return m ? { epoch: Number(m[1]), n: Number(m[2]) } : undefined;
+}
+
+/** Artifacts folder inside the run folder. */
+export const RUN_ARTIFACTS_DIR = "artifacts";
+
+/** `artifacts/<sha256>-<epoch>.json`: the epoch in the name is what lets a compaction delete only its own. */
+export function artifactName(digest: string, epoch: number): string {
+  return `${RUN_ARTIFACTS_DIR}/${digest}-${String(epoch).padStart(10, "0")}.json`;
+}
+
+const ARTIFACT = /^([0-9a-f]{64})(?:-(\d{10}))?\.json$/;
+
+/** The digest and epoch of an artifact file name (legacy `<sha256>.json` is epoch 0), or undefined. */
+export function artifactId(name: string): { digest: string; epoch: number } | undefined {
+  const m = ARTIFACT.exec(name);
+  return m ? { digest: m[1] as string, epoch: m[2] === undefined ? 0 : Number(m[2]) } : undefined;
+}
+
+/**
+ * True when `rel`, an artifact path a history line names, is exactly `artifacts/<artifact name>`: the one
+ * containment check of names read from the log (header decoding calls it, so every reader and the holder get
+ * CORRUPT_FILE naming the segment and line before anything is opened, renamed or deleted by that name).
+ */
+export function isArtifactPath(rel: string): boolean {
+  const slash = rel.indexOf("/");
+  return slash === RUN_ARTIFACTS_DIR.length && rel.startsWith(RUN_ARTIFACTS_DIR) && artifactId(rel.slice(slash + 1)) !== undefined;
 }

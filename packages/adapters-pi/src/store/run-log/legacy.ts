@@ -7,10 +7,10 @@
  */
 import path from "node:path";
 import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "../checkpoint-log.js";
-import { nodeFs } from "../../io/fs-port.js";
+import { nodeFs, type FsFileHandle } from "../../io/fs-port.js";
+import { openRegular, syncRealDir } from "../../io/safe-open.js";
 import { snapshotName, type RunLogRecord } from "./format.js";
 import { batches, layoutSnapshot } from "./snapshot-layout.js";
-import { openRegular, syncDir } from "./safe-file.js";
 import type { FsBoundary } from "./segment-writer.js";
 
 /** Writes the snapshot of a legacy checkpoint log, if the run has one with records; returns its name or null. */
@@ -21,7 +21,7 @@ export async function importLegacy(runDir: string, dir: string, epoch: number, b
   const bytes = layoutSnapshot(epoch, [...r.log.steps.values()].map((s) => ({ header: recordOf(s) })));
   const name = snapshotName(epoch, 0);
   boundary("open(snapshot)");
-  const h = await openRegular(path.join(dir, name), "create");
+  const { handle: h } = (await openRegular(nodeFs, path.join(dir, name), "create", "run-log")) as { handle: FsFileHandle };
   try {
     for (const chunk of batches(bytes)) {
       let done = 0;
@@ -36,7 +36,7 @@ export async function importLegacy(runDir: string, dir: string, epoch: number, b
     await h.close();
   }
   boundary("fsync(runlog folder)");
-  await syncDir(dir);
+  await syncRealDir(nodeFs, dir, "run-log");
   return name;
 }
 

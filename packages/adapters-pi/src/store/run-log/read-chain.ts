@@ -5,11 +5,12 @@
  * writes stay invisible (docs/decisions.md, "The fenced run log").
  */
 import path from "node:path";
-import { closeSync, fstatSync, promises as fsp } from "node:fs";
+import { closeSync, fstatSync } from "node:fs";
 import { applyLine, emptyIndex, type RunIndex } from "./run-index.js";
 import { corrupt, decodeLines, segmentEpoch, snapshotId, SNAPSHOT_VERSION, type HeadRecord, type Pin } from "./format.js";
 import { isWorkflowError, workflowError } from "@phasekit/core";
-import { openRegularSync, readAt } from "./safe-file.js";
+import { MAX_FILE_BYTES } from "../../io/safe-open.js";
+import { openRegularSync, readAt, RealDir } from "../../io/safe-open-sync.js";
 import { readSegment } from "./segment-read.js";
 import { SnapshotSteps, type SnapV2 } from "./snapshot-index.js";
 import type { ValueFiles } from "./values.js";
@@ -33,12 +34,15 @@ export interface LoadedChain {
  * A snapshot's steps are read through `values` when used (the caller closes it).
  */
 export async function loadChain(dir: string, values: ValueFiles): Promise<LoadedChain> {
-  let names: string[];
-  try {
-    names = await fsp.readdir(dir);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === "ENOENT") names = [];
-    else throw error;
+  // A real folder only (a symlink there is UNSAFE_FILE naming it): another run's history is never read as ours.
+  const folder = RealDir.open(dir, "run-log");
+  let names: string[] = [];
+  if (folder !== null) {
+    try {
+      names = folder.list();
+    } finally {
+      folder.close();
+    }
   }
   const segments = names.map(segmentEpoch).filter((e): e is number => e !== undefined).sort((a, b) => a - b);
   const snapshots = names.filter((n) => snapshotId(n) !== undefined).sort();
@@ -52,6 +56,8 @@ export async function loadChain(dir: string, values: ValueFiles): Promise<Loaded
     if (first === undefined) continue;
     if (first.record.t !== "head" || first.record.e !== epoch) throw corrupt(file, 0, "a first line that is not this segment's head");
     const head = first.record;
+    // A base that is no snapshot name of this folder is the head's fault: name the head, not a path it made up.
+    if (head.base !== null && snapshotId(head.base) === undefined) throw corrupt(file, 0, `a head whose base ${JSON.stringify(head.base).slice(0, 120)} is not a snapshot name`);
     for (const line of rest) {
       const r = line.record;
       if (r.e !== epoch) throw corrupt(file, line.start, `a record of epoch ${r.e} in the segment of epoch ${epoch}`);
@@ -99,14 +105,17 @@ async function foldAccepted(dir: string, head: HeadRecord, values: ValueFiles): 
 }
 
 function readPinned(file: string, from: number, to: number, epoch: number, by: number): Buffer {
-  let fd: number;
+  let opened;
   try {
-    fd = openRegularSync(file);
+    opened = openRegularSync(file, { maxBytes: MAX_FILE_BYTES.log, scope: "run-log" });
   } catch (error) {
+    // A pinned segment too big or not a regular file is that file's own typed error; anything else names it too.
+    if (isWorkflowError(error)) throw error;
     throw corrupt(file, 0, `nothing: segment ${epoch} is pinned by epoch ${by} but cannot be read`, error);
   }
+  if (opened === null) throw corrupt(file, 0, `nothing: segment ${epoch} is pinned by epoch ${by} but is gone`);
+  const { fd, size } = opened;
   try {
-    const size = fstatSync(fd).size;
     if (size < to) throw corrupt(file, size, `${size} bytes where epoch ${by} accepted ${to}`);
     return readAt(fd, from, to - from);
   } finally {
@@ -147,6 +156,17 @@ function indexOfSnapshot(file: string, fd: number, size: number, values: ValueFi
   const v2 = snap.v === SNAPSHOT_VERSION ? (snap as SnapV2) : undefined;
   const foldEnd = v2 === undefined ? snap.idx : v2.steps;
   if (foldEnd < first.end) throw corrupt(file, 0, "a snap header whose sections do not fit");
+  // What is read into memory at once is capped, whatever the header says (the steps are read by position).
+  for (const [what, bytes] of [["index section", foldEnd], ["key block and offset table", v2 === undefined ? 0 : v2.idx - v2.keys]] as const) {
+    if (bytes > MAX_FILE_BYTES.log) {
+      throw workflowError("run-log", "FILE_TOO_LARGE", `${file} has a ${what} of ${bytes} bytes, above the cap of ${MAX_FILE_BYTES.log}; it was not read.`, {
+        file,
+        value: bytes,
+        max: MAX_FILE_BYTES.log,
+        hint: "restore the file from a backup or move the run folder aside; phasekit never writes sections this large",
+      });
+    }
+  }
   const bytes = readAt(fd, 0, foldEnd);
   const decoded = decodeLines(file, bytes);
   if (decoded.validBytes !== foldEnd) throw corrupt(file, decoded.validBytes, "a torn line (snapshots are synced before use)");

@@ -7,10 +7,15 @@
  * (JSON text never holds one), so those bytes can only be the start of a line our encoder wrote as a base
  * record. The lines from there on are decoded and checked as before; the lines before it are not read at all,
  * as the history they held now starts at the snapshot.
+ *
+ * A segment above the log cap (MAX_FILE_BYTES.log: its writer never grows one past it) is FILE_TOO_LARGE naming
+ * it, refused before any byte is read: neither the head search nor the tail may read it whole.
  */
-import { closeSync, fstatSync } from "node:fs";
+import { closeSync } from "node:fs";
+import { MAX_FILE_BYTES } from "../../io/safe-open.js";
+import { openRegularSync, readAt } from "../../io/safe-open-sync.js";
 import { decodeLines, type DecodedLine } from "./format.js";
-import { openRegularSync, readAt } from "./safe-file.js";
+import { vanished } from "./read-errors.js";
 
 /** The head line (undefined: the claim's head never landed) and the lines read after it. */
 export interface SegmentLines {
@@ -26,9 +31,10 @@ const CHUNK = 256 * 1024;
 
 /** Reads `file` as the module comment says. */
 export function readSegment(file: string): SegmentLines {
-  const fd = openRegularSync(file);
+  const opened = openRegularSync(file, { maxBytes: MAX_FILE_BYTES.log, scope: "run-log" });
+  if (opened === null) throw vanished(file);
+  const { fd, size } = opened;
   try {
-    const size = fstatSync(fd).size;
     let head = readAt(fd, 0, Math.min(size, 64 * 1024));
     let nl = head.indexOf(0x0a);
     while (nl === -1 && head.length < size) {

@@ -8,9 +8,11 @@
  * LOCK_LOST instead of acknowledged (and every later append is refused at once). A failed or short write is cut
  * back, so the log stays exactly as it was.
  */
-import { closeSync, constants, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readdirSync, writeSync } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
+import { fdatasyncSync, fstatSync, ftruncateSync, lstatSync, readdirSync, writeSync } from "node:fs";
 import { workflowError, type WorkflowError } from "@phasekit/core";
+import { fsErrorCode, type FsFileHandle } from "../../io/fs-port.js";
+import { kindOf, MAX_FILE_BYTES, unsafeFile } from "../../io/safe-open.js";
+import { syncRealDirSync } from "../../io/safe-open-sync.js";
 import { segmentEpoch } from "./format.js";
 
 /** Called before every file-system call of the run log, with its name (tests stop or kill the process there). */
@@ -33,7 +35,7 @@ export class SegmentWriter {
   private lostError: WorkflowError | undefined;
 
   constructor(
-    readonly handle: FileHandle,
+    readonly handle: FsFileHandle,
     readonly file: string,
     readonly dir: string,
     readonly epoch: number,
@@ -67,19 +69,56 @@ export class SegmentWriter {
     }
   }
 
-  /** Throws LOCK_LOST when a segment of a higher epoch exists (a newer holder claimed the run). */
+  /**
+   * Throws LOCK_LOST when a segment of a higher epoch exists (a newer holder claimed the run), and UNSAFE_FILE
+   * naming the segment when its name no longer leads to the file this holder writes (the segment, or `runlog/`
+   * itself, was replaced by a symlink, a FIFO, another file or folder): records written to a file no reader
+   * will find are never acknowledged, and the folder listed below is then not this run's.
+   */
   fence(): void {
     if (this.lostError !== undefined) throw this.lostError;
     this.boundary("readdir(fence)");
-    const names = readdirSync(this.dir);
-    const newer = names.map(segmentEpoch).find((e) => e !== undefined && e > this.epoch);
-    if (newer !== undefined) {
-      this.lostError = workflowError("run-log", "LOCK_LOST", `epoch ${this.epoch} of ${this.dir} was displaced by epoch ${newer}: nothing more is acknowledged.`, {
-        file: this.file,
-        value: newer,
-        hint: "another runner took the run over; let it finish, or resume after it stops",
-      });
+    const newer = this.newerEpoch();
+    // The name is checked after the listing, and a mismatch listed again: a newer holder's compaction deletes
+    // this segment's name, and that is LOCK_LOST (once a newer segment exists, one always does).
+    const replaced = newer === undefined ? this.ownNameReplaced() : undefined;
+    const displacedBy = replaced === undefined ? newer : this.newerEpoch(true);
+    if (replaced !== undefined && displacedBy === undefined) {
+      this.lostError = unsafeFile("run-log", this.file, replaced);
       throw this.lostError;
+    }
+    if (displacedBy === undefined) return;
+    this.lostError = workflowError("run-log", "LOCK_LOST", `epoch ${this.epoch} of ${this.dir} was displaced by epoch ${displacedBy}: nothing more is acknowledged.`, {
+      file: this.file,
+      value: displacedBy,
+      hint: "another runner took the run over; let it finish, or resume after it stops",
+    });
+    throw this.lostError;
+  }
+
+  /** The epoch of a newer segment in the folder, if any (`quiet`: a folder that cannot be listed has none). */
+  private newerEpoch(quiet = false): number | undefined {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (error) {
+      if (quiet) return undefined;
+      const replaced = this.ownNameReplaced();
+      this.lostError = replaced === undefined ? unreadable(this.dir, error) : unsafeFile("run-log", this.file, replaced);
+      throw this.lostError;
+    }
+    return names.map(segmentEpoch).find((e) => e !== undefined && e > this.epoch);
+  }
+
+  /** What is at this segment's name instead of the file this holder writes, or undefined when it is that file. */
+  private ownNameReplaced(): string | undefined {
+    const own = fstatSync(this.handle.fd);
+    try {
+      const st = lstatSync(this.file);
+      if (st.isFile() && st.ino === own.ino && st.dev === own.dev) return undefined;
+      return st.isFile() ? "another file than the segment this holder writes" : kindOf(st);
+    } catch (error) {
+      return fsErrorCode(error) === "ENOENT" ? "gone" : `unreachable (${fsErrorCode(error) ?? String(error)}: ${this.dir} is not the folder it was)`;
     }
   }
 
@@ -98,12 +137,7 @@ export class SegmentWriter {
   sync(): void {
     if (!this.dirSynced) {
       this.boundary("fsync(runlog folder)");
-      const fd = openSync(this.dir, constants.O_RDONLY | constants.O_NOFOLLOW);
-      try {
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      syncRealDirSync(this.dir, "run-log");
       this.dirSynced = true;
     }
     this.boundary("fdatasync");
@@ -136,6 +170,15 @@ export class SegmentWriter {
   /** Writes `bytes` at the end; on any failure cuts the segment back to where it was and rethrows. */
   writeAll(bytes: Buffer): void {
     const start = this.size;
+    // Readers refuse a segment above the log cap without reading it, so the writer never grows one past it.
+    if (start + bytes.length > MAX_FILE_BYTES.log) {
+      throw workflowError("run-log", "FILE_TOO_LARGE", `${this.file} would grow to ${start + bytes.length} bytes, above the cap of ${MAX_FILE_BYTES.log} bytes of a run-log segment; nothing was written.`, {
+        file: this.file,
+        value: start + bytes.length,
+        max: MAX_FILE_BYTES.log,
+        hint: "run the workflow again: the next runner starts a new segment (outputs above 64 KiB are stored as artifacts, not in the segment)",
+      });
+    }
     let done = 0;
     try {
       while (done < bytes.length) {
@@ -153,4 +196,8 @@ export class SegmentWriter {
     }
     this.size = start + bytes.length;
   }
+}
+
+function unreadable(dir: string, error: unknown): WorkflowError {
+  return workflowError("run-log", "READ_FAILED", `cannot list ${dir}: ${String(error)}`, { file: dir, errno: fsErrorCode(error) }, error);
 }

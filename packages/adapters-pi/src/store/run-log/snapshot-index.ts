@@ -6,7 +6,7 @@
 import { corrupt, parseHeaderText, type SnapRecord } from "./format.js";
 import type { StepEntry } from "./entry-types.js";
 import { payloadOf } from "./payload-of.js";
-import { readAt } from "./safe-file.js";
+import { readAt } from "../../io/safe-open-sync.js";
 import { TABLE_END_BYTES, TABLE_ENTRY_BYTES } from "./snapshot-layout.js";
 import { entryOf, type BaseSteps } from "./step-index.js";
 import type { ValueFiles } from "./values.js";

@@ -8,6 +8,28 @@ import type { JsonValue } from "../../io/plain-json.js";
 /** One change: set the value at `path`, or delete it when the value is absent. */
 export type DeltaOp = [path: Array<string | number>] | [path: Array<string | number>, value: JsonValue];
 
+/**
+ * A delta read from a log that is no list of operations or does not fit its state. Plain (no file here): the
+ * reader that read it (state-keeper.ts `stateOf`) turns it into CORRUPT_FILE naming the file and byte.
+ */
+export class DeltaError extends Error {
+  override readonly name = "DeltaError";
+}
+
+/** `value` as a list of operations, or DeltaError: each op is `[path]` or `[path, value]`, path keys strings or indexes. */
+export function parseDelta(value: unknown): DeltaOp[] {
+  if (!Array.isArray(value)) throw new DeltaError("a delta that is not a list of operations");
+  for (const op of value as unknown[]) {
+    const ok = Array.isArray(op) && (op.length === 1 || op.length === 2) && Array.isArray(op[0]) && (op[0] as unknown[]).every(isKey);
+    if (!ok) throw new DeltaError(`a delta operation ${JSON.stringify(op)?.slice(0, 80)} that is not [path] or [path, value]`);
+  }
+  return value as DeltaOp[];
+}
+
+function isKey(k: unknown): boolean {
+  return typeof k === "string" || (Number.isSafeInteger(k) && (k as number) >= 0);
+}
+
 /** The operations that turn `from` into `to` (empty when they are equal). */
 export function diffJson(from: JsonValue, to: JsonValue): DeltaOp[] {
   const ops: DeltaOp[] = [];
@@ -47,11 +69,12 @@ export function applyDelta(from: JsonValue, ops: readonly DeltaOp[]): JsonValue 
 
 function applyOp(node: JsonValue, path: ReadonlyArray<string | number>, i: number, set: { value: JsonValue } | undefined): JsonValue {
   if (i === path.length) {
-    if (set === undefined) throw new Error("delta deletes the root");
+    if (set === undefined) throw new DeltaError(`delta path ${JSON.stringify(path)} deletes what it names whole`);
     return set.value;
   }
   const key = path[i] as string | number;
-  if (Array.isArray(node) && typeof key === "number") {
+  // Only an existing index: `diff` sets an array of another length whole, and a far index would allocate it.
+  if (Array.isArray(node) && typeof key === "number" && key < node.length) {
     const copy = node.slice();
     copy[key] = applyOp(node[key] as JsonValue, path, i + 1, set);
     return copy;
@@ -63,5 +86,5 @@ function applyOp(node: JsonValue, path: ReadonlyArray<string | number>, i: numbe
     else Object.defineProperty(copy, key, { value: applyOp(node[key] as JsonValue, path, i + 1, set), enumerable: true, writable: true, configurable: true });
     return copy;
   }
-  throw new Error(`delta path ${JSON.stringify(path)} does not fit the state`);
+  throw new DeltaError(`delta path ${JSON.stringify(path)} does not fit the state`);
 }

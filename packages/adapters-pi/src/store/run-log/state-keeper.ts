@@ -7,7 +7,7 @@ import { encodeCanonical } from "../../io/canonical-json.js";
 import type { JsonValue } from "../../io/plain-json.js";
 import type { LogParts } from "./log-parts.js";
 import { corrupt, encodeLine } from "./format.js";
-import { applyDelta, diffJson, type DeltaOp } from "./state-delta.js";
+import { applyDelta, diffJson, parseDelta } from "./state-delta.js";
 import type { RunIndex, ValueLocation } from "./run-index.js";
 import type { ValueFiles } from "./values.js";
 
@@ -60,17 +60,32 @@ export class StateKeeper {
   }
 }
 
-/** The latest state of `index`, rebuilt from its full state and deltas (undefined when none was stored). */
+/**
+ * The latest state of `index`, rebuilt from its full state and deltas (undefined when none was stored). Every
+ * reader and the holder come here, so a value that is no JSON, or a delta that is malformed or does not fit,
+ * is CORRUPT_FILE naming the file and the byte where that value lies.
+ */
 export function stateOf(index: RunIndex, values: ValueFiles): JsonValue | undefined {
   const chain = index.state;
   if (chain.full === undefined) return undefined;
-  const readJson = (loc: ValueLocation): unknown => {
+  const readJson = (loc: ValueLocation, what: string): unknown => {
     const r = values.read(loc);
-    if (!r.ok) throw corrupt(loc.file, loc.offset, `a state that cannot be read (${r.detail})`);
-    return JSON.parse(r.text);
+    if (!r.ok) throw corrupt(loc.file, loc.offset, `a ${what} that cannot be read (${r.detail})`);
+    try {
+      return JSON.parse(r.text);
+    } catch (error) {
+      throw corrupt(loc.file, loc.offset, `a ${what} that is not JSON`, error);
+    }
   };
-  let value = readJson(chain.full) as JsonValue;
-  for (const d of chain.deltas) value = applyDelta(value, readJson(d) as DeltaOp[]);
+  let value = readJson(chain.full, "state") as JsonValue;
+  for (const d of chain.deltas) {
+    const ops = readJson(d, "state delta");
+    try {
+      value = applyDelta(value, parseDelta(ops));
+    } catch (error) {
+      throw corrupt(d.file, d.offset, `a state delta that does not apply to the state before it (${(error as Error).message})`, error);
+    }
+  }
   return value;
 }
 
@@ -80,7 +95,16 @@ export function eventsOf(index: RunIndex, values: ValueFiles, name: string): Jso
   for (const ev of index.events) {
     if (ev.name !== name) continue;
     const r = ev.data === undefined ? undefined : values.read(ev.data);
-    out.push(r?.ok ? (JSON.parse(r.text) as JsonValue) : null);
+    out.push(r?.ok ? parseOrNull(r.text) : null);
   }
   return out;
+}
+
+// An event whose data is no JSON counts as unreadable, like one whose bytes cannot be read.
+function parseOrNull(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return null;
+  }
 }

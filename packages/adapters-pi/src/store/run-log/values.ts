@@ -3,8 +3,9 @@
  * fingerprint check) or a content-addressed artifact. Synchronous reads: a reuse hit must cost microseconds,
  * and a thread-pool round trip alone costs more than reading 1 KB from the page cache.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import path from "node:path";
+import { closeSync, readSync } from "node:fs";
+import { MAX_FILE_BYTES } from "../../io/safe-open.js";
+import { openRegularSync } from "../../io/safe-open-sync.js";
 import { fingerprintOfCanonical } from "../fingerprint.js";
 import type { ValueLocation } from "./run-index.js";
 
@@ -34,6 +35,8 @@ export class ValueFiles {
     } catch (error) {
       return { ok: false, reason: "missing", detail: String(error) };
     }
+    // A length comes from a header a hostile file may have written: never allocate past the cap on its word.
+    if (loc.length > MAX_FILE_BYTES.log) return { ok: false, reason: "corrupt", detail: `${loc.file} names a value of ${loc.length} bytes at byte ${loc.offset}, above the cap of ${MAX_FILE_BYTES.log}` };
     const buf = Buffer.allocUnsafe(loc.length);
     let got = 0;
     while (got < loc.length) {
@@ -62,35 +65,17 @@ export class ValueFiles {
   }
 
   /**
-   * The read descriptor of `file`, opened now (a regular file, no link followed) if it is not open yet. It stays
-   * open until `retain`/`close`: an index that points into a file keeps reading the file it opened, even after a
-   * newer holder deleted that name.
+   * The read descriptor of `file`, opened now (io/safe-open-sync.ts: a regular file, no link followed) if it is
+   * not open yet. It stays open until `retain`/`close`: an index that points into a file keeps reading the file
+   * it opened, even after a newer holder deleted that name. No size cap here: values are read by position, each
+   * one capped above; what a reader reads whole is capped where it reads it.
    */
   descriptor(file: string): number {
     const known = this.fds.get(file);
     if (known !== undefined) return known.fd;
-    const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) {
-      closeSync(fd);
-      throw new Error(`${file} is not a regular file`);
-    }
-    this.fds.set(file, { fd, owned: true });
-    return fd;
+    const opened = openRegularSync(file, { maxBytes: Number.MAX_SAFE_INTEGER, scope: "run-log" });
+    if (opened === null) throw Object.assign(new Error(`${file} does not exist`), { code: "ENOENT" });
+    this.fds.set(file, { fd: opened.fd, owned: true });
+    return opened.fd;
   }
-}
-
-/** Artifacts folder inside the run folder, and the name of an artifact written by `epoch`. */
-export const RUN_ARTIFACTS_DIR = "artifacts";
-
-/** `artifacts/<sha256>-<epoch>.json`: the epoch in the name is what lets a compaction delete only its own. */
-export function artifactName(digest: string, epoch: number): string {
-  return path.join(RUN_ARTIFACTS_DIR, `${digest}-${String(epoch).padStart(10, "0")}.json`);
-}
-
-const ARTIFACT = /^([0-9a-f]{64})(?:-(\d{10}))?\.json$/;
-
-/** The digest and epoch of an artifact file name (legacy `<sha256>.json` is epoch 0), or undefined. */
-export function artifactId(name: string): { digest: string; epoch: number } | undefined {
-  const m = ARTIFACT.exec(name);
-  return m ? { digest: m[1] as string, epoch: m[2] === undefined ? 0 : Number(m[2]) } : undefined;
 }
