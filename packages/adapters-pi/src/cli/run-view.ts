@@ -3,10 +3,10 @@
  * APIs (target resolution, the store's metadata and journal reads, the lock inspection, the checkpoint log
  * reader), never by parsing files itself, so a change of the on-disk format changes this file at most.
  */
-import os from "node:os";
 import path from "node:path";
 import { isFinished, workflowError, type WorkflowStatus } from "@phasekit/core";
-import { describeHolder, readLockHolder, type LockHolder, type LockInspection } from "../lock/holder.js";
+import { describeHolder } from "../lock/holder.js";
+import { judgeLiveness, type Liveness } from "../lock/liveness.js";
 import { readControlRequest, type ControlRequest } from "../store/control-signals.js";
 import { resolveRunTarget, type RunLocation } from "../run/target.js";
 import type { StepRecord } from "../store/checkpoint-log.js";
@@ -90,7 +90,7 @@ export async function listRuns(roots: Roots, nowMs: number): Promise<RunSummary[
     const out: RunSummary[] = [];
     for (const entry of await store.list()) {
       const runDir = path.join(store.planRoot, entry.slug);
-      const lock = await readLockHolder(runDir, { nowMs }).catch(() => null);
+      const lock = await judgeLiveness(runDir).catch(() => null);
       const facts = await readRunSteps(runDir).then(stepFacts, () => null);
       out.push(summarize(entry.slug, runDir, entry.ok ? entry.metadata : null, entry.ok ? null : entry.error, lock, nowMs, facts));
     }
@@ -106,11 +106,10 @@ export async function runDetail(roots: Roots, target: string, nowMs: number): Pr
   const store = createFsPlanStore({ repoRoot: roots.repoRoot, planRoot: location.planRoot });
   try {
     const read = await store.readMetadata(location.slug);
-    const lock = await readLockHolder(location.runDir, { nowMs });
+    const lock = await judgeLiveness(location.runDir);
     const records = await readStepRecords(location.runDir);
     const summary = summarize(location.slug, location.runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, stepFacts(records));
-    const live = lock.held && !lock.stale && !holderGone(lock.holder);
-    const steps = viewSteps(records, live);
+    const steps = viewSteps(records, lock.verdict === "live");
     const control = await readControlRequest(location.runDir);
     return { summary, metadata: read.ok ? read.metadata : null, steps, pending: control.ok ? control.request : null };
   } finally {
@@ -156,17 +155,18 @@ function summarize(
   runDir: string,
   m: WorkflowMetadata | null,
   error: { code: string; message: string } | null,
-  lock: LockInspection | null,
+  lock: Liveness | null,
   nowMs: number,
   /** What the run log says of steps (workflow.json's step fields are only as new as its last write). */
   facts: { current: string | null; last: string | null } | null,
 ): RunSummary {
-  const held = lock !== null && lock.held;
-  const gone = held && holderGone(lock.holder);
-  const live = held && !lock.stale && !gone;
+  const held = lock !== null && lock.verdict !== "none";
+  const gone = lock?.verdict === "dead" && lock.by === "pid";
   let status: ShownStatus = error !== null ? "unreadable" : m === null ? "new" : m.status;
-  // A run that says `running` but whose runner no longer refreshes the lock has crashed: it resumes when asked.
-  if (m !== null && m.status === "running" && !live) status = "crashed";
+  // A run that says `running` but whose runner is not alive by the lock's liveness rule has crashed: it resumes
+  // when asked. A holder on another host whose heartbeat looks stale stays `running` (lock "stale: …") until a
+  // watch settles it: one look cannot tell a dead holder from a skewed clock.
+  if (m !== null && m.status === "running" && lock?.verdict !== "live") status = "crashed";
   return {
     id,
     runDir,
@@ -179,7 +179,7 @@ function summarize(
     updatedAt: m?.updatedAt ?? null,
     ageMs: m === null ? null : Math.max(0, nowMs - Date.parse(m.updatedAt)),
     lockHolder: held ? `${gone ? "gone: " : ""}${describeHolder(lock.holder)}` : null,
-    lockStale: held && lock.stale,
+    lockStale: held && (lock.by === "unverified" || (lock.verdict === "dead" && lock.by === "heartbeat")),
     error: error === null ? null : { code: error.code, message: error.message },
   };
 }
@@ -187,18 +187,4 @@ function summarize(
 /** True when the shown status is final. */
 export function isFinal(status: ShownStatus): boolean {
   return status !== "crashed" && status !== "unreadable" && status !== "new" && isFinished({ status });
-}
-
-/**
- * True when the holder recorded this host and its pid is gone: its run crashed, though the lock is not stale yet.
- * For display only; the lock's own takeover rules decide who may take it.
- */
-function holderGone(holder: LockHolder | null): boolean {
-  if (holder === null || holder.host !== os.hostname()) return false;
-  try {
-    process.kill(holder.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
 }

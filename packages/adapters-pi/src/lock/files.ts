@@ -10,13 +10,12 @@
  *   is removed. The now-empty directory is removed with rmdir, which refuses a directory a new holder filled.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { DIR_MODE, FILE_MODE } from "../io/plan-paths.js";
 import { fsErrorCode } from "../io/fs-port.js";
 import { MAX_FILE_BYTES, SAFE_OPEN_FLAGS } from "../io/safe-open.js";
-import { holderFileName, isHolderFileName, parseHolder, processIdentity, type LockHolder } from "./holder.js";
-import { observedAgeMs } from "./heartbeat.js";
+import { holderFileName, isHolderFileName, parseHolder, type LockHolder } from "./holder.js";
+import { judgeHeld } from "./liveness.js";
 
 type Callback<T = void> = (error: NodeJS.ErrnoException | null, value?: T) => void;
 
@@ -76,20 +75,19 @@ export function createLockFs(options: LockFsOptions) {
 
   // While held, a missing holder file means the lock was taken over: report ENOENT so proper-lockfile's
   // refresh timer declares the lock compromised at once instead of refreshing someone else's directory.
-  // Before acquiring: a lock whose holder process is known dead (same host, no such pid) is reported as
-  // ancient, so proper-lockfile takes it over at once instead of waiting out the stale time after a crash.
-  // Before acquiring, the mtime proper-lockfile sees is not the holder's: it is "now minus how long this process
-  // has watched the heartbeat (holder token + mtime) stay unchanged", on its own monotonic clock. A holder whose
-  // clock runs behind writes old-looking mtimes, but they still change every refresh, so it is never stale here.
+  // Before acquiring, the mtime proper-lockfile sees is not the holder's: the one liveness rule (liveness.ts)
+  // judges the holder, and a dead one (or an empty lock) reads as ancient, a live one as just refreshed. So a
+  // holder whose clock runs behind or ahead is judged by its pid and by its heartbeat changing, never by its time.
   function stat(p: string, cb: Callback<fs.Stats>): void {
     if (state.acquired) return void fs.stat(ownFile, (err) => (err ? cb(err) : fs.stat(p, cb)));
     fs.stat(p, (err, st) => {
       if (err || st === undefined) return cb(err);
-      inspect(lockDir, st, (seen) => {
-        const limit = Math.max(staleMs, seen.holder?.staleMs ?? 0);
-        const ageMs = seen.dead || seen.empty ? Number.MAX_SAFE_INTEGER / 2 : seen.observedMs;
-        // Looks stale by the holder's timestamps but not yet watched long enough: the caller may wait and look again.
-        state.watch = ageMs <= limit && Date.now() - st.mtimeMs > limit ? { remainingMs: limit - ageMs, heartbeat: seen.heartbeat } : null;
+      inspect(lockDir, (seen) => {
+        const j = seen.empty ? null : judgeHeld({ lockDir, names: seen.names, holder: seen.holder, mtimeMs: st.mtimeMs, staleMs });
+        const ageMs = j === null || j.verdict === "dead" ? Number.MAX_SAFE_INTEGER / 2 : 0;
+        // Live by one look, but watching could overturn it (a stale-looking or future heartbeat): the caller may
+        // wait and look again.
+        state.watch = j !== null && j.watchMs > 0 ? { remainingMs: j.watchMs, heartbeat: j.heartbeat } : null;
         cb(null, Object.assign(Object.create(Object.getPrototypeOf(st) as object) as fs.Stats, st, { mtime: new Date(Date.now() - ageMs), mtimeMs: Date.now() - ageMs }));
       });
     });
@@ -133,11 +131,8 @@ export function createLockFs(options: LockFsOptions) {
         if (first === undefined) return fs.rmdir(lockDir, () => cb(null));
         readHolderFile(path.join(lockDir, first), (err3, text) => {
           if (err3) return cb(fsErrorCode(err3) === "ENOENT" ? null : err3);
-          // Honour the holder's own stale time when it is longer than ours.
-          const parsed = parseHolder(text ?? "");
-          const limit = Math.max(staleMs, parsed?.staleMs ?? 0);
-          const dead = parsed !== null && holders.length === 1 && isDeadLocalProcess(parsed);
-          if (!dead && observedAgeMs(lockDir, first, st.mtimeMs) <= limit) return cb(errno("ELOCKED", `lock ${lockDir} is not stale for its holder`));
+          const judged = judgeHeld({ lockDir, names: holders, holder: parseHolder(text ?? ""), mtimeMs: st.mtimeMs, staleMs });
+          if (judged.verdict !== "dead") return cb(errno("ELOCKED", `lock ${lockDir} is not stale for its holder`));
           moveAside(holders, () => fs.rmdir(lockDir, () => cb(null)));
         });
       });
@@ -172,46 +167,22 @@ export function createLockFs(options: LockFsOptions) {
   return { mkdir, stat, utimes, rmdir, rmdirSync, realpath: fs.realpath };
 }
 
-/**
- * True when the holder provably ran on this host, this boot and this pid namespace, and its pid no longer exists
- * (ESRCH). A holder in a container (another pid namespace: its pid 30000 may not exist here while it runs), on
- * another host, before a reboot, or without those facts is never judged: it waits for the stale time. A pid
- * reused by another process reads as alive; the only cost of a wrong "alive" is a wait.
- */
-export function isDeadLocalProcess(holder: Pick<LockHolder, "pid" | "host" | "bootId" | "pidNs">): boolean {
-  if (holder.host !== os.hostname() || holder.pid === process.pid || holder.pid <= 0) return false;
-  const here = processIdentity();
-  if (here.bootId === undefined || here.pidNs === undefined || holder.bootId !== here.bootId || holder.pidNs !== here.pidNs) return false;
-  try {
-    process.kill(holder.pid, 0);
-    return false;
-  } catch (error) {
-    return fsErrorCode(error) === "ESRCH";
-  }
-}
-
 interface Seen {
   holder: LockHolder | null;
-  dead: boolean;
   /** No file at all: a release or takeover half done, so the lock is free. */
   empty: boolean;
-  observedMs: number;
-  heartbeat: string;
+  /** The lock directory's entries, null when it could not be listed. */
+  names: string[] | null;
 }
 
-function inspect(lockDir: string, st: fs.Stats, cb: (seen: Seen) => void): void {
+function inspect(lockDir: string, cb: (seen: Seen) => void): void {
   fs.readdir(lockDir, (err, names) => {
-    const heartbeat = `${err ? "?" : names.join(",")}@${st.mtimeMs}`;
-    if (err) return cb({ holder: null, dead: false, empty: false, observedMs: observedAgeMs(lockDir, "?", st.mtimeMs), heartbeat });
+    if (err) return cb({ holder: null, empty: false, names: null });
+    if (names.length === 0) return cb({ holder: null, empty: true, names });
     const holders = names.filter(isHolderFileName);
     const only = holders[0];
-    if (names.length === 0) return cb({ holder: null, dead: false, empty: true, observedMs: 0, heartbeat });
-    const observedMs = observedAgeMs(lockDir, names.join(","), st.mtimeMs);
-    if (only === undefined || holders.length !== 1 || names.length !== 1) return cb({ holder: null, dead: false, empty: false, observedMs, heartbeat });
-    readHolderFile(path.join(lockDir, only), (err2, text) => {
-      const holder = err2 ? null : parseHolder(text ?? "");
-      cb({ holder, dead: holder !== null && isDeadLocalProcess(holder), empty: false, observedMs, heartbeat });
-    });
+    if (only === undefined || holders.length !== 1 || names.length !== 1) return cb({ holder: null, empty: false, names });
+    readHolderFile(path.join(lockDir, only), (err2, text) => cb({ holder: err2 ? null : parseHolder(text ?? ""), empty: false, names }));
   });
 }
 

@@ -72,7 +72,17 @@ export type LockHolder = z.infer<typeof lockHolderSchema>;
 /** What `readLockHolder` finds: a free lock, or a held one with its holder (null if unreadable) and age. */
 export type LockInspection =
   | { held: false; lockDir: string }
-  | { held: true; lockDir: string; holder: LockHolder | null; ageMs: number; stale: boolean };
+  | {
+      held: true;
+      lockDir: string;
+      holder: LockHolder | null;
+      /** Wall-clock age of the last refresh, for display: liveness is `judgeLiveness`'s (liveness.ts), never this. */
+      ageMs: number;
+      stale: boolean;
+      /** The lock directory's entries and mtime as read: the heartbeat that `judgeLiveness` watches. */
+      names: string[];
+      mtimeMs: number;
+    };
 
 /** The lock directory of a run folder. */
 export function lockDirOf(runDir: string): string {
@@ -126,17 +136,17 @@ export async function readLockHolder(runDir: string, options: { staleMs?: number
     if (names.length === 0) return { held: false, lockDir };
     const ageMs = Math.max(0, (options.nowMs ?? Date.now()) - mtimeMs);
     const name = names.find(isHolderFileName);
-    if (name === undefined) return { held: true, lockDir, holder: null, ageMs, stale: ageMs > staleMs };
+    if (name === undefined) return { held: true, lockDir, holder: null, ageMs, stale: ageMs > staleMs, names, mtimeMs };
     // A FIFO or symlink planted as the holder file is never opened blocking or followed.
     const bytes = await readRegular(nodeFs, path.join(lockDir, name), { maxBytes: MAX_FILE_BYTES.small, scope: "lock" }).catch(() => undefined);
-    if (bytes === undefined) return { held: true, lockDir, holder: null, ageMs, stale: ageMs > staleMs };
+    if (bytes === undefined) return { held: true, lockDir, holder: null, ageMs, stale: ageMs > staleMs, names, mtimeMs };
     // null: released or taken over between the listing and the read: look again.
     if (bytes !== null) {
       const holder = parseHolder(bytes.toString("utf8"));
-      return { held: true, lockDir, holder, ageMs, stale: ageMs > Math.max(staleMs, holder?.staleMs ?? 0) };
+      return { held: true, lockDir, holder, ageMs, stale: ageMs > Math.max(staleMs, holder?.staleMs ?? 0), names, mtimeMs };
     }
   }
-  return { held: true, lockDir, holder: null, ageMs: 0, stale: false };
+  return { held: true, lockDir, holder: null, ageMs: 0, stale: false, names: ["?"], mtimeMs: 0 };
 }
 
 function readFailed(lockDir: string, error: unknown) {

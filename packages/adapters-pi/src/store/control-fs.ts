@@ -8,7 +8,7 @@ import { settle } from "./settle.js";
 import path from "node:path";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { nodeFs, type FsPort } from "../io/fs-port.js";
-import { readLockHolder } from "../lock/holder.js";
+import { judgeLiveness } from "../lock/liveness.js";
 import { anyRequestFile, clearControlRequest, newControlRequest, readControlRequest, readControlSignal, writeControlRequest, type ControlRequest, type ControlSignal } from "./control-signals.js";
 import type { ReadMetadataResult } from "./metadata.js";
 import { FINISHED_STATUSES, finishedError } from "./run-status.js";
@@ -46,7 +46,7 @@ export function createFsControl(
         // The run's status as readers see it (the run log's latest generation, not a stale file).
         const read = await readMetadata(slug);
         if (!read.ok) return read;
-        const refused = await refusal(slug, signal, read.metadata?.status ?? null, file, () => readLockHolder(runDir));
+        const refused = await refusal(slug, signal, read.metadata?.status ?? null, file, () => runnerAlive(runDir));
         if (refused !== null) return { ok: false, error: refused };
         const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now);
         await writeControlRequest(runDir, request, { fs });
@@ -80,15 +80,15 @@ export async function refusal(
   signal: ControlSignal,
   status: string | null,
   where: string,
-  live: () => Promise<{ held: false } | { held: true; stale: boolean }>,
+  /** True while a process runs the run (the lock's liveness rule, or the store's lease). */
+  live: () => Promise<boolean>,
 ): Promise<WorkflowError | null> {
   if (status === null) {
     return workflowError("control", "NOT_FOUND", `no run ${slug} (looked for ${where}).`, { value: slug, hint: "pass the slug or path of an existing run" });
   }
   if (FINISHED_STATUSES.has(status)) return finishedError(slug, status, `a ${signal} request`, "nothing to do: the run is over");
   if (signal !== "pause") return null;
-  const lock = status === "running" ? await live() : { held: false as const };
-  if (status === "running" && lock.held && !lock.stale) return null;
+  if (status === "running" && (await live())) return null;
   const why = status !== "running" ? `it is ${status}` : "no process holds its lock (it crashed or ended)";
   return workflowError("control", "NOT_RUNNING", `run ${slug} cannot be paused: ${why}.`, {
     value: status,
@@ -96,3 +96,12 @@ export async function refusal(
   });
 }
 
+
+// How long a pause waits for a verdict the lock's first look cannot give (a holder on another host whose heartbeat
+// looks stale or lies in the future): a live one refreshes within half its stale time; a dead one is known after it.
+const PAUSE_WATCH_MS = 60_000;
+
+/** The lock's liveness rule (lock/liveness.ts): a crashed runner is dead by its pid at once, a skewed clock is not. */
+async function runnerAlive(runDir: string): Promise<boolean> {
+  return (await judgeLiveness(runDir, { watchMs: PAUSE_WATCH_MS })).verdict === "live";
+}
