@@ -12,7 +12,8 @@ import { isAlreadyExists, openRegular, syncRealDir } from "../../io/safe-open.js
 import { datasyncRegularSync } from "../../io/safe-open-sync.js";
 import { encodeLine, MAX_EPOCH, RUN_LOG_DIR, RUN_LOG_VERSION, segmentEpoch, segmentName, type HeadRecord } from "./format.js";
 import { importLegacy } from "./legacy.js";
-import { loadChain, loadSnapshot, type LoadedChain } from "./read-chain.js";
+import { loadSnapshot, type LoadedChain } from "./read-chain.js";
+import { loadChainSettled } from "./reader.js";
 
 import { SegmentWriter, type FsBoundary } from "./segment-writer.js";
 import type { ValueFiles } from "./values.js";
@@ -92,7 +93,8 @@ function epochsExhausted(file: string, epoch: number): Error {
 async function pinHistory(dir: string, epoch: number, file: string, handle: FsFileHandle, boundary: FsBoundary, values: ValueFiles): Promise<Claim> {
   // Read only now, after the claim exists: see the module comment.
   boundary("read(history)");
-  const chain = await loadChain(dir, values);
+  // Settled: a displaced holder that wrote nothing may delete its own segment under us (reader.ts).
+  const chain = await loadChainSettled(dir, values);
   // What we accept must survive a power cut before anything we acknowledge can depend on it (a reuse hit of
   // the previous holder's last, unsynced record): sync the previous head once. Our own head is synced with
   // our first durable record.

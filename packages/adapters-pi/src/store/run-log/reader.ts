@@ -1,11 +1,19 @@
 /**
  * Reading a run log without claiming it: what the CLI, `readMetadata` and a resume analysis see. It folds
  * exactly what the head accepted, so a displaced holder's late bytes are invisible here too. Nothing is written.
+ *
+ * A reader races the holder: a compaction deletes the snapshot and segments it superseded, and a claim that
+ * wrote nothing deletes its own segment at close, each possibly between a reader's listing and its reads. Such a
+ * reader re-lists and re-reads (`loadChainSettled`) instead of reporting corruption: a failure is reported only
+ * when it repeats, word for word, on a folder that did not change meanwhile (or after READ_ATTEMPTS tries). The
+ * files the loaded history points into are opened at once and kept, so values read later never chase a name a
+ * compaction removed.
  */
 import path from "node:path";
+import { lstatSync } from "node:fs";
 import type { JsonValue } from "../../io/plain-json.js";
-import { RUN_LOG_DIR } from "./format.js";
-import { loadChain } from "./read-chain.js";
+import { RUN_LOG_DIR, segmentName } from "./format.js";
+import { loadChain, type LoadedChain } from "./read-chain.js";
 import type { StepEntry } from "./run-index.js";
 import { eventsOf, stateOf } from "./state-keeper.js";
 import { ValueFiles } from "./values.js";
@@ -27,7 +35,7 @@ export interface RunLogView {
 /** The run log of `runDir`, or null when the run has none (a run of the earlier format, or no step yet). */
 export async function readRunLog(runDir: string): Promise<RunLogView | null> {
   const values = new ValueFiles();
-  const chain = await loadChain(path.join(runDir, RUN_LOG_DIR), values).catch((error: unknown) => {
+  const chain = await loadChainSettled(path.join(runDir, RUN_LOG_DIR), values).catch((error: unknown) => {
     values.close();
     throw error;
   });
@@ -53,4 +61,46 @@ export async function readRunLog(runDir: string): Promise<RunLogView | null> {
     events: (name) => eventsOf(index, values, name),
     close: () => values.close(),
   };
+}
+
+/** Tries before a failure is reported even though the folder kept changing (a holder compacting nonstop). */
+const READ_ATTEMPTS = 50;
+
+/**
+ * `loadChain` of `dir` into `values`, settled against a concurrent holder (see the module comment): on success
+ * every file the history points into is open in `values`; on failure `values` is left empty.
+ */
+export async function loadChainSettled(dir: string, values: ValueFiles): Promise<LoadedChain> {
+  let previous: string | undefined;
+  for (let attempt = 1; ; attempt++) {
+    const before = folderStamp(dir);
+    try {
+      const chain = await loadChain(dir, values);
+      holdPinned(dir, chain, values);
+      return chain;
+    } catch (error) {
+      values.close();
+      const after = folderStamp(dir);
+      const failure = `${after}\n${error instanceof Error ? error.message : String(error)}`;
+      if (attempt >= READ_ATTEMPTS || (before === after && failure === previous)) throw error;
+      previous = failure;
+      // Past the first retries, give the holder time to finish what it is doing.
+      if (attempt > 3) await new Promise((resolve) => setTimeout(resolve, Math.min(attempt, 20)));
+    }
+  }
+}
+
+// Opens (and keeps) every segment the history reads values from: a compaction may delete it from now on.
+function holdPinned(dir: string, chain: LoadedChain, values: ValueFiles): void {
+  for (const [epoch, from, to] of chain.accepted.pins) if (to > from) values.descriptor(path.join(dir, segmentName(epoch)));
+}
+
+// What changes whenever a name is created or removed in the folder (its mtime and ctime), without listing it.
+function folderStamp(dir: string): string {
+  try {
+    const st = lstatSync(dir, { bigint: true });
+    return `${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch (error) {
+    return `(${(error as { code?: string }).code ?? String(error)})`;
+  }
 }
