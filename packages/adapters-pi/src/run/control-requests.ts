@@ -5,7 +5,7 @@
  * running and a live holder), since a pause left for a crashed run would pause its next resume. A stop is
  * accepted for a running, paused or failed run: its next resume ends cancelled.
  */
-import type { ControlRequest, ControlSignal } from "../store/control-signals.js";
+import { isSupersededRequest, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
 import { resolveRunTarget, type PlanRootsOptions } from "./target.js";
 
@@ -46,4 +46,43 @@ async function fileRequest(options: ControlTargetOptions, signal: ControlSignal)
 function unwrap(r: { ok: true; request: ControlRequest } | { ok: false; error: unknown }): ControlRequest {
   if (!r.ok) throw r.error;
   return r.request;
+}
+
+/**
+ * The store as the runner of one run life sees its requests. `endedGeneration` is the generation at which the run
+ * had ended (completed or cancelled) when this run re-entered it, or null. Requests filed up to that end are
+ * superseded (`isSupersededRequest`): they are cleared now, before the run writes anything (a crash in between
+ * leaves the run finished, and the next re-entry clears them again), and a late one (its filer checked the
+ * status before the end and wrote after this clearing) is cleared when the runner meets it, never honoured.
+ */
+export async function controlForRun(store: PlanStore, slug: string, endedGeneration: number | null): Promise<PlanStore> {
+  if (endedGeneration === null) return store;
+  const readControl: PlanStore["readControl"] = async (s, signal) => {
+    // Bounded: each turn clears one superseded request; a newer one written meanwhile is read on the next.
+    for (let turn = 0; ; turn++) {
+      const r = await store.readControl(s, signal);
+      if (!r.ok || r.request === null || !isSupersededRequest(r.request, endedGeneration)) return r;
+      if (turn === 4) return { ok: true, request: null };
+      const cleared = await store.clearControl(s, r.request);
+      if (!cleared.ok) return cleared;
+    }
+  };
+  for (const signal of ["stop", "pause"] as const) {
+    const r = await readControl(slug, signal);
+    if (!r.ok) throw r.error;
+  }
+  return new Proxy(store, { get: (target, key) => (key === "readControl" ? readControl : Reflect.get(target, key)) });
+}
+
+/**
+ * Called right after a run's final write made it completed or cancelled: every request still pending was filed
+ * before that write, so it ends with this run. Clearing is tidiness (`phasekit show` shows no stale request) and
+ * covers requests without a generation; the generation rule above is what protects a later re-entered run, so a
+ * failed clear is not an error of the run.
+ */
+export async function clearEndedRequests(store: PlanStore, slug: string): Promise<void> {
+  for (const signal of ["stop", "pause"] as const) {
+    const r = await store.readControl(slug, signal);
+    if (r.ok && r.request !== null) await store.clearControl(slug, r.request);
+  }
 }

@@ -14,6 +14,7 @@ import { createRunContext, type RunContext, type RunContextInternals } from "./c
 import { guarded, hookError, reportHookFailure, type HookFailure } from "./hooks.js";
 import type { RunLocation } from "./target.js";
 import { createRunVerificationCache } from "../verification/cache.js";
+import { clearEndedRequests, controlForRun } from "./control-requests.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 
 
@@ -66,6 +67,8 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
         return { status: "declined", slug: location.slug, runDir: location.runDir, metadata: analysis.metadata, hookFailures };
       }
     }
+    // Requests filed before the run ended belong to that ended run, never to this re-entry (control-requests.ts).
+    const control = await controlForRun(store, location.slug, existing !== null && FINISHED_STATUSES.has(existing.status) ? existing.generation : null);
     // 4. Upsert metadata: running, current tool, owner kept (or claimed), earlier facts kept.
     const ownerTool = analysis.kind === "resumable" && !analysis.takeover ? analysis.metadata.ownerTool : (options.ownerTool ?? options.toolName);
     const state = workflowStateFor(options, existing, location.slug, clock);
@@ -80,7 +83,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       throw error;
     }
     const internals = await createRunContext({
-      store,
+      store: control,
       lock,
       slug: location.slug,
       runDir: location.runDir,
@@ -126,6 +129,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
     const hook = await guarded("onSuccess", location.slug, options.onSuccess && (() => options.onSuccess?.(result, ctx)));
     const end = finalStatus(ctx);
     await internals.writeMeta({ status: end.status, currentStepId: undefined, failureReason: end.status === "completed" ? undefined : end.reason });
+    if (FINISHED_STATUSES.has(end.status)) await clearEndedRequests(store, location.slug);
     status = end.status;
     if (hook !== null) {
       hookFailures.push(hook);

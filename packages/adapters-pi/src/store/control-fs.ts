@@ -48,7 +48,7 @@ export function createFsControl(
         if (!read.ok) return read;
         const refused = await refusal(slug, signal, read.metadata?.status ?? null, file, () => runnerAlive(runDir));
         if (refused !== null) return { ok: false, error: refused };
-        const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now);
+        const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now, read.metadata?.generation);
         await writeControlRequest(runDir, request, { fs });
         return { ok: true, request };
       }),

@@ -29,6 +29,8 @@ const ControlRequestSchema = z.strictObject({
   reason: z.string().max(2_000),
   requestedAt: z.string(),
   requestedBy: z.strictObject({ pid: z.number().int(), host: z.string() }),
+  /** The run's metadata generation the filer saw: where in the run's history the request was filed. */
+  generation: z.number().int().min(0).optional(),
 });
 
 /** A pending request to pause or stop a run. */
@@ -82,15 +84,30 @@ export function readControlSignal(
   return readRequestFile(controlFile(runDir, signal), signal, options.fs ?? nodeFs);
 }
 
-/** A new request of `signal` filed by this process (the reason cut to 2,000 characters). */
-export function newControlRequest(signal: ControlSignal, reason: string, now?: () => string): ControlRequest {
+/**
+ * A new request of `signal` filed by this process (the reason cut to 2,000 characters), stamped with the run's
+ * metadata `generation` the filer saw when the store knows it (see `isSupersededRequest`).
+ */
+export function newControlRequest(signal: ControlSignal, reason: string, now?: () => string, generation?: number): ControlRequest {
   return {
     schemaVersion: 1,
     signal,
     reason: reason.slice(0, 2_000),
     requestedAt: now?.() ?? new Date().toISOString(),
     requestedBy: { pid: process.pid, host: os.hostname() },
+    ...(generation === undefined ? {} : { generation }),
   };
+}
+
+/**
+ * A request belongs to the run's history from the generation its filer saw. A run that ended (completed or
+ * cancelled) at generation `endedGeneration` supersedes every request filed at or before it: a pause or stop that
+ * arrived during the last step ends with that run and never touches a run re-entered later. A request without a
+ * generation (an older file, a store that does not stamp one) cannot be placed and is never judged superseded;
+ * the ending run clears the requests it leaves behind for that case.
+ */
+export function isSupersededRequest(request: ControlRequest, endedGeneration: number | null): boolean {
+  return endedGeneration !== null && request.generation !== undefined && request.generation <= endedGeneration;
 }
 
 /** Checks a stored request (from any backend) against the request schema; `where` names it in the error. */
