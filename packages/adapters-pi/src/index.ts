@@ -48,6 +48,12 @@ export { openRunLog } from "./store/run-log/run-log.js";
 export type { RunLog, OpenRunLogOptions, RunLogStepOutcome, RunLogRerunReason } from "./store/run-log/run-log.js";
 export type { StepEntry as RunLogStepEntry } from "./store/run-log/run-index.js";
 export type { CompactionReport as RunLogCompactionReport } from "./store/run-log/compaction.js";
+// The rules every checkpoint store (the fs run log, @phasekit/store-postgres) applies, each written once.
+export { decideStep } from "./store/reuse-decision.js";
+export type { StepDecision, PriorStep } from "./store/reuse-decision.js";
+export { checkStepKey, commitIntentRecord } from "./store/checkpoints.js";
+export { checkCommitRecord } from "./store/commit-record.js";
+export { stepErrorText, MAX_STEP_ERROR_CHARS } from "./store/step-error.js";
 export { fingerprint, isFingerprint } from "./store/fingerprint.js";
 export type { Fingerprint } from "./store/fingerprint.js";
 export { assertPlainJson } from "./io/plain-json.js";

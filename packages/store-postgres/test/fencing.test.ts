@@ -61,14 +61,15 @@ if (!started.ok) {
       expect(await a.appendJournal("run", { generation: 2, at: "2026-01-01T00:00:00.000Z", event: "late" })).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
       await expect(cpsA.step("s1", { n: 1 }, () => ({ by: "a" }))).rejects.toMatchObject({ code: "LOCK_LOST" });
       await expect(cpsA.step("s2", { n: 2 }, () => ({ by: "a" }))).rejects.toMatchObject({ code: "LOCK_LOST" });
-      await expect(cpsA.markCommitted("c1", { sha: "abc" })).rejects.toMatchObject({ code: "LOCK_LOST" });
+      await expect(cpsA.markCommitted("c1", { sha: "abc1234" })).rejects.toMatchObject({ code: "LOCK_LOST" });
       expect(await cpsA.compact().then(() => "ran", (e: { code: string }) => e.code)).toBe("LOCK_LOST");
       expect(await a.clearControl("run", stop.request)).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
       expect(await b.readControl("run")).toEqual({ ok: true, request: stop.request });
       expect(await la.lock.release()).toEqual({ ok: true, released: false });
-      // Even after the new holder lets go, the displaced store is still refused (it never falls back to "no holder").
+      // Even after the new holder lets go, the displaced lease is still refused (it never falls back to "no holder").
       expect(await lb.lock.release()).toEqual({ ok: true, released: true });
-      expect(await a.writeMetadata("run", sampleMetadata("run", 9), 2)).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
+      expect(await la.lock.store.writeMetadata("run", sampleMetadata("run", 9), 2)).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
+      await expect(cpsA.step("s3", { n: 3 }, () => ({ by: "a" }))).rejects.toMatchObject({ code: "LOCK_LOST" });
       const after = await snapshot(ns);
       expect({ ...after, runs: after.runs.map((r) => ({ ...r, holder: "x", holder_owner: "x" })) }).toEqual({ ...before, runs: before.runs.map((r) => ({ ...r, holder: "x", holder_owner: "x" })) });
     });
@@ -215,7 +216,9 @@ if (!started.ok) {
       const ns = `a-${randomUUID()}`;
       const s = await open(ns);
       await s.writeMetadata("run", sampleMetadata("run", 0), null);
-      const cps = await s.checkpoints("run", { now: () => new Date() });
+      const l = await s.lock("run", { owner: { tool: "a" } });
+      if (!l.ok) throw l.error;
+      const cps = await l.lock.store.checkpoints("run", { now: () => new Date() });
       await cps.step("s", { x: 1 }, () => ({ v: 1 }));
       await admin.query(`UPDATE phasekit_artifacts SET body = '{"v":2}' WHERE namespace = $1`, [ns]);
       const again = await (await s.checkpoints("run", { now: () => new Date() })).step("s", { x: 1 }, () => ({ v: 3 }));

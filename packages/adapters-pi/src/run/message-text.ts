@@ -5,6 +5,10 @@
  * emoji family of 7 code points counts 7), so the bound also caps memory and terminal width, and unlike
  * UTF-16 units it never invites a cut inside a surrogate pair.
  */
+import { toWellFormedText } from "../io/well-formed-text.js";
+
+// A lone surrogate cannot be encoded by a terminal or in UTF-8; it becomes U+FFFD before anything else.
+export { toWellFormedText };
 
 /** Default bound of a message, in code points, ellipsis included. */
 export const MESSAGE_MAX_CODE_POINTS = 140;
@@ -14,8 +18,6 @@ export const ELLIPSIS = "…";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-// A lone surrogate cannot be encoded by a terminal or in UTF-8; it becomes U+FFFD before anything else.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 // Control characters (ESC included) would let a message move the cursor or recolour the host's terminal.
 const CONTROL_OR_SPACE = /[\s\p{Cc}]+/gu;
 
@@ -31,11 +33,6 @@ export function codePointLength(text: string): number {
     n++;
   }
   return n;
-}
-
-/** Replaces lone surrogates with U+FFFD, so the result is well-formed UTF-16. */
-export function toWellFormedText(text: string): string {
-  return text.replace(LONE_SURROGATE, "\uFFFD");
 }
 
 /** Collapses every run of whitespace or control characters to one space and trims the ends. */

@@ -28,7 +28,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
   const clock = options.clock ?? (() => new Date());
   // 1. Resolve the target to a plan folder.
   const location = await locate(options);
-  const store = options.store ?? createFsPlanStore({ repoRoot: options.repoRoot, planRoot: location.planRoot, ...(options.fs ? { fs: options.fs } : {}) });
+  let store: PlanStore = options.store ?? createFsPlanStore({ repoRoot: options.repoRoot, planRoot: location.planRoot, ...(options.fs ? { fs: options.fs } : {}) });
   const hookFailures: HookFailure[] = [];
   const onHookFailure = options.onHookFailure ?? reportHookFailure;
   const note = (f: HookFailure | null): void => {
@@ -51,6 +51,9 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       throw got.error;
     }
     lock = got.lock;
+    // From here on the run writes as this lock's holder: fencing belongs to the lease, not to the store object
+    // (two runs of one slug through one store must not write under each other's epoch).
+    store = got.lock.store ?? store;
     // 3. Read workflow.json and decide under the lock.
     const analysis = judge(location, await store.readMetadata(location.slug), { ...options, invokedTool: options.toolName });
     if (analysis.kind === "unreadable" || analysis.kind === "owned-by-other") throw analysis.error;

@@ -10,6 +10,7 @@ import { writeAll, writeFileAtomic } from "../io/atomic-write.js";
 import { fsErrorCode, type FsPort } from "../io/fs-port.js";
 import { canonicalJson } from "../io/canonical-json.js";
 import { MAX_FILE_BYTES, openRegular, readRegular } from "../io/safe-open.js";
+import { MAX_STEP_ERROR_CHARS } from "./step-error.js";
 
 const SCOPE = "checkpoints";
 /** File name of the checkpoint log inside a run folder. */
@@ -30,7 +31,7 @@ export const stepRecordSchema = z.strictObject({
   artifact: z.string().regex(/^artifacts\/[0-9a-f]{64}\.json$/).optional(),
   startedAt: time,
   finishedAt: time.optional(),
-  error: z.string().max(10_000).optional(),
+  error: z.string().max(MAX_STEP_ERROR_CHARS).optional(),
 });
 
 /** A commit intent (seed 003): recorded before `git commit`, marked committed after it. */

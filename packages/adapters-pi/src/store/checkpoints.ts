@@ -22,13 +22,15 @@ import {
 import { fingerprint, type Fingerprint } from "./fingerprint.js";
 import { nodeFs, type FsPort } from "../io/fs-port.js";
 import { validateStepId } from "../io/plan-paths.js";
+import type { RerunReason } from "./reuse-decision.js";
+import { stepErrorText } from "./step-error.js";
 
 const SCOPE = "checkpoints";
 /** Auto-compaction starts once the log holds this many superseded records (and more than live ones). */
 export const DEFAULT_AUTO_COMPACT_AFTER = 1_000;
 
 /** Why a step ran instead of being reused. */
-export type RerunReason = "no-record" | "started" | "failed" | "input-changed" | "artifact-missing" | "artifact-corrupt";
+export type { RerunReason } from "./reuse-decision.js";
 
 /** Outcome of `step`: the stored output, or the fresh one and why it had to run. */
 export type StepOutcome<T> =
@@ -252,7 +254,8 @@ export function commitIntentRecord(intent: CommitIntent, at: string): CommitReco
     id,
     status: "intended",
     message: intent.message,
-    files: [...intent.files],
+    // Copied only when it is a list: a string would spread into letters; anything else is the record check's to refuse.
+    files: Array.isArray(intent.files) ? [...intent.files] : intent.files,
     ...(intent.stepId === undefined ? {} : { stepId: intent.stepId }),
     intendedAt: at,
   };
@@ -271,6 +274,5 @@ function stamp(now: () => Date): string {
 }
 
 function describe(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.slice(0, 10_000);
+  return stepErrorText(error);
 }

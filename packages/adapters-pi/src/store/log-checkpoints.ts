@@ -8,6 +8,7 @@ import { workflowError } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
 import { commitRecordSchema, type CommitRecord, type StepRecord } from "./checkpoint-log.js";
 import { checkStepKey, commitIntentRecord, type CheckpointStore, type CommitIntent, type CompactionReport, type StepOutcome } from "./checkpoints.js";
+import { checkCommitRecord } from "./commit-record.js";
 import { RUN_LOG_DIR } from "./run-log/format.js";
 import type { StepEntry } from "./run-log/run-index.js";
 import type { RunLog } from "./run-log/run-log.js";
@@ -22,14 +23,9 @@ export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointS
 
   const commitMap = (): Map<string, CommitRecord> => commitsOf(log.events(COMMIT_EVENT));
   const putCommit = async (record: CommitRecord): Promise<CommitRecord> => {
-    const checked = commitRecordSchema.safeParse(record);
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      const field = issue === undefined ? "$" : issue.path.join(".") || "$";
-      throw workflowError(SCOPE, "INVALID_OPTIONS", `commit record ${record.id}: field ${field} is invalid (${issue?.message ?? "?"}).`, { field, file });
-    }
-    await log.event(COMMIT_EVENT, checked.data as unknown as JsonValue);
-    return checked.data;
+    const checked = checkCommitRecord(record, file);
+    await log.event(COMMIT_EVENT, checked as unknown as JsonValue);
+    return checked;
   };
 
   return {

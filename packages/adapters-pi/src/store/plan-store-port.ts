@@ -22,6 +22,13 @@ export interface StoreLock {
   readonly signal: AbortSignal;
   assertHeld(): Promise<void>;
   release(): Promise<ReleasePlanLockOutcome>;
+  /**
+   * The store as this lock's holder: each of its writes to the locked run is fenced by this very lease (its
+   * epoch), whatever other locks the same store object takes later. Fencing belongs to a lease, never to a
+   * store object: a holder writes through this, not through the store it locked with. A store that fences
+   * otherwise (the fs store: by the run log it claimed) leaves it out.
+   */
+  readonly store?: PlanStore;
 }
 
 /** Options of `PlanStore.lock`. */

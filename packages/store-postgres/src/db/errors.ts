@@ -46,6 +46,15 @@ export function lockLost(slug: string, epoch: number, what: string): WorkflowErr
 export function locked(slug: string, holder: unknown): WorkflowError {
   return workflowError(SCOPE, "LOCKED", `run ${slug} is held by ${JSON.stringify(holder)}.`, {
     holder,
-    hint: "wait for the holder to finish, or for its lease to expire if it died",
+    hint: "wait for the holder to finish, or for its lease to expire if it died; a holder writes through its lock's store (lock.store)",
+  });
+}
+
+/** LOCK_NOT_OWNED: a write through a store object holding several leases on the run cannot say whose it is. */
+export function ambiguousHolder(slug: string, leases: number): WorkflowError {
+  return workflowError(SCOPE, "LOCK_NOT_OWNED", `run ${slug}: this store object holds ${leases} leases on the run, so a write through it belongs to none of them.`, {
+    field: "lease",
+    value: leases,
+    hint: "write through the store of the lease you hold: (await store.lock(slug, …)).lock.store",
   });
 }

@@ -11,7 +11,7 @@ import type { Db } from "../db/db.js";
 import { workflowError } from "@phasekit/core";
 import { isConnectionError, locked, storeError } from "../db/errors.js";
 
-/** A held lease: the StoreLock the port asks for, plus the epoch and token every write carries. */
+/** A held lease: the StoreLock the port asks for, plus the epoch and token every write of its holder carries. */
 export interface Lease extends StoreLock {
   readonly epoch: number;
   readonly token: string;
@@ -68,8 +68,8 @@ function startLease(db: Db, slug: string, epoch: number, token: string, leaseMs:
   const lose = (why: string, unreachable: boolean): void => {
     if (controller.signal.aborted) return;
     clearInterval(timer);
-    // The store keeps this epoch for the run: its later writes must be refused as displaced, never fall back to
-    // the rules of a store that holds nothing (which would accept them once the new holder released).
+    // The lease's store keeps fencing by this epoch: its later writes are refused as displaced, never judged by
+    // the rules of a writer that holds nothing (which would accept them once the new holder released).
     controller.abort(
       workflowError("store-postgres", "LOCK_LOST", `run ${slug}: the lease of epoch ${epoch} is lost: ${why}.`, {
         field: "epoch",
@@ -131,8 +131,9 @@ function startLease(db: Db, slug: string, epoch: number, token: string, leaseMs:
           "UPDATE phasekit_runs SET holder = NULL, holder_owner = NULL, lease_until = NULL WHERE namespace = $1 AND slug = $2 AND epoch = $3 AND holder = $4 RETURNING 1",
           [db.namespace, slug, epoch, token],
         );
-        // Only a lease that was still ours is forgotten; a displaced one keeps refusing this store's writes.
-        if (r.rowCount === 1) onReleased();
+        // Let go either way (a displaced lease's own store still refuses its writes: it fences by its epoch);
+        // after a failed query the lease may still be held, so the store object keeps it.
+        onReleased();
         return { ok: true, released: r.rowCount === 1 };
       } catch (error) {
         return { ok: false, error: storeError("write", slug, "release", error) };

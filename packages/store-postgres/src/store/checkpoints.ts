@@ -10,8 +10,12 @@
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import {
   canonicalJson,
+  checkCommitRecord,
+  checkStepKey,
+  commitIntentRecord,
+  decideStep,
   fingerprint,
-  validateStepId,
+  stepErrorText,
   type CheckpointStore,
   type CommitIntent,
   type CommitRecord,
@@ -19,8 +23,9 @@ import {
   type StepOutcome,
   type StepRecord,
 } from "@phasekit/adapters-pi";
-import { fenceParams, fenceSql, type Db } from "../db/db.js";
+import { fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
 import { lockLost, storeError } from "../db/errors.js";
+import { compactArtifacts } from "./compact.js";
 import { runLabel, whyRefused } from "./runs.js";
 
 interface Loaded {
@@ -28,11 +33,20 @@ interface Loaded {
   commits: Map<string, CommitRecord>;
 }
 
-/** Creates the checkpoint store of run `slug` (its records are read once, on first use). */
-export function createPgCheckpoints(db: Db, slug: string, now: () => Date): CheckpointStore {
+/**
+ * Creates the checkpoint store of run `slug` for the holder of `fence` (its records are read once, on first use).
+ * With no lease (`null`) it only reads, afresh on every call, and each write is LOCK_NOT_OWNED before any work.
+ */
+export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () => Date): CheckpointStore {
   const file = `${runLabel(db, slug)}/checkpoints`;
   let loaded: Promise<Loaded> | undefined;
-  const load = (): Promise<Loaded> => (loaded ??= readAll(db, slug).catch((e: unknown) => ((loaded = undefined), Promise.reject(e))));
+  const load = (): Promise<Loaded> => {
+    if (fence === null) return readAll(db, slug);
+    return (loaded ??= readAll(db, slug).catch((e: unknown) => ((loaded = undefined), Promise.reject(e))));
+  };
+  const mustHold = (what: string): void => {
+    if (fence === null) throw notHeld(db, slug, file, what);
+  };
   const stamp = (): string => now().toISOString();
 
   // One statement: the record (and, for a completion, its artifact) lands only if the run row still names this
@@ -42,7 +56,7 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
   // input), whatever order statements reach the table in; `fenced` (not the row count) says whether the fence
   // let the statement write.
   async function putStep(record: StepRecord, artifact: { fp: string; body: string } | null, durable: boolean): Promise<void> {
-    const [e, t] = fenceParams(db, slug);
+    const [e, t] = fenceParams(fence);
     let ok: boolean;
     try {
       const text = `WITH f AS (SELECT r.epoch ${durable ? "" : ", set_config('synchronous_commit', 'off', true)"} FROM phasekit_runs r
@@ -68,8 +82,10 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
     if (!ok) throw await refused(`step ${record.stepId} (${record.status})`);
   }
 
-  async function putCommit(record: CommitRecord): Promise<void> {
-    const [e, t] = fenceParams(db, slug);
+  async function putCommit(candidate: CommitRecord): Promise<CommitRecord> {
+    // The fs store's schema and check: nothing it would refuse reaches the table.
+    const record = checkCommitRecord(candidate, file);
+    const [e, t] = fenceParams(fence);
     let ok: boolean;
     try {
       const r = await db.pool.query(
@@ -84,37 +100,30 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
       throw storeError("write", slug, `commit ${record.id}`, error);
     }
     if (!ok) throw await refused(`commit ${record.id}`);
+    return record;
   }
 
-  const refused = async (what: string): Promise<WorkflowError> => {
-    const mine = db.held.get(slug);
-    return mine !== undefined ? lockLost(slug, mine.epoch, what) : whyRefused(db, slug, what, undefined);
-  };
+  const refused = async (what: string): Promise<WorkflowError> => (fence !== null ? lockLost(slug, fence.epoch, what) : whyRefused(db, slug, fence, what, undefined));
 
   async function step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<StepOutcome<T>> {
-    const stepId = checkId(id);
+    const stepId = checkStepKey(id);
+    mustHold(`ctx.step("${stepId}")`);
     const inputFingerprint = fingerprint(input);
     const log = await load();
     const previous = log.steps.get(stepId);
-    const decision = await decide(db, slug, previous, inputFingerprint);
-    if (decision.reused) return { reused: true, output: decision.output as T, record: decision.record };
-    const started: StepRecord = {
-      v: 1,
-      kind: "step",
-      stepId,
-      status: "started",
-      attempt: previous !== undefined && previous.status !== "completed" && previous.inputFingerprint === inputFingerprint ? previous.attempt + 1 : 1,
-      inputFingerprint,
-      startedAt: stamp(),
-    };
+    const decision = decideStep(previous, inputFingerprint);
+    let reason: RerunReason;
+    if (!decision.verify) reason = decision.reason;
+    else {
+      const stored = await readOutput(db, slug, stepId, decision.outputFingerprint);
+      if (stored.ok) return { reused: true, output: stored.output as T, record: previous as StepRecord };
+      reason = stored.reason;
+    }
+    const started: StepRecord = { v: 1, kind: "step", stepId, status: "started", attempt: decision.attempt, inputFingerprint, startedAt: stamp() };
     // The `started` record is acknowledged before the body runs: its statement is fenced by epoch, so a holder
     // whose lease was taken never starts the work (two runners must not race on side effects). It is committed
     // without waiting for the WAL flush, so it costs a round trip, not a durable commit.
-    const refused = await putStep(started, null, false).then(
-      () => null,
-      (error: unknown) => error,
-    );
-    if (refused !== null) throw refused;
+    await putStep(started, null, false);
     log.steps.set(stepId, started);
     let output: T;
     let body: string;
@@ -123,7 +132,7 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
       output = ((await fn(started.attempt)) ?? null) as T;
       body = canonicalJson(output);
     } catch (error) {
-      const failed: StepRecord = { ...started, status: "failed", finishedAt: stamp(), error: describe(error) };
+      const failed: StepRecord = { ...started, status: "failed", finishedAt: stamp(), error: stepErrorText(error) };
       await putStep(failed, null, true).then(() => log.steps.set(stepId, failed), () => undefined);
       throw error;
     }
@@ -131,28 +140,19 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
     const completed: StepRecord = { ...started, status: "completed", outputFingerprint, finishedAt: stamp() };
     await putStep(completed, { fp: outputFingerprint, body }, true);
     log.steps.set(stepId, completed);
-    return { reused: false, reason: decision.reason, output, record: completed };
+    return { reused: false, reason, output, record: completed };
   }
 
   async function recordCommitIntent(intent: CommitIntent): Promise<CommitRecord> {
-    const id = checkId(intent?.id);
-    if (intent.stepId !== undefined) checkId(intent.stepId);
-    const record: CommitRecord = {
-      v: 1,
-      kind: "commit",
-      id,
-      status: "intended",
-      message: intent.message,
-      files: [...intent.files],
-      ...(intent.stepId === undefined ? {} : { stepId: intent.stepId }),
-      intendedAt: stamp(),
-    };
-    await putCommit(record);
-    (await load()).commits.set(id, record);
-    return record;
+    const record = commitIntentRecord(intent, stamp());
+    mustHold(`recording the commit intent "${record.id}"`);
+    const stored = await putCommit(record);
+    (await load()).commits.set(stored.id, stored);
+    return stored;
   }
 
   async function markCommitted(id: string, options: { sha?: string } = {}): Promise<CommitRecord> {
+    mustHold(`marking the commit "${id}" as made`);
     const log = await load();
     const intent = log.commits.get(id);
     if (intent === undefined) {
@@ -174,24 +174,11 @@ export function createPgCheckpoints(db: Db, slug: string, now: () => Date): Chec
     commits: async () => [...(await load()).commits.values()],
     // The table keeps one row per step already; compaction only drops artifacts no step references, fenced.
     async compact() {
+      mustHold("a compaction");
       const log = await load();
-      const [e, t] = fenceParams(db, slug);
-      try {
-        const r = await db.pool.query<{ fenced: string; removed: string }>(
-          `WITH f AS (SELECT 1 FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} FOR UPDATE),
-                d AS (DELETE FROM phasekit_artifacts a USING f WHERE a.namespace = $1 AND a.slug = $2
-                  AND NOT EXISTS (SELECT 1 FROM phasekit_steps s WHERE s.namespace = $1 AND s.slug = $2 AND s.record->>'outputFingerprint' = a.fingerprint)
-                  RETURNING 1)
-           SELECT (SELECT count(*) FROM f) AS fenced, (SELECT count(*) FROM d) AS removed`,
-          [db.namespace, slug, e, t],
-        );
-        const row = r.rows[0];
-        if (row === undefined || Number(row.fenced) !== 1) throw await refused("compact");
-        const n = log.steps.size + log.commits.size;
-        return { recordsBefore: n, recordsAfter: n, artifactsRemoved: Number(row.removed) };
-      } catch (error) {
-        throw storeError("write", slug, "compact", error);
-      }
+      const removed = await compactArtifacts(db, slug, fence, () => refused("compact"));
+      const n = log.steps.size + log.commits.size;
+      return { recordsBefore: n, recordsAfter: n, artifactsRemoved: removed };
     },
   };
 }
@@ -206,42 +193,31 @@ async function readAll(db: Db, slug: string): Promise<Loaded> {
   }
 }
 
-type Decision = { reused: true; output: unknown; record: StepRecord } | { reused: false; reason: RerunReason };
+type StoredOutput = { ok: true; output: unknown } | { ok: false; reason: "artifact-missing" | "artifact-corrupt" };
 
-async function decide(db: Db, slug: string, previous: StepRecord | undefined, input: string): Promise<Decision> {
-  if (previous === undefined) return { reused: false, reason: "no-record" };
-  if (previous.status !== "completed") return { reused: false, reason: previous.status };
-  if (previous.inputFingerprint !== input) return { reused: false, reason: "input-changed" };
-  if (previous.outputFingerprint === undefined) return { reused: false, reason: "artifact-missing" };
+/** The stored output `fp` of a step, checked against its content address (a row edited by hand is rerun). */
+async function readOutput(db: Db, slug: string, stepId: string, fp: string): Promise<StoredOutput> {
   let body: string | undefined;
   try {
-    const r = await db.pool.query<{ body: string }>("SELECT body FROM phasekit_artifacts WHERE namespace = $1 AND slug = $2 AND fingerprint = $3", [db.namespace, slug, previous.outputFingerprint]);
+    const r = await db.pool.query<{ body: string }>("SELECT body FROM phasekit_artifacts WHERE namespace = $1 AND slug = $2 AND fingerprint = $3", [db.namespace, slug, fp]);
     body = r.rows[0]?.body;
   } catch (error) {
-    throw storeError("read", slug, `artifact of step ${previous.stepId}`, error);
+    throw storeError("read", slug, `artifact of step ${stepId}`, error);
   }
-  if (body === undefined) return { reused: false, reason: "artifact-missing" };
-  // Content addressing is checked on read: a row edited by hand is rerun, never trusted.
+  if (body === undefined) return { ok: false, reason: "artifact-missing" };
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch {
-    return { reused: false, reason: "artifact-corrupt" };
+    return { ok: false, reason: "artifact-corrupt" };
   }
-  if (fingerprint(value) !== previous.outputFingerprint) return { reused: false, reason: "artifact-corrupt" };
-  return { reused: true, output: value, record: previous };
+  return fingerprint(value) === fp ? { ok: true, output: value } : { ok: false, reason: "artifact-corrupt" };
 }
 
-// `lint#2` is the key of the second `lint` step of a run (the fs store's rule); '#' is not allowed in an id itself.
-const OCCURRENCE = /#[1-9][0-9]{0,8}$/;
-
-function checkId(value: unknown): string {
-  const base = typeof value === "string" ? value.replace(OCCURRENCE, "") : value;
-  const r = validateStepId(base);
-  if (!r.ok) throw r.error;
-  return value as string;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function notHeld(db: Db, slug: string, file: string, what: string): WorkflowError {
+  return workflowError("store-postgres", "LOCK_NOT_OWNED", `run ${slug}: ${what} writes to ${file}, but these checkpoints were opened without a lease on the run.`, {
+    file,
+    hint: `take the run's lock first and write through it: (await store.lock("${slug}", …)).lock.store.checkpoints("${slug}", …); reading needs no lock`,
+    namespace: db.namespace,
+  });
 }

@@ -6,8 +6,7 @@
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { newControlRequest, parseControlRequest, type ControlRequest, type ControlRequestInput, type ControlSignal } from "@phasekit/adapters-pi";
-import type { Db } from "../db/db.js";
-import { fenceParams, fenceSql } from "../db/db.js";
+import { fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
 import { lockLost, storeError } from "../db/errors.js";
 import { runLabel } from "./runs.js";
 
@@ -55,11 +54,11 @@ export async function readControl(db: Db, slug: string, signal?: ControlSignal):
 
 /**
  * Clears a honoured request if it is still that very request (cleared: false when it is gone or was replaced).
- * Fenced like every holder's write: LOCK_LOST when this store held the run and was displaced; refused (cleared:
- * false) for a store that does not hold a run someone else holds.
+ * Fenced like every holder's write: LOCK_LOST when `fence`'s lease was displaced; refused (cleared: false) for a
+ * writer holding no lease while someone else holds the run.
  */
-export async function clearControl(db: Db, slug: string, request: ControlRequest): Promise<Outcome<{ cleared: boolean }>> {
-  const [e, t] = fenceParams(db, slug);
+export async function clearControl(db: Db, slug: string, fence: Fence, request: ControlRequest): Promise<Outcome<{ cleared: boolean }>> {
+  const [e, t] = fenceParams(fence);
   try {
     const r = await db.pool.query(
       `DELETE FROM phasekit_control c USING phasekit_runs r

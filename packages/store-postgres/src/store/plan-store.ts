@@ -1,16 +1,15 @@
 /** `openPostgresPlanStore`: the PlanStore port on PostgreSQL, shared by every machine that reaches the database. */
 import pg from "pg";
-import { workflowError } from "@phasekit/core";
-import { validateSlug, type PlanRunEntry, type PlanStore, type CheckpointStore } from "@phasekit/adapters-pi";
-import { validateMetadata } from "@phasekit/adapters-pi";
+import { workflowError, type Result } from "@phasekit/core";
+import { validateMetadata, validateSlug, type PlanRunEntry, type PlanStore, type StoreLock, type StoreLockOptions } from "@phasekit/adapters-pi";
 import { migrate, type MigrationReport } from "../schema/migrations.js";
-import { acquireLease } from "../lease/lease.js";
-import type { Db } from "../db/db.js";
+import { acquireLease, type Lease } from "../lease/lease.js";
+import type { Db, Fence } from "../db/db.js";
 import { storeError } from "../db/errors.js";
-import { createPgCheckpoints } from "./checkpoints.js";
-import { clearControl, fileControl, readControl } from "./control.js";
+import { fileControl, readControl } from "./control.js";
+import { holderWrites, LeaseBook, settle } from "./holder-writes.js";
 import { gcRuns } from "./retention.js";
-import { appendRunJournal, readRunJournal, readRunMetadata, runLabel, writeRunMetadata } from "./runs.js";
+import { readRunJournal, readRunMetadata, runLabel } from "./runs.js";
 
 /** Default lease: a holder silent this long (ms) may be displaced. */
 export const DEFAULT_LEASE_MS = 10_000;
@@ -27,10 +26,19 @@ export interface PostgresPlanStoreOptions {
   leaseMs?: number;
 }
 
+/** A lease on a run: the port's lock, with the store its holder writes through and the epoch it fences by. */
+export interface PostgresLock extends StoreLock {
+  readonly epoch: number;
+  /** Every write of the holder to the locked run goes through this store, fenced by this lease's epoch. */
+  readonly store: PlanStore;
+}
+
 /** The PostgreSQL store: the PlanStore port (control requests included: any machine may file one). */
 export interface PostgresPlanStore extends PlanStore {
   /** The migrations this process applied when the store opened. */
   readonly migrations: MigrationReport;
+  /** Takes a lease on the run (a new epoch); write as its holder through `lock.store`. */
+  lock(slug: string, options: StoreLockOptions): Promise<Result<{ lock: PostgresLock }>>;
 }
 
 /** Connects, applies pending migrations (safe when many processes start at once) and returns the store. */
@@ -50,51 +58,37 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     if (ownPool) p.on("error", () => undefined);
     return p;
   };
-  const db: { -readonly [K in keyof Db]: Db[K] } = { pool: makePool(), namespace, held: new Map() };
+  const db: { -readonly [K in keyof Db]: Db[K] } = { pool: makePool(), namespace };
   const migrations = await migrate(db.pool).catch(async (error: unknown) => {
     if (ownPool) await db.pool.end().catch(() => undefined);
     throw error;
   });
-  const leases = new Set<{ stop(): void }>();
+  const leases = new LeaseBook();
   const slugOf = (slug: string): string => {
     const v = validateSlug(slug);
     if (!v.ok) throw v.error;
     return v.slug;
   };
-  const settle = async <T>(fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (error) {
-      if ((error as { name?: unknown })?.name === "WorkflowError") return { ok: false, error } as T;
-      throw error;
-    }
-  };
 
-  return {
+  const store: PostgresPlanStore = {
     planRoot: `postgres:${namespace}`,
     migrations,
     runDir: async (slug) => runLabel(db, slugOf(slug)),
     readMetadata: (slug) => settle(() => readRunMetadata(db, slugOf(slug))),
-    writeMetadata: (slug, next, expected) =>
-      settle(async () => {
-        const s = slugOf(slug);
-        if (next.slug !== s) {
-          return { ok: false, error: workflowError("store-postgres", "INVALID_STATE", `metadata for run ${s} names slug ${JSON.stringify(next.slug)}.`, { field: "slug", value: next.slug }) };
-        }
-        return writeRunMetadata(db, s, next, expected);
-      }),
     readJournal: (slug) => settle(() => readRunJournal(db, slugOf(slug))),
-    appendJournal: (slug, entry) => settle(() => appendRunJournal(db, slugOf(slug), entry)),
+    // Through the store object: its one lease on the run, if it holds exactly one (see holder-writes.ts).
+    ...holderWrites(db, slugOf, (slug) => leases.soleFence(slug)),
     lock: (slug, opts) =>
       settle(async () => {
         const s = slugOf(slug);
-        const lease = await acquireLease(db, s, { owner: opts.owner, leaseMs: opts.staleMs ?? leaseMs, retries: opts.retries ?? 0, ...(opts.signal ? { signal: opts.signal } : {}) }, () => {
-          if (db.held.get(s)?.token === lease.token) db.held.delete(s);
-          leases.delete(lease);
-        });
-        db.held.set(s, { epoch: lease.epoch, token: lease.token });
-        leases.add(lease);
-        return { ok: true, lock: lease };
+        const lease: Lease = await acquireLease(db, s, { owner: opts.owner, leaseMs: opts.staleMs ?? leaseMs, retries: opts.retries ?? 0, ...(opts.signal ? { signal: opts.signal } : {}) }, () =>
+          leases.delete(s, lease),
+        );
+        leases.add(s, lease);
+        const own: Fence = { epoch: lease.epoch, token: lease.token };
+        // The holder's store: this lease's fence for its run, whatever the store object takes later.
+        const view: PlanStore = { ...store, ...holderWrites(db, slugOf, (other) => (other === s ? own : leases.soleFence(other))), close: async () => undefined };
+        return { ok: true, lock: Object.assign(lease, { store: view }) };
       }),
     async list() {
       const r = await db.pool
@@ -106,21 +100,17 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
         return v.ok ? { slug: row.slug, ok: true, metadata: v.metadata } : { slug: row.slug, ok: false, error: v.error };
       });
     },
-    async checkpoints(slug, opts): Promise<CheckpointStore> {
-      return createPgCheckpoints(db, slugOf(slug), opts.now);
-    },
     gc: (opts) => gcRuns(db, opts).catch((error: unknown) => Promise.reject(storeError("write", "*", "gc", error))),
     requestControl: (slug, signal, request = {}) => settle(() => fileControl(db, slugOf(slug), signal, request)),
     readControl: (slug, signal) => settle(() => readControl(db, slugOf(slug), signal)),
-    clearControl: (slug, request) => settle(() => clearControl(db, slugOf(slug), request)),
     async close() {
       // Leases still held stop beating (they expire on their own); a closed store can be used again.
-      for (const l of leases) l.stop();
-      leases.clear();
+      leases.stopAll();
       if (!ownPool) return;
       const old = db.pool;
       db.pool = makePool();
       await old.end().catch(() => undefined);
     },
   };
+  return store;
 }

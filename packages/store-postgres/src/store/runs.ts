@@ -1,7 +1,7 @@
 /** Metadata (compare-and-set by generation) and the journal, each write fenced by the holder's epoch. */
 import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { buildDocument, validateMetadata, type JournalAppend, type JournalEntry, type JournalReadResult, type ReadMetadataResult, type WorkflowMetadata, type WorkflowMetadataInput } from "@phasekit/adapters-pi";
-import { fenceParams, fenceSql, type Db } from "../db/db.js";
+import { fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
 import { lockLost, locked, storeError } from "../db/errors.js";
 
 const SCOPE = "store-postgres";
@@ -29,17 +29,18 @@ export async function readRunMetadata(db: Db, slug: string): Promise<ReadMetadat
   return validateMetadata(runLabel(db, slug), row.metadata);
 }
 
-/** Compare-and-set of the metadata and its journal snapshot in one statement, refused for a displaced epoch. */
+/** Compare-and-set of the metadata and its journal snapshot in one statement, fenced by `fence` (refused for a displaced lease). */
 export async function writeRunMetadata(
   db: Db,
   slug: string,
+  fence: Fence,
   next: WorkflowMetadataInput,
   expectedGeneration: number | null,
 ): Promise<Result<{ metadata: WorkflowMetadata }>> {
   const built = buildDocument(runLabel(db, slug), next, (expectedGeneration ?? 0) + 1);
   if (!built.ok) return built;
   const m = built.metadata;
-  const [e, t] = fenceParams(db, slug);
+  const [e, t] = fenceParams(fence);
   const entry = { generation: m.generation, at: m.updatedAt, event: METADATA_EVENT, data: m };
   try {
     if (expectedGeneration === null) await ensureRun(db, slug);
@@ -53,7 +54,7 @@ export async function writeRunMetadata(
       [db.namespace, slug, e, t, m.generation, m, m.status, m.updatedAt, expectedGeneration, entry],
     );
     if (r.rowCount === 1) return { ok: true, metadata: m };
-    return { ok: false, error: await whyRefused(db, slug, "writeMetadata", expectedGeneration) };
+    return { ok: false, error: await whyRefused(db, slug, fence, "writeMetadata", expectedGeneration) };
   } catch (error) {
     return { ok: false, error: storeError("write", slug, "writeMetadata", error) };
   }
@@ -70,7 +71,7 @@ export async function readRunJournal(db: Db, slug: string): Promise<JournalReadR
 }
 
 /** Appends a non-snapshot event with the next `seq`, fenced like every write. */
-export async function appendRunJournal(db: Db, slug: string, entry: JournalAppend): Promise<Result<{ entry: JournalEntry }>> {
+export async function appendRunJournal(db: Db, slug: string, fence: Fence, entry: JournalAppend): Promise<Result<{ entry: JournalEntry }>> {
   if (entry.event === METADATA_EVENT) {
     return {
       ok: false,
@@ -81,7 +82,7 @@ export async function appendRunJournal(db: Db, slug: string, entry: JournalAppen
       }),
     };
   }
-  const [e, t] = fenceParams(db, slug);
+  const [e, t] = fenceParams(fence);
   try {
     await ensureRun(db, slug);
     const r = await db.pool.query<{ entry: JournalEntry }>(
@@ -94,22 +95,21 @@ export async function appendRunJournal(db: Db, slug: string, entry: JournalAppen
     );
     const row = r.rows[0];
     if (row !== undefined) return { ok: true, entry: row.entry };
-    return { ok: false, error: await whyRefused(db, slug, "appendJournal", undefined) };
+    return { ok: false, error: await whyRefused(db, slug, fence, "appendJournal", undefined) };
   } catch (error) {
     return { ok: false, error: storeError("write", slug, "appendJournal", error) };
   }
 }
 
 /** After a refused write: which rule refused it (stale generation, displaced epoch, another live holder). */
-export async function whyRefused(db: Db, slug: string, what: string, expectedGeneration: number | null | undefined): Promise<WorkflowError> {
+export async function whyRefused(db: Db, slug: string, mine: Fence, what: string, expectedGeneration: number | null | undefined): Promise<WorkflowError> {
   const r = await db.pool.query<{ generation: string | null; epoch: string; holder: string | null; holder_owner: unknown; live: boolean }>(
     "SELECT generation, epoch, holder, holder_owner, (holder IS NOT NULL AND lease_until >= now()) AS live FROM phasekit_runs WHERE namespace = $1 AND slug = $2",
     [db.namespace, slug],
   );
   const row = r.rows[0];
-  const mine = db.held.get(slug);
   // A displaced holder hears that first: a stale generation is only a symptom of the new holder's writes.
-  if (mine !== undefined && (row === undefined || Number(row.epoch) !== mine.epoch || row.holder !== mine.token)) return lockLost(slug, mine.epoch, what);
+  if (mine !== null && (row === undefined || Number(row.epoch) !== mine.epoch || row.holder !== mine.token)) return lockLost(slug, mine.epoch, what);
   const found = row?.generation == null ? null : Number(row.generation);
   if (expectedGeneration !== undefined && found !== expectedGeneration) {
     return workflowError(SCOPE, "STALE_GENERATION", `run ${slug}: ${what} expected generation ${String(expectedGeneration)}, found ${String(found)}.`, {
@@ -118,6 +118,6 @@ export async function whyRefused(db: Db, slug: string, what: string, expectedGen
       hint: "re-read the metadata and retry on top of it",
     });
   }
-  if (mine !== undefined) return lockLost(slug, mine.epoch, what);
+  if (mine !== null) return lockLost(slug, mine.epoch, what);
   return locked(slug, row?.live ? row.holder_owner : "a holder");
 }

@@ -9,6 +9,8 @@ import { workflowError } from "@phasekit/core";
 import { encodeCanonical } from "../../io/canonical-json.js";
 import type { JsonValue } from "../../io/plain-json.js";
 import { fingerprint, fingerprintOfCanonical } from "../fingerprint.js";
+import { decideStep } from "../reuse-decision.js";
+import { stepErrorText } from "../step-error.js";
 import { claimRunLog } from "./claim.js";
 import { compactRunLog, type CompactionReport } from "./compaction.js";
 import type { LogParts } from "./log-parts.js";
@@ -125,18 +127,18 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     checkKey(key);
     const inputFingerprint = fingerprint(input);
     const previous = parts.index.steps.get(key);
+    const decision = decideStep(previous, inputFingerprint);
     let reason: RunLogRerunReason;
     let movedAside: string | undefined;
-    if (previous === undefined) reason = "no-record";
-    else if (previous.status !== "completed") reason = previous.status;
-    else if (previous.inputFingerprint !== inputFingerprint) reason = "input-changed";
+    if (!decision.verify) reason = decision.reason;
     else {
-      const r = await reuse(previous);
-      if (r.ok) return { reused: true, output: r.output as T, entry: previous };
+      // Only a completed record of this very input is verified: `previous` is that record.
+      const r = await reuse(previous as StepEntry);
+      if (r.ok) return { reused: true, output: r.output as T, entry: previous as StepEntry };
       reason = r.reason;
       movedAside = r.movedAside;
     }
-    const attempt = previous !== undefined && previous.status !== "completed" && previous.inputFingerprint === inputFingerprint ? previous.attempt + 1 : 1;
+    const { attempt } = decision;
     const st = now();
     const started: StartRecord = { t: "start", e: epoch, k: key, in: inputFingerprint, a: attempt, at: st };
     // Written (to the page cache) before fn runs, so a killed process leaves it for the next run to count the
@@ -151,7 +153,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     try {
       output = await fn(attempt);
     } catch (error) {
-      const err = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 10_000) : String(error).slice(0, 10_000);
+      const err = stepErrorText(error);
       const at = now();
       await appendRecord({ t: "fail", e: epoch, k: key, in: inputFingerprint, a: attempt, err, at, st }, undefined, false).catch(() => undefined);
       parts.index.steps.set(key, { key, status: "failed", epoch, inputFingerprint, attempt, error: err, at, startedAt: st });

@@ -1,0 +1,20 @@
+/**
+ * The error text a failed step's record keeps: one rule for every store (the fs run log, PostgreSQL), so the
+ * same failure reads the same wherever the run lives.
+ */
+import { toWellFormedText } from "../io/well-formed-text.js";
+
+/** The most UTF-16 units of error text a step record keeps (the step record schema's bound). */
+export const MAX_STEP_ERROR_CHARS = 10_000;
+
+// NUL ends a C string and PostgreSQL refuses it in text and jsonb; it becomes U+FFFD like a lone surrogate.
+const NUL = /\u0000/g;
+
+/**
+ * `Name: message` of a thrown Error (or the thrown value as text), cut to MAX_STEP_ERROR_CHARS, then made
+ * storable everywhere: NUL and lone surrogates (a cut may split a pair) become U+FFFD, keeping the length.
+ */
+export function stepErrorText(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return toWellFormedText(text.slice(0, MAX_STEP_ERROR_CHARS)).replace(NUL, "\uFFFD");
+}

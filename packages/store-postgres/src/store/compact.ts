@@ -1,0 +1,44 @@
+/**
+ * Compaction of a run on PostgreSQL: deletes the artifacts no step record references, fenced. The run row is
+ * taken first, in its own statement, and only then does the DELETE start: in READ COMMITTED each statement reads
+ * from a snapshot taken when it starts, so a DELETE that waited for the row inside its own statement would judge
+ * "unreferenced" from before a step that was acknowledged meanwhile, and delete that step's output.
+ */
+import type { WorkflowError } from "@phasekit/core";
+import { fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
+import { isConnectionError, storeError } from "../db/errors.js";
+
+/** Removes the run's unreferenced artifacts; how many. `refused` says why when the fence does not hold. */
+export async function compactArtifacts(db: Db, slug: string, fence: Fence, refused: () => Promise<WorkflowError>): Promise<number> {
+  const [e, t] = fenceParams(fence);
+  let client;
+  try {
+    client = await db.pool.connect();
+  } catch (error) {
+    throw storeError("write", slug, "compact", error);
+  }
+  let broken: unknown;
+  try {
+    await client.query("BEGIN");
+    // FOR UPDATE waits for every step statement in flight (they hold FOR SHARE) and holds off new ones until COMMIT.
+    const f = await client.query(`SELECT 1 FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} FOR UPDATE`, [db.namespace, slug, e, t]);
+    if (f.rowCount !== 1) {
+      await client.query("ROLLBACK");
+      throw await refused();
+    }
+    const d = await client.query(
+      `DELETE FROM phasekit_artifacts a WHERE a.namespace = $1 AND a.slug = $2
+         AND NOT EXISTS (SELECT 1 FROM phasekit_steps s WHERE s.namespace = $1 AND s.slug = $2 AND s.record->>'outputFingerprint' = a.fingerprint)`,
+      [db.namespace, slug],
+    );
+    await client.query("COMMIT");
+    return d.rowCount ?? 0;
+  } catch (error) {
+    broken = error;
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw storeError("write", slug, "compact", error);
+  } finally {
+    // A connection that failed mid-transaction is not handed to the next statement.
+    client.release(isConnectionError(broken) ? (broken as Error) : undefined);
+  }
+}

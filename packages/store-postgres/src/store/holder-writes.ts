@@ -1,0 +1,88 @@
+/**
+ * Whose write is it: the holder's writes (metadata, journal, clearing a control request, checkpoints) fenced by
+ * one lease. A lease's own store (`lock.store`) always writes under that lease; the store object it was taken
+ * through writes under its one unreleased lease on the run, as a writer without a lease when it holds none, and
+ * not at all when it holds several (it cannot tell whose write it is).
+ */
+import { workflowError } from "@phasekit/core";
+import type { PlanStore } from "@phasekit/adapters-pi";
+import type { Db, Fence } from "../db/db.js";
+import { ambiguousHolder } from "../db/errors.js";
+import type { Lease } from "../lease/lease.js";
+import { createPgCheckpoints } from "./checkpoints.js";
+import { clearControl } from "./control.js";
+import { appendRunJournal, writeRunMetadata } from "./runs.js";
+
+/** The PlanStore methods that write as a holder. */
+export type HolderWrites = Pick<PlanStore, "writeMetadata" | "appendJournal" | "clearControl" | "checkpoints">;
+
+/** The unreleased leases one store object took, per run. */
+export class LeaseBook {
+  private readonly bySlug = new Map<string, Set<Lease>>();
+
+  add(slug: string, lease: Lease): void {
+    const set = this.bySlug.get(slug) ?? new Set<Lease>();
+    set.add(lease);
+    this.bySlug.set(slug, set);
+  }
+
+  delete(slug: string, lease: Lease): void {
+    const set = this.bySlug.get(slug);
+    set?.delete(lease);
+    if (set?.size === 0) this.bySlug.delete(slug);
+  }
+
+  /** The fence of the store object's one lease on `slug`; null with none; LOCK_NOT_OWNED with several. */
+  soleFence(slug: string): Fence {
+    const set = this.bySlug.get(slug);
+    if (set === undefined) return null;
+    if (set.size > 1) throw ambiguousHolder(slug, set.size);
+    const [only] = set;
+    return only === undefined ? null : { epoch: only.epoch, token: only.token };
+  }
+
+  /** Stops every heartbeat and forgets the leases (the process is going away; they expire on their own). */
+  stopAll(): void {
+    for (const set of this.bySlug.values()) for (const l of set) l.stop();
+    this.bySlug.clear();
+  }
+}
+
+/** Runs `fn`, turning a thrown WorkflowError into the port's `{ ok: false, error }`. */
+export async function settle<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if ((error as { name?: unknown })?.name === "WorkflowError") return { ok: false, error } as T;
+    throw error;
+  }
+}
+
+/** The holder's write methods, each fenced by `fenceOf(slug)` (which may throw LOCK_NOT_OWNED). */
+export function holderWrites(db: Db, slugOf: (slug: string) => string, fenceOf: (slug: string) => Fence): HolderWrites {
+  return {
+    writeMetadata: (slug, next, expected) =>
+      settle(async () => {
+        const s = slugOf(slug);
+        if (next.slug !== s) {
+          return { ok: false, error: workflowError("store-postgres", "INVALID_STATE", `metadata for run ${s} names slug ${JSON.stringify(next.slug)}.`, { field: "slug", value: next.slug }) };
+        }
+        return writeRunMetadata(db, s, fenceOf(s), next, expected);
+      }),
+    appendJournal: (slug, entry) =>
+      settle(async () => {
+        const s = slugOf(slug);
+        return appendRunJournal(db, s, fenceOf(s), entry);
+      }),
+    clearControl: (slug, request) =>
+      settle(async () => {
+        const s = slugOf(slug);
+        return clearControl(db, s, fenceOf(s), request);
+      }),
+    async checkpoints(slug, opts) {
+      const s = slugOf(slug);
+      // The checkpoint store carries the fence it was made with: a lease taken later never becomes its own.
+      return createPgCheckpoints(db, s, fenceOf(s), opts.now);
+    },
+  };
+}
