@@ -9,8 +9,9 @@ import { migrateState, workflowError, type TransitionOutcome, type WorkflowEvent
 import { z } from "zod";
 import type { JsonValue } from "../io/plain-json.js";
 
-/** Step keys in this namespace belong to phasekit; `ctx.step` refuses ids that start with it. */
-export const RESERVED_STEP_PREFIX = "phasekit:";
+import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+
+export { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
 /** The history key of the core state a body starts from. */
 export const WORKFLOW_BASE_KEY = `${RESERVED_STEP_PREFIX}workflow`;
 

@@ -10,13 +10,17 @@ import { createArtifactStore } from "./artifacts.js";
 import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "./checkpoint-log.js";
 import { toStepRecord } from "./log-checkpoints.js";
 import { readRunLog } from "./run-log/reader.js";
+import { isReservedStepKey } from "./reserved-keys.js";
 
-/** The latest record of every step of the run in `runDir`. */
+/** The latest record of every step of the run in `runDir` (the body's steps: not phasekit's own entries). */
 export async function readRunSteps(runDir: string): Promise<StepRecord[]> {
   const view = await readRunLog(runDir);
   if (view !== null) {
     try {
-      return view.entries().map(toStepRecord);
+      return view
+        .entries()
+        .filter((e) => !isReservedStepKey(e.key))
+        .map(toStepRecord);
     } finally {
       view.close();
     }
