@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { workflowError } from "@phasekit/core";
 import { fingerprint } from "../store/fingerprint.js";
+import { decideStep } from "../store/reuse-decision.js";
 import type { RerunReason } from "../store/checkpoints.js";
 import type { CheckpointStore } from "../store/checkpoints.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
@@ -113,9 +114,10 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
       });
     }
     for (let tryNo = 0; ; tryNo++) {
-      const previous = await deps.checkpoints.record(key);
-      if (previous !== undefined && previous.status !== "completed" && previous.attempt >= deps.maxAttempts && previous.inputFingerprint === inputFp) {
-        throw workflowError("run", "MAX_ATTEMPTS_REACHED", `step ${key} of run ${deps.slug} already failed ${previous.attempt} time(s) (maxAttempts ${deps.maxAttempts}).`, {
+      // The store's own reuse decision says which attempt this call would be; the cap refuses it before fn runs.
+      const next = decideStep(await deps.checkpoints.record(key), inputFp);
+      if (!next.verify && next.attempt > deps.maxAttempts) {
+        throw workflowError("run", "MAX_ATTEMPTS_REACHED", `step ${key} of run ${deps.slug} already failed ${next.attempt - 1} time(s) (maxAttempts ${deps.maxAttempts}).`, {
           field: "maxAttempts",
           value: deps.maxAttempts,
           stepId: key,
