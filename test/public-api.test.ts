@@ -5,6 +5,8 @@
  */
 import * as core from "@phasekit/core";
 import * as adapters from "@phasekit/adapters-pi";
+import * as storeKit from "@phasekit/adapters-pi/store-kit";
+import * as planFolder from "@phasekit/adapters-pi/plan-folder";
 import * as pi from "@phasekit/adapters-pi/pi";
 import { describe, expect, it } from "vitest";
 
@@ -75,29 +77,11 @@ const CORE = [
 ];
 
 const ADAPTERS = [
-  "CONTROL_FILES",
   "DEFAULT_TTL_MS",
-  "JOURNAL_FILE",
-  "MAX_STEP_ERROR_CHARS",
-  "MESSAGE_MAX_CODE_POINTS",
-  "METADATA_FILE",
-  "RUN_ID_ALPHABET",
-  "RUN_ID_LENGTH",
-  "WORKFLOW_METADATA_VERSION",
-  "acquirePlanLock",
+  "WORKFLOW_FILE",
   "analyzeResumeTarget",
-  "assertPlainJson",
-  "buildDocument",
-  "canonicalJson",
-  "checkCommitRecord",
-  "checkStepKey",
-  "cleanTempFiles",
-  "clearControlRequest",
-  "commitIntentRecord",
   "composeVerifierPrompt",
   "computeVerificationFingerprint",
-  "controlFile",
-  "createCheckpointStore",
   "createDisabledVerificationCache",
   "createFsPlanStore",
   "createPersistentVerificationCache",
@@ -105,52 +89,81 @@ const ADAPTERS = [
   "createRunVerificationCache",
   "createShellCommandRunner",
   "createVerificationCache",
-  "decideOwnership",
-  "decideStep",
   "defaultStageCommands",
-  "describeHolder",
   "detectPackageManager",
-  "ensurePrivateDir",
-  "fingerprint",
-  "formatMessageText",
-  "gc",
-  "generateRunId",
-  "isFingerprint",
-  "isInside",
-  "isRunId",
-  "newControlRequest",
-  "nodeFs",
-  "openJournal",
-  "openRunLog",
-  "parseControlRequest",
+  "loadWorkflowFolders",
   "parseRunState",
   "parseVerifierVerdict",
-  "planRootsOf",
-  "readControlRequest",
-  "readJournal",
-  "readLockHolder",
   "readRunStateFrom",
-  "readWorkflowMetadata",
-  "rebuildFromJournal",
   "requestPause",
-  "requestPauseIn",
   "requestStop",
-  "requestStopIn",
-  "resolveInside",
-  "resolvePlanRoot",
-  "resolveRunTarget",
   "resolveVerificationConfig",
   "runStateToJSON",
   "runVerificationPolicy",
   "runWorkflow",
+  "writeRunStateTo",
+];
+
+/** For storage backends: the rules every store applies, each written once. */
+const STORE_KIT = [
+  "MAX_STEP_ERROR_CHARS",
+  "RESERVED_STEP_PREFIX",
+  "WORKFLOW_METADATA_VERSION",
+  "assertPlainJson",
+  "buildDocument",
+  "canonicalJson",
+  "checkCommitRecord",
+  "checkStepKey",
+  "commitIntentRecord",
+  "decideStep",
+  "fingerprint",
+  "isFingerprint",
+  "isReservedStepKey",
+  "newControlRequest",
+  "parseControlRequest",
   "serializeWorkflowMetadata",
   "stepErrorText",
   "validateMetadata",
   "validateSlug",
-  "validateStepId",
   "workflowMetadataSchema",
+];
+
+/** The fs plan folder's parts, for tools that work on one directly. */
+const PLAN_FOLDER = [
+  "CONTROL_FILES",
+  "JOURNAL_FILE",
+  "MESSAGE_MAX_CODE_POINTS",
+  "METADATA_FILE",
+  "RUN_ID_ALPHABET",
+  "RUN_ID_LENGTH",
+  "acquirePlanLock",
+  "cleanTempFiles",
+  "clearControlRequest",
+  "controlFile",
+  "decideOwnership",
+  "describeHolder",
+  "ensurePrivateDir",
+  "formatMessageText",
+  "gc",
+  "generateRunId",
+  "isInside",
+  "isRunId",
+  "nodeFs",
+  "openJournal",
+  "openRunLog",
+  "planRootsOf",
+  "readControlRequest",
+  "readJournal",
+  "readLockHolder",
+  "readWorkflowMetadata",
+  "rebuildFromJournal",
+  "requestPauseIn",
+  "requestStopIn",
+  "resolveInside",
+  "resolvePlanRoot",
+  "resolveRunTarget",
+  "validateStepId",
   "writeFileAtomic",
-  "writeRunStateTo",
   "writeWorkflowMetadata",
 ];
 
@@ -189,7 +202,18 @@ describe("public API", () => {
   it("@phasekit/adapters-pi exports exactly the documented names", () => {
     expect(Object.keys(adapters).sort()).toEqual(ADAPTERS);
   });
+  it("@phasekit/adapters-pi/store-kit exports exactly the documented names", () => {
+    expect(Object.keys(storeKit).sort()).toEqual(STORE_KIT);
+  });
+  it("@phasekit/adapters-pi/plan-folder exports exactly the documented names", () => {
+    expect(Object.keys(planFolder).sort()).toEqual(PLAN_FOLDER);
+  });
+  it("no name is exported from two entry points of @phasekit/adapters-pi", () => {
+    const all = [...ADAPTERS, ...STORE_KIT, ...PLAN_FOLDER];
+    expect(all.length).toBe(new Set(all).size);
+  });
   it("every export is defined (no re-export of a missing name)", () => {
-    for (const [name, value] of [...Object.entries(core), ...Object.entries(adapters), ...Object.entries(pi)]) expect(value, name).toBeDefined();
+    const entries = [core, adapters, storeKit, planFolder, pi].flatMap((m) => Object.entries(m));
+    for (const [name, value] of entries) expect(value, name).toBeDefined();
   });
 });

@@ -3,7 +3,7 @@
  * that many steps with 1 KB outputs) or `load <dir>` (open that run and reuse its first step). Prints the peak
  * resident set size in bytes.
  */
-import { openRunLog } from "@phasekit/adapters-pi";
+import { openRunLog } from "@phasekit/adapters-pi/plan-folder";
 
 const [mode, dir, stepsText] = process.argv.slice(2);
 const out = (i: number): Record<string, string> => ({ i: String(i), pad: "r".repeat(1000) });

@@ -4,13 +4,11 @@
  * half line and make the whole log CORRUPT_FILE).
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { nodeFs, type FsFileHandle, type FsPort } from "../src/io/fs-port.js";
-import { createCheckpointStore } from "../src/store/checkpoints.js";
 import { openJournal, readJournal } from "../src/store/journal.js";
-import { readLog } from "../src/store/checkpoint-log.js";
 
 /** An fs whose next append to `basename` writes half its bytes, then fails with ENOSPC. */
 function diskFullOnce(basename: string): { fs: FsPort; arm(): void } {
@@ -42,26 +40,6 @@ function diskFullOnce(basename: string): { fs: FsPort; arm(): void } {
 }
 
 describe("ENOSPC mid-append, then retry", () => {
-  it("checkpoint log: the failed append is cut back, the retry appends a clean line, resume reads every record", async () => {
-    const runDir = mkdtempSync(path.join(tmpdir(), "pk-enospc-"));
-    const disk = diskFullOnce("checkpoints.ndjson");
-    const store = createCheckpointStore({ runDir, now: () => new Date(), fs: disk.fs });
-    await store.step("one", {}, () => 1);
-    const file = path.join(runDir, "checkpoints.ndjson");
-    const sizeBefore = statSync(file).size;
-    disk.arm();
-    await expect(store.step("two", {}, () => 2)).rejects.toMatchObject({ code: "WRITE_FAILED" });
-    expect(statSync(file).size).toBe(sizeBefore);
-    const retried = await store.step("two", {}, () => 2);
-    expect(retried.output).toBe(2);
-    const log = await readLog(nodeFs, file);
-    if (!log.ok) throw log.error;
-    expect(log.log.tornBytes).toBe(0);
-    expect(log.log.steps.get("one")?.status).toBe("completed");
-    expect(log.log.steps.get("two")?.status).toBe("completed");
-    expect(readFileSync(file, "utf8").endsWith("\n")).toBe(true);
-  });
-
   it("journal: the failed append is cut back and the next append reads back with consecutive seqs", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "pk-enospc-j-"));
     const file = path.join(dir, "journal.ndjson");

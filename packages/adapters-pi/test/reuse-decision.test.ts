@@ -6,7 +6,9 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createFsPlanStore, decideStep, openRunLog, type PriorStep } from "../src/index.js";
+import { createFsPlanStore } from "../src/index.js";
+import { decideStep, type PriorStep } from "../src/store-kit.js";
+import { openRunLog } from "../src/plan-folder.js";
 
 const IN = "v1:sha256:" + "a".repeat(64);
 const OTHER = "v1:sha256:" + "b".repeat(64);

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { useTempRepos } from "./helpers/temp-repos.js";
 import { execFileSync } from "node:child_process";
 import { isWorkflowError } from "@phasekit/core";
-import { analyzeResumeTarget, createReporter, isRunId, resolveVerificationConfig, runWorkflow, type RunContext } from "@phasekit/adapters-pi";
+import { analyzeResumeTarget, createReporter, resolveVerificationConfig, runWorkflow, type RunContext } from "@phasekit/adapters-pi";
+import { isRunId } from "@phasekit/adapters-pi/plan-folder";
 import { releaseRegistry } from "../../../examples/release-workflow.js";
 
 const repo = useTempRepos("pk-core-");

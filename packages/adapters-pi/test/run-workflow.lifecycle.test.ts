@@ -3,14 +3,8 @@ import { readRunSteps } from "../src/store/run-steps.js";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkflowError } from "@phasekit/core";
-import {
-  acquirePlanLock,
-  createReporter,
-  runWorkflow,
-  type HookFailure,
-  type RunContext,
-  type RunWorkflowOptions,
-} from "@phasekit/adapters-pi";
+import { acquirePlanLock } from "@phasekit/adapters-pi/plan-folder";
+import { createReporter, runWorkflow, type HookFailure, type RunContext, type RunWorkflowOptions } from "@phasekit/adapters-pi";
 import { holdLock, metadataOn, useTempRepos } from "./helpers/temp-repos.js";
 
 const repo = useTempRepos("pk-life-");

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { openRunLog } from "@phasekit/adapters-pi";
+import { openRunLog } from "@phasekit/adapters-pi/plan-folder";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";

@@ -8,7 +8,7 @@ import type { StepFn, StepOptions, StepResult, StepValue } from "./step-options.
 import { isWorkflowError, toPersisted, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import { openWorkflowHandle, phaseOf, type HistoryEntries, type RunWorkflowHandle } from "./workflow-handle.js";
 import { isDispatchKey } from "./dispatch-record.js";
-import type { CheckpointStore } from "../store/checkpoints.js";
+import type { CheckpointStore } from "../store/checkpoint-port.js";
 import type { ControlRequest } from "../store/control-signals.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import type { Reporter } from "./reporter.js";

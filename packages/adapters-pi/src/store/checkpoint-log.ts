@@ -1,15 +1,14 @@
 /**
- * The checkpoint log `<runDir>/checkpoints.ndjson`: one fsynced append per record, so record 10,000 costs what
- * record 10 cost, folded on load into the latest record per step id and per commit id. A crash mid-append
- * leaves a torn last line: it is dropped on load and cut off before the next append, so it can never glue
- * itself to a later record. A bad line anywhere else is CORRUPT_FILE, and the file is left as it is.
+ * The record shapes of a run's steps and commit intents (shared by every backend), and the reader of the
+ * earlier on-disk format `<runDir>/checkpoints.ndjson`, which phasekit no longer writes: a run of that format is
+ * read here and folded into its run log on first claim (run-log/legacy.ts). The log is folded on load into the
+ * latest record per step id and per commit id; a torn last line is dropped; a bad line anywhere else is
+ * CORRUPT_FILE, and the file is left as it is.
  */
 import { z } from "zod";
-import { isWorkflowError, workflowError, type Result, type WorkflowError } from "@phasekit/core";
-import { writeAll, writeFileAtomic } from "../io/atomic-write.js";
-import { fsErrorCode, type FsPort } from "../io/fs-port.js";
-import { canonicalJson } from "../io/canonical-json.js";
-import { MAX_FILE_BYTES, openRegular, readRegular } from "../io/safe-open.js";
+import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
+import type { FsPort } from "../io/fs-port.js";
+import { MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
 import { MAX_STEP_ERROR_CHARS } from "./step-error.js";
 
 const SCOPE = "checkpoints";
@@ -136,80 +135,4 @@ export async function readLog(fs: FsPort, file: string): Promise<Result<{ log: F
   }
   if (bytes === null) return { ok: true, log: { steps: new Map(), commits: new Map(), lines: 0, validBytes: 0, tornBytes: 0 } };
   return foldLog(file, bytes);
-}
-
-/** Cuts a torn tail off the log so that the next append starts on a fresh line. */
-export async function cutTornTail(fs: FsPort, file: string, validBytes: number): Promise<void> {
-  try {
-    const opened = await openRegular(fs, file, "update", SCOPE);
-    if (opened === null) return;
-    const { handle } = opened;
-    try {
-      await handle.truncate(validBytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    if (isWorkflowError(error, "UNSAFE_FILE")) throw error;
-    throw workflowError(SCOPE, "WRITE_FAILED", `cannot cut the torn last line off ${file}: ${String(error)}`, {
-      file,
-      offset: validBytes,
-      hint: "check the file's permissions; the records before byte " + validBytes + " are intact",
-    }, error);
-  }
-}
-
-/** The line written for a record: canonical JSON and a newline. */
-export function recordLine(record: CheckpointLogRecord): string {
-  return `${canonicalJson(record)}\n`;
-}
-
-/** Appends one record with one write and an fsync; WRITE_FAILED names the file, INVALID_STATE a bad record. */
-export async function appendRecord(fs: FsPort, file: string, record: CheckpointLogRecord): Promise<void> {
-  // A record the loader would refuse must never reach the file: it would make the whole log unreadable.
-  const checked = checkpointLogRecordSchema.safeParse(record);
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
-    const field = ["$", ...(issue?.path ?? []).map(String)].join(".");
-    throw workflowError(SCOPE, "INVALID_STATE", `refusing to append to ${file}: field ${field} is invalid (${issue?.message ?? "invalid record"}).`, {
-      file,
-      field,
-      hint: "fix the value passed to the checkpoint store",
-    });
-  }
-  const bytes = Buffer.from(recordLine(record), "utf8");
-  let step = "open";
-  let restored = true;
-  try {
-    const opened = await openRegular(fs, file, "append", SCOPE);
-    if (opened === null) throw new Error("unreachable: append creates the file");
-    const { handle, size } = opened;
-    try {
-      step = "write";
-      await writeAll(handle, bytes);
-      step = "sync";
-      await handle.sync();
-    } catch (error) {
-      // A short write then ENOSPC leaves half a line: cut the file back to what it was, so a retry starts clean.
-      restored = await handle.truncate(size).then(() => handle.sync()).then(() => true, () => false);
-      throw error;
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    if (isWorkflowError(error, "UNSAFE_FILE")) throw error;
-    throw workflowError(SCOPE, "WRITE_FAILED", `appending a checkpoint record to ${file} failed at step '${step}': ${String(error)}`, {
-      file,
-      step,
-      errno: fsErrorCode(error),
-      restored,
-      hint: "check disk space and permissions; the step will run again on the next run",
-    }, error);
-  }
-}
-
-/** Replaces the log with exactly `records`, atomically (used by compaction). */
-export async function rewriteLog(fs: FsPort, file: string, records: readonly CheckpointLogRecord[]): Promise<void> {
-  await writeFileAtomic(file, records.map(recordLine).join(""), { fs });
 }

@@ -7,7 +7,7 @@ import path from "node:path";
 import { workflowError } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
 import { commitRecordSchema, type CommitRecord, type StepRecord } from "./checkpoint-log.js";
-import { checkStepKey, commitIntentRecord, type CheckpointStore, type CommitIntent, type CompactionReport, type StepOutcome } from "./checkpoints.js";
+import { checkStepKey, commitIntentRecord, type CheckpointStore, type CommitIntent, type CompactionReport, type StepOutcome } from "./checkpoint-port.js";
 import { checkCommitRecord } from "./commit-record.js";
 import { RUN_LOG_DIR } from "./run-log/format.js";
 import type { StepEntry } from "./run-log/run-index.js";

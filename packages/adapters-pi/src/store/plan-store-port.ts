@@ -6,7 +6,7 @@
 import type { Result, WorkflowError } from "@phasekit/core";
 import type { JournalAppend, JournalEntry, JournalReadResult } from "./journal.js";
 import type { ReleasePlanLockOutcome } from "../lock/plan-lock.js";
-import type { CheckpointStore } from "./checkpoints.js";
+import type { CheckpointStore } from "./checkpoint-port.js";
 import type { GcOptions, GcReport } from "./retention.js";
 import type { LockOwner } from "../lock/holder.js";
 import type { ReadMetadataResult } from "./metadata.js";

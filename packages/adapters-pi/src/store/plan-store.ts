@@ -11,12 +11,12 @@ import { assertRealDir } from "../io/safe-open.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
 import { JOURNAL_FILE, METADATA_EVENT, openJournal, readJournal, type JournalWriter } from "./journal.js";
 import { acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
-import { ARTIFACTS_DIR } from "./artifacts.js";
 import { checkpointsOverRunLog } from "./log-checkpoints.js";
 import { readOnlyCheckpoints } from "./read-checkpoints.js";
 import { readMetadataWithLog, writeMetadataWithLog } from "./log-metadata.js";
 import { METADATA_FILE, type PlanRunEntry, type PlanStore, type StoreLock } from "./plan-store-port.js";
 import { openRunLog, type RunLog } from "./run-log/run-log.js";
+import { RUN_ARTIFACTS_DIR } from "./run-log/format.js";
 import { readRunLog } from "./run-log/reader.js";
 import { gc } from "./retention.js";
 import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
@@ -59,7 +59,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
       // A new run folder is only durable once the plan root's entry for it is on disk.
       if (!existed) await syncDir(fs, planRoot);
       await cleanTempFiles(dir, { fs });
-      await cleanTempFiles(path.join(dir, ARTIFACTS_DIR), { fs });
+      await cleanTempFiles(path.join(dir, RUN_ARTIFACTS_DIR), { fs });
       opened.add(dir);
     }
     return dir;

@@ -4,9 +4,10 @@
  * opened by this version yet).
  */
 import path from "node:path";
-import type { Fingerprint } from "./fingerprint.js";
 import { nodeFs } from "../io/fs-port.js";
-import { createArtifactStore } from "./artifacts.js";
+import { readArtifact } from "./run-log/run-artifacts.js";
+import { RUN_ARTIFACTS_DIR } from "./run-log/format.js";
+import { fingerprintDigest } from "./fingerprint.js";
 import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "./checkpoint-log.js";
 import { toStepRecord } from "./log-checkpoints.js";
 import { readRunLog } from "./run-log/reader.js";
@@ -49,8 +50,9 @@ export async function checkStoredOutput(runDir: string, record: StepRecord): Pro
     }
   }
   if (record.outputFingerprint === undefined) return { ok: false, reason: "missing", message: "the record names no output" };
-  const art = await createArtifactStore({ runDir }).get(record.outputFingerprint as Fingerprint);
-  return art.ok ? { ok: true, text: JSON.stringify(art.value) } : { ok: false, reason: art.reason, message: art.error.message };
+  // A run of the earlier format: its outputs are `artifacts/<sha256>.json`, read by the run log's one reader.
+  const art = await readArtifact(runDir, `${RUN_ARTIFACTS_DIR}/${fingerprintDigest(record.outputFingerprint)}.json`, record.outputFingerprint);
+  return art.ok ? { ok: true, text: art.text } : { ok: false, reason: art.reason, message: art.detail };
 }
 
 /** The step in flight (the latest started, not finished) and the one completed last, by record time. */

@@ -1,6 +1,6 @@
 /** An in-memory CheckpointStore for the memory PlanStore: same reuse rules, no durability. */
 import { workflowError } from "@phasekit/core";
-import type { CheckpointStore, RerunReason } from "../../src/store/checkpoints.js";
+import type { CheckpointStore, RerunReason } from "../../src/store/checkpoint-port.js";
 import type { CommitRecord, StepRecord } from "../../src/store/checkpoint-log.js";
 import { fingerprint } from "../../src/store/fingerprint.js";
 

@@ -6,7 +6,7 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 import type { JournalEntry } from "../../src/store/journal.js";
 import { validateSlug } from "../../src/io/plan-paths.js";
 import type { PlanRunEntry, PlanStore, StoreLock } from "../../src/store/plan-store.js";
-import type { CheckpointStore } from "../../src/store/checkpoints.js";
+import type { CheckpointStore } from "../../src/store/checkpoint-port.js";
 import type { GcReport } from "../../src/store/retention.js";
 import { createMemoryCheckpoints } from "./memory-checkpoints.js";
 import { buildDocument, validateMetadata } from "../../src/store/metadata.js";

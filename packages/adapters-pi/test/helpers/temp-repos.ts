@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
-import { acquirePlanLock, type PlanLock } from "../../src/index.js";
+import { acquirePlanLock, type PlanLock } from "../../src/plan-folder.js";
 
 /** Registers the cleanup and returns a factory of fresh repository folders named `<prefix>XXXXXX`. */
 export function useTempRepos(prefix: string): () => string {

@@ -4,7 +4,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-const pkg = await import("../../dist/index.js");
+const pkg = await import("../../dist/plan-folder.js");
 const dir = mkdtempSync(path.join(tmpdir(), "pk-xfsz-"));
 const mode = process.argv[2];
 let lock;

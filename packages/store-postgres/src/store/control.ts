@@ -5,7 +5,8 @@
  * files the request: the run exists and is not finished, and a pause needs a live holder.
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import { newControlRequest, parseControlRequest, type ControlRequest, type ControlRequestInput, type ControlSignal } from "@phasekit/adapters-pi";
+import { newControlRequest, parseControlRequest } from "@phasekit/adapters-pi/store-kit";
+import { type ControlRequest, type ControlRequestInput, type ControlSignal } from "@phasekit/adapters-pi";
 import { fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
 import { lockLost, storeError } from "../db/errors.js";
 import { runLabel } from "./runs.js";

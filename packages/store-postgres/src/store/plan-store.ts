@@ -1,7 +1,8 @@
 /** `openPostgresPlanStore`: the PlanStore port on PostgreSQL, shared by every machine that reaches the database. */
 import pg from "pg";
 import { workflowError, type Result } from "@phasekit/core";
-import { validateMetadata, validateSlug, type PlanRunEntry, type PlanStore, type StoreLock, type StoreLockOptions } from "@phasekit/adapters-pi";
+import { validateMetadata, validateSlug } from "@phasekit/adapters-pi/store-kit";
+import { type PlanRunEntry, type PlanStore, type StoreLock, type StoreLockOptions } from "@phasekit/adapters-pi";
 import { migrate, type MigrationReport } from "../schema/migrations.js";
 import { acquireLease, type Lease } from "../lease/lease.js";
 import type { Db, Fence } from "../db/db.js";

@@ -1,6 +1,7 @@
 /** Retention: removes finished runs past `keep` / `olderThan`, never a live-leased or unreadable one. */
 import { workflowError } from "@phasekit/core";
-import { validateMetadata, type GcReport, type StoreGcOptions, type WorkflowMetadata } from "@phasekit/adapters-pi";
+import { validateMetadata } from "@phasekit/adapters-pi/store-kit";
+import { type GcReport, type StoreGcOptions, type WorkflowMetadata } from "@phasekit/adapters-pi";
 import type { Db } from "../db/db.js";
 import { runLabel } from "./runs.js";
 

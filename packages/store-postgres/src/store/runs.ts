@@ -1,6 +1,7 @@
 /** Metadata (compare-and-set by generation) and the journal, each write fenced by the holder's epoch. */
 import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
-import { buildDocument, validateMetadata, type JournalAppend, type JournalEntry, type JournalReadResult, type ReadMetadataResult, type WorkflowMetadata, type WorkflowMetadataInput } from "@phasekit/adapters-pi";
+import { buildDocument, validateMetadata } from "@phasekit/adapters-pi/store-kit";
+import { type JournalAppend, type JournalEntry, type JournalReadResult, type ReadMetadataResult, type WorkflowMetadata, type WorkflowMetadataInput } from "@phasekit/adapters-pi";
 import { fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
 import { lockLost, locked, storeError } from "../db/errors.js";
 

@@ -1,0 +1,20 @@
+/**
+ * @phasekit/adapters-pi/store-kit: what a new storage backend needs beyond the port's types (which the package
+ * root exports). Every rule here is written once and applied by the fs store and @phasekit/store-postgres alike:
+ * the reuse decision, step keys, commit and error records, fingerprints, the metadata document and control
+ * requests. A backend implements the port and passes the contract suites; it re-decides none of these.
+ */
+export { decideStep } from "./store/reuse-decision.js";
+export type { StepDecision, PriorStep } from "./store/reuse-decision.js";
+export { checkStepKey, commitIntentRecord } from "./store/checkpoint-port.js";
+export { checkCommitRecord } from "./store/commit-record.js";
+export { stepErrorText, MAX_STEP_ERROR_CHARS } from "./store/step-error.js";
+export { fingerprint, isFingerprint } from "./store/fingerprint.js";
+export type { Fingerprint } from "./store/fingerprint.js";
+export { assertPlainJson } from "./io/plain-json.js";
+export { canonicalJson } from "./io/canonical-json.js";
+export { serializeWorkflowMetadata, buildDocument, validateMetadata } from "./store/metadata.js";
+export { workflowMetadataSchema, WORKFLOW_METADATA_VERSION } from "./store/metadata-schema.js";
+export { newControlRequest, parseControlRequest } from "./store/control-signals.js";
+export { isReservedStepKey, RESERVED_STEP_PREFIX } from "./store/reserved-keys.js";
+export { validateSlug } from "./io/plan-paths.js";
