@@ -22,6 +22,8 @@ import { gc } from "./retention.js";
 import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
 import { writeWorkflowMetadata, type ReadMetadataResult } from "./metadata.js";
 import { createFsControl } from "./control-fs.js";
+import type { WorkflowMetadataInput } from "./metadata-schema.js";
+import type { CheckpointStore } from "./checkpoint-port.js";
 
 export { METADATA_FILE } from "./plan-store-port.js";
 export type { PlanStore, StoreLock, StoreLockOptions, PlanRunEntry, StoreGcOptions } from "./plan-store-port.js";
@@ -42,7 +44,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
   const journals = new Map<string, Promise<JournalWriter>>();
   const opened = new Set<string>();
   // Run logs this store has claimed, by run folder; the clock is the latest one a caller passed.
-  const logs = new Map<string, { log: Promise<RunLog>; clock: { now: () => number } }>();
+  const logs = new Map<string, Lease>();
 
   const dirOf = async (slug: string): Promise<string> => {
     const v = validateSlug(slug);
@@ -74,22 +76,23 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     return w;
   };
 
-  // Claims the run log (the next epoch: any earlier holder is fenced off from here on) on first use.
-  const claim = (dir: string): { log: Promise<RunLog>; clock: { now: () => number } } => {
-    let held = logs.get(dir);
-    if (held === undefined) {
-      const clock = { now: Date.now };
-      const log = openRunLog({ runDir: dir, now: () => clock.now() });
-      held = { log, clock };
-      logs.set(dir, held);
-      log.catch(() => logs.delete(dir));
-    }
-    return held;
+  // A lease: one lock acquisition's run log (its epoch fences every earlier holder). `logs` maps a run folder to
+  // the latest lease this store object took; a holder writes through its own lease (lock.store), so a holder
+  // displaced by a later lease of the same store object is fenced by its own epoch, never handed the new one's log.
+  const claim = (slug: string, dir: string): Lease => {
+    const clock = { now: Date.now };
+    const log = openRunLog({ runDir: dir, now: () => clock.now() });
+    const lease: Lease = { slug, dir, log, clock };
+    logs.set(dir, lease);
+    log.catch(() => forget(lease));
+    return lease;
   };
-  const release = async (dir: string): Promise<void> => {
-    const held = logs.get(dir);
-    logs.delete(dir);
-    if (held !== undefined) await held.log.then((l) => l.close()).catch(() => undefined);
+  const forget = (lease: Lease): void => {
+    if (logs.get(lease.dir) === lease) logs.delete(lease.dir);
+  };
+  const release = async (lease: Lease): Promise<void> => {
+    forget(lease);
+    await lease.log.then((l) => l.close()).catch(() => undefined);
   };
   const readMetaOf = async (dir: string): Promise<ReadMetadataResult> => {
     const file = path.join(dir, METADATA_FILE);
@@ -103,7 +106,38 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     }
   };
 
-  return {
+  const writeMetadataVia = async (own: Lease | undefined, slug: string, next: WorkflowMetadataInput, expectedGeneration: number | null): ReturnType<PlanStore["writeMetadata"]> => {
+    return settle(async () => {
+      if (next.slug !== slug) return { ok: false, error: slugMismatch(slug, next.slug) };
+      const dir = await openRun(slug);
+      const file = path.join(dir, METADATA_FILE);
+      const held = own ?? logs.get(dir);
+      const w = held === undefined ? await writeWorkflowMetadata(file, next, { expectedGeneration, fs }) : await writeMetadataWithLog(await held.log, file, fs, next, expectedGeneration);
+      if (!w.ok) return w;
+      try {
+        const journal = await journalOf(dir);
+        await journal.append({ generation: w.metadata.generation, at: w.metadata.updatedAt, event: METADATA_EVENT, data: w.metadata });
+      } catch (error) {
+        // workflow.json is committed: report the journal's own error (CORRUPT_FILE, WRITE_FAILED…) beside it.
+        const journalError = isWorkflowError(error)
+          ? error
+          : workflowError("store", "WRITE_FAILED", `appending to ${path.join(dir, JOURNAL_FILE)} failed: ${String(error)}`, { file: path.join(dir, JOURNAL_FILE) }, error);
+        return { ...w, journalError };
+      }
+      return w;
+    });
+  };
+
+  const checkpointsVia = async (own: Lease | undefined, slug: string, opts: { now: () => Date }): Promise<CheckpointStore> => {
+    const dir = await dirOf(slug);
+    const held = own ?? logs.get(dir);
+    // Without the lock, the history is only read: claiming would take a new epoch and fence the live holder.
+    if (held === undefined) return readOnlyCheckpoints(dir, slug);
+    held.clock.now = () => opts.now().getTime();
+    return checkpointsOverRunLog(await held.log, opts.now);
+  };
+
+  const store: PlanStore = {
     ...createFsControl(
       fs,
       dirOf,
@@ -115,27 +149,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     async readMetadata(slug) {
       return settle(async () => readMetaOf(await dirOf(slug)));
     },
-    async writeMetadata(slug, next, expectedGeneration) {
-      return settle(async () => {
-        if (next.slug !== slug) return { ok: false, error: slugMismatch(slug, next.slug) };
-        const dir = await openRun(slug);
-        const file = path.join(dir, METADATA_FILE);
-        const held = logs.get(dir);
-        const w = held === undefined ? await writeWorkflowMetadata(file, next, { expectedGeneration, fs }) : await writeMetadataWithLog(await held.log, file, fs, next, expectedGeneration);
-        if (!w.ok) return w;
-        try {
-          const journal = await journalOf(dir);
-          await journal.append({ generation: w.metadata.generation, at: w.metadata.updatedAt, event: METADATA_EVENT, data: w.metadata });
-        } catch (error) {
-          // workflow.json is committed: report the journal's own error (CORRUPT_FILE, WRITE_FAILED…) beside it.
-          const journalError = isWorkflowError(error)
-            ? error
-            : workflowError("store", "WRITE_FAILED", `appending to ${path.join(dir, JOURNAL_FILE)} failed: ${String(error)}`, { file: path.join(dir, JOURNAL_FILE) }, error);
-          return { ...w, journalError };
-        }
-        return w;
-      });
-    },
+    writeMetadata: (slug, next, expectedGeneration) => writeMetadataVia(undefined, slug, next, expectedGeneration),
     async readJournal(slug) {
       return settle(async () => readJournal(path.join(await dirOf(slug), JOURNAL_FILE), { fs }));
     },
@@ -153,14 +167,14 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
         if (!r.ok) return r;
         // Taking the lock claims the run log's next epoch at once: whatever an earlier holder writes from
         // now on is refused by its fence instead of becoming acknowledged state.
-        await release(runDir);
+        const lease = claim(slug, runDir);
         try {
-          await claim(runDir).log;
+          await lease.log;
         } catch (error) {
           await r.lock.release();
           throw error;
         }
-        return { ok: true, lock: withLogClosed(r.lock, () => release(runDir)) };
+        return { ok: true, lock: leaseLock(r.lock, lease) };
       });
     },
     async list() {
@@ -184,37 +198,45 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
       }
       return out;
     },
-    async checkpoints(slug, opts) {
-      const dir = await dirOf(slug);
-      const held = logs.get(dir);
-      // Without the lock, the history is only read: claiming would take a new epoch and fence the live holder.
-      if (held === undefined) return readOnlyCheckpoints(dir, slug);
-      held.clock.now = () => opts.now().getTime();
-      return checkpointsOverRunLog(await held.log, opts.now);
-    },
+    checkpoints: (slug, opts) => checkpointsVia(undefined, slug, opts),
     gc: (opts) => gc({ ...opts, planRoot, fs }),
     async close() {
       const all = [...journals.values()];
       journals.clear();
       opened.clear();
-      for (const dir of [...logs.keys()]) await release(dir);
+      for (const lease of [...logs.values()]) await release(lease);
       for (const w of all) await w.then((j) => j.close()).catch(() => undefined);
     },
   };
-}
 
-/** The lock, with the run log closed before the lock goes (a release never leaves the log open). */
-function withLogClosed(lock: PlanLock, closeLog: () => Promise<void>): StoreLock {
-  return {
-    signal: lock.signal,
-    assertHeld: () => lock.assertHeld(),
-    async release() {
-      await closeLog();
-      return lock.release();
-    },
+  /** The lock of one lease: its run log closes before the lock goes, and `store` writes through this lease only. */
+  const leaseLock = (lock: PlanLock, lease: Lease): StoreLock => {
+    const own = <R>(slug: string, mine: () => R, other: () => R): R => (slug === lease.slug ? mine() : other());
+    const bound: PlanStore = {
+      ...store,
+      writeMetadata: (slug, next, expected) => own(slug, () => writeMetadataVia(lease, slug, next, expected), () => store.writeMetadata(slug, next, expected)),
+      checkpoints: (slug, opts) => own(slug, () => checkpointsVia(lease, slug, opts), () => store.checkpoints(slug, opts)),
+    };
+    return {
+      signal: lock.signal,
+      assertHeld: () => lock.assertHeld(),
+      store: bound,
+      async release() {
+        await release(lease);
+        return lock.release();
+      },
+    };
   };
+  return store;
 }
 
+/** One lock acquisition's run log and the clock its records are stamped with. */
+interface Lease {
+  slug: string;
+  dir: string;
+  log: Promise<RunLog>;
+  clock: { now: () => number };
+}
 
 function slugMismatch(slug: string, found: string): WorkflowError {
   return workflowError("store", "INVALID_STATE", `metadata for run ${slug} names slug ${JSON.stringify(found)}.`, {
