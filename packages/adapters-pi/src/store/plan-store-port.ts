@@ -25,8 +25,8 @@ export interface StoreLock {
   /**
    * The store as this lock's holder: each of its writes to the locked run is fenced by this very lease (its
    * epoch), whatever other locks the same store object takes later. Fencing belongs to a lease, never to a
-   * store object: a holder writes through this, not through the store it locked with. A store that fences
-   * otherwise (the fs store: by the run log it claimed) leaves it out.
+   * store object: a holder writes through this, not through the store it locked with (runWorkflow does). The fs
+   * store binds it to the run log this lock claimed; PostgreSQL to the lease's epoch and token.
    */
   readonly store?: PlanStore;
 }
