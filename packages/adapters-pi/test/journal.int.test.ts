@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { openJournal, parseJournal, readJournal, rebuildFromJournal } from "../src/store/journal.js";
+import { sampleMetadata } from "./helpers/metadata-fixtures.js";
 import { spawnChild } from "./helpers/spawn-child.js";
 
 const appender = fileURLToPath(new URL("./helpers/journal-appender.mjs", import.meta.url));
@@ -88,6 +89,17 @@ describe("journal parsing", () => {
     expect(rebuildFromJournal([{ seq: 1, generation: 0, at: "t", event: "started" }])).toEqual({ ok: true, metadata: null });
     const bad = rebuildFromJournal([{ seq: 1, generation: 1, at: "t", event: "metadata", data: { slug: 3 } }]);
     expect(!bad.ok && bad.error.code).toBe("CORRUPT_FILE");
+  });
+  it("rebuilds from the highest generation, not the last line: a displaced holder's late line never wins", async () => {
+    const doc = (generation: number, status: string) => ({ ...sampleMetadata("late", generation), status, schemaVersion: 1, generation });
+    const entries = [
+      { seq: 1, generation: 1, at: "t", event: "metadata", data: doc(1, "running") },
+      { seq: 2, generation: 2, at: "t", event: "metadata", data: doc(2, "running") },
+      { seq: 3, generation: 3, at: "t", event: "metadata", data: doc(3, "completed") },
+      // Acknowledged at generation 2 by holder A before B took over, journaled after B had finished.
+      { seq: 4, generation: 2, at: "t", event: "metadata", data: doc(2, "running") },
+    ];
+    expect(rebuildFromJournal(entries)).toMatchObject({ ok: true, metadata: { generation: 3, status: "completed" } });
   });
   it("serializes concurrent appends in one process into consecutive seqs", async () => {
     const file = await tempFile();

@@ -163,15 +163,20 @@ export async function appendJournalEntry(file: string, entry: JournalAppend, opt
   }
 }
 
-/** The latest metadata snapshot in the journal (`null` if it holds none); a damaged snapshot is CORRUPT_FILE. */
+/**
+ * The newest metadata snapshot in the journal: the one of the highest generation (`null` if it holds none); a
+ * damaged snapshot is CORRUPT_FILE. Not the last line: a holder paused between its (acknowledged) metadata
+ * write and its journal line appends that line after a newer holder's later generations, and the run log's
+ * compare-and-set makes generations unique, so the highest one is the newest fact.
+ */
 export function rebuildFromJournal(entries: readonly JournalEntry[], file = JOURNAL_FILE): Result<{ metadata: WorkflowMetadata | null }> {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const entry = entries[i];
-    if (entry === undefined || entry.event !== METADATA_EVENT) continue;
-    const r = validateMetadata(`${file} (seq ${entry.seq})`, entry.data);
-    return r.ok ? { ok: true, metadata: r.metadata } : r;
+  let newest: JournalEntry | undefined;
+  for (const entry of entries) {
+    if (entry.event === METADATA_EVENT && (newest === undefined || entry.generation > newest.generation)) newest = entry;
   }
-  return { ok: true, metadata: null };
+  if (newest === undefined) return { ok: true, metadata: null };
+  const r = validateMetadata(`${file} (seq ${newest.seq})`, newest.data);
+  return r.ok ? { ok: true, metadata: r.metadata } : r;
 }
 
 async function readBytes(fs: FsPort, file: string): Promise<Buffer> {
