@@ -10,7 +10,7 @@ export interface BenchRow {
   /** The ratio to report when measured per round (median of per-round ratios); else subjectNs / baselineNs. */
   ratio?: number;
   /** What the two figures measure (default "ns": time per operation). */
-  unit?: "ns" | "bytes";
+  unit?: "ns" | "bytes" | "count";
   /** Whether the goal is met, when the suite can judge it. */
   met?: boolean;
 }

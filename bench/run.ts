@@ -46,10 +46,12 @@ for (const file of files) {
 
 /** `0.52×`; a small ratio also says how many times faster (`0.0023× (440× faster)`). */
 function ratioText(ratio: number): string {
+  if (ratio === 0) return "0×";
   return ratio < 0.1 ? `${ratio.toFixed(4)}× (${(1 / ratio).toFixed(0)}× faster)` : `${ratio.toFixed(2)}×`;
 }
 
-function fmt(ns: number, unit: "ns" | "bytes" = "ns"): string {
+function fmt(ns: number, unit: "ns" | "bytes" | "count" = "ns"): string {
+  if (unit === "count") return ns.toLocaleString("en");
   if (unit === "bytes") return ns < 1024 * 1024 ? `${(ns / 1024).toFixed(1)} KiB` : `${(ns / 1024 / 1024).toFixed(2)} MiB`;
   if (ns < 1_000) return `${ns.toFixed(0)} ns`;
   if (ns < 1_000_000) return `${(ns / 1_000).toFixed(2)} µs`;

@@ -35,6 +35,13 @@ describe("bench smoke: ctx.step and the PostgreSQL store", () => {
     expect(rows.map((r) => r.subject)).toEqual(["ctx.step miss, 10 KB output", "ctx.step reuse hit, small output", "ctx.step reuse hit, small output"]);
     finite(rows);
   }, 120_000);
+  it("one-history rows are measured (bytes after close, files after many acquisitions)", async () => {
+    process.env.BENCH_SMOKE = "1";
+    const { suite } = await import("../bench/suites/history-goals.bench.js");
+    const rows = await suite.run();
+    expect(rows).toHaveLength(5);
+    finite(rows);
+  }, 120_000);
   it("validate rows are measured (its fixture still compiles)", async () => {
     const { suite } = await import("../packages/adapters-pi/bench/validate.bench.js");
     finite(await suite.run());
