@@ -11,15 +11,17 @@ import { createFsPlanStore, type CheckpointStore } from "@phasekit/adapters-pi";
 import type { BenchRow, BenchSuite } from "../../../bench/harness.js";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "../test/helpers/cluster.js";
+import { resumeRows } from "./pg-resume.js";
 
 const ROUNDS = process.env.CI ? 3 : 10;
 const PER_ROUND = process.env.CI ? 5 : 20;
 const WINDOW_MS = process.env.CI ? 300 : 1_500;
 const OUTPUT = { text: "x".repeat(1_000) };
+const RESUME_STEPS = process.env.CI ? 1_000 : 10_000;
 
 export const suite: BenchSuite = {
   title: "PostgreSQL store: a durable step",
-  description: `Throwaway cluster on 127.0.0.1 (fsync=on, synchronous_commit=on). Miss: CheckpointStore.step on a fresh id with a 1 KB output (started record committed without waiting for the flush and acknowledged before the body runs (fenced, so a displaced holder never starts the work), then the artifact + completed record's one durable statement; both prepared statements, both fenced by epoch). Contenders interleaved round by round (${ROUNDS} rounds × ${PER_ROUND} ops, median of round means). Throughput: N runs, each its own lease and connection, stepping in a loop for ${WINDOW_MS} ms; levels interleaved over ${ROUNDS} rounds, median.`,
+  description: `Throwaway cluster on 127.0.0.1 (fsync=on, synchronous_commit=on). Miss: CheckpointStore.step on a fresh id with a 1 KB output (started record committed without waiting for the flush and acknowledged before the body runs (fenced, so a displaced holder never starts the work), then the artifact + completed record's one durable statement; both prepared statements, both fenced by epoch). Contenders interleaved round by round (${ROUNDS} rounds × ${PER_ROUND} ops, median of round means). Throughput: N runs, each its own lease and connection, stepping in a loop for ${WINDOW_MS} ms; levels interleaved over ${ROUNDS} rounds, median. Resume: take the lease (a new epoch), open the checkpoints, reuse the first step as runWorkflow does (record() for the attempt cap, then step()), release; a run of ${RESUME_STEPS.toLocaleString("en")} steps and one of 10 (1 KB outputs), alternating round by round (median of the per-round ratios); between rounds the step index, which loads in the background from the moment the checkpoints open, finishes loading (its time, from the lease on, is the "index loaded" row). Reuse hit: record() + step() on a resumed run whose index is loaded; statements counted by wrapping the store's pool.query.`,
   async run() {
     const started = startCluster();
     if (!started.ok) throw new Error(`bench needs PostgreSQL: ${started.reason}`);
@@ -85,6 +87,7 @@ export const suite: BenchSuite = {
           rates[c]!.push(steps / ((performance.now() - t0) / 1000));
         }
       }
+      const resumed = await resumeRows(cluster.url, { bigSteps: RESUME_STEPS, rounds: ROUNDS, hits: PER_ROUND });
       const pgNs = median(perRound.pg!);
       const bareNs = median(perRound.bare!);
       const fsNs = median(perRound.fs!);
@@ -101,6 +104,7 @@ export const suite: BenchSuite = {
             goal: "report (ns per step, all runs together)",
           }),
         ),
+        ...resumed,
       ];
     } finally {
       for (const s of stores) await s.close();

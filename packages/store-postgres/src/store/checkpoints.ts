@@ -5,47 +5,30 @@
  * "no-record" instead of "started"), and one durable statement that stores the artifact and the `completed`
  * record together. Both carry the holder's epoch and are refused by the database once it is displaced; the
  * `started` statement is acknowledged before the body runs, so a displaced holder never starts the work. A
- * miss costs one round trip plus one durable commit.
+ * miss costs one round trip plus one durable commit. A hit costs one statement (its output), and deciding it
+ * none once the run's step index is loaded (step-index.ts).
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import {
-  canonicalJson,
-  checkCommitRecord,
-  checkStepKey,
-  commitIntentRecord,
-  decideStep,
-  fingerprint,
-  stepErrorText,
-  type CheckpointStore,
-  type CommitIntent,
-  type CommitRecord,
-  type RerunReason,
-  type StepOutcome,
-  type StepRecord,
-} from "@phasekit/adapters-pi";
+import { canonicalJson, checkCommitRecord, checkStepKey, commitIntentRecord, decideStep, fingerprint, stepErrorText } from "@phasekit/adapters-pi/store-kit";
+import { type CheckpointStore, type CommitIntent, type CommitRecord, type RerunReason, type StepOutcome, type StepRecord } from "@phasekit/adapters-pi";
 import { fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
 import { lockLost, storeError } from "../db/errors.js";
 import { compactArtifacts } from "./compact.js";
 import { runLabel, whyRefused } from "./runs.js";
-
-interface Loaded {
-  steps: Map<string, StepRecord>;
-  commits: Map<string, CommitRecord>;
-}
+import { readAll, StepIndex, type Loaded } from "./step-index.js";
 
 /**
- * Creates the checkpoint store of run `slug` for the holder of `fence` (its records are read once, on first use).
- * With no lease (`null`) it only reads, afresh on every call, and each write is LOCK_NOT_OWNED before any work.
+ * Creates the checkpoint store of run `slug` for the holder of `fence`; the run's step index starts loading now,
+ * in the background. With no lease (`null`) it only reads, afresh on every call, and each write is
+ * LOCK_NOT_OWNED before any work.
  */
 export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () => Date): CheckpointStore {
   const file = `${runLabel(db, slug)}/checkpoints`;
-  let loaded: Promise<Loaded> | undefined;
-  const load = (): Promise<Loaded> => {
-    if (fence === null) return readAll(db, slug);
-    return (loaded ??= readAll(db, slug).catch((e: unknown) => ((loaded = undefined), Promise.reject(e))));
-  };
-  const mustHold = (what: string): void => {
-    if (fence === null) throw notHeld(db, slug, file, what);
+  const index = fence === null ? null : new StepIndex(db, slug);
+  const all = (): Promise<Loaded> => (index === null ? readAll(db, slug) : index.all());
+  const mustHold = (what: string): StepIndex => {
+    if (index === null) throw notHeld(db, slug, file, what);
+    return index;
   };
   const stamp = (): string => now().toISOString();
 
@@ -75,8 +58,8 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       const r = await db.pool.query<{ fenced: string }>({ name: durable ? "phasekit_put_step" : "phasekit_put_step_async", text, values });
       ok = Number(r.rows[0]?.fenced) === 1;
     } catch (error) {
-      // The statement may have committed before the connection went: the next use re-reads the rows.
-      loaded = undefined;
+      // The statement may have committed before the connection went: the next use re-reads the row.
+      index?.lost(record.stepId);
       throw storeError("write", slug, `step ${record.stepId} (${record.status})`, error);
     }
     if (!ok) throw await refused(`step ${record.stepId} (${record.status})`);
@@ -96,7 +79,7 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       );
       ok = r.rowCount === 1;
     } catch (error) {
-      loaded = undefined;
+      index?.lostCommits();
       throw storeError("write", slug, `commit ${record.id}`, error);
     }
     if (!ok) throw await refused(`commit ${record.id}`);
@@ -107,15 +90,14 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
 
   async function step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<StepOutcome<T>> {
     const stepId = checkStepKey(id);
-    mustHold(`ctx.step("${stepId}")`);
+    const log = mustHold(`ctx.step("${stepId}")`);
     const inputFingerprint = fingerprint(input);
-    const log = await load();
-    const previous = log.steps.get(stepId);
+    const previous = await log.record(stepId);
     const decision = decideStep(previous, inputFingerprint);
     let reason: RerunReason;
     if (!decision.verify) reason = decision.reason;
     else {
-      const stored = await readOutput(db, slug, stepId, decision.outputFingerprint);
+      const stored = checkOutput(await log.output(stepId, decision.outputFingerprint), decision.outputFingerprint);
       if (stored.ok) return { reused: true, output: stored.output as T, record: previous as StepRecord };
       reason = stored.reason;
     }
@@ -124,7 +106,7 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     // whose lease was taken never starts the work (two runners must not race on side effects). It is committed
     // without waiting for the WAL flush, so it costs a round trip, not a durable commit.
     await putStep(started, null, false);
-    log.steps.set(stepId, started);
+    log.wrote(started);
     let output: T;
     let body: string;
     try {
@@ -133,49 +115,47 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       body = canonicalJson(output);
     } catch (error) {
       const failed: StepRecord = { ...started, status: "failed", finishedAt: stamp(), error: stepErrorText(error) };
-      await putStep(failed, null, true).then(() => log.steps.set(stepId, failed), () => undefined);
+      await putStep(failed, null, true).then(() => log.wrote(failed), () => undefined);
       throw error;
     }
     const outputFingerprint = fingerprint(output);
     const completed: StepRecord = { ...started, status: "completed", outputFingerprint, finishedAt: stamp() };
     await putStep(completed, { fp: outputFingerprint, body }, true);
-    log.steps.set(stepId, completed);
+    log.wrote(completed);
     return { reused: false, reason, output, record: completed };
   }
 
   async function recordCommitIntent(intent: CommitIntent): Promise<CommitRecord> {
     const record = commitIntentRecord(intent, stamp());
-    mustHold(`recording the commit intent "${record.id}"`);
+    const log = mustHold(`recording the commit intent "${record.id}"`);
     const stored = await putCommit(record);
-    (await load()).commits.set(stored.id, stored);
+    log.wroteCommit(stored);
     return stored;
   }
 
   async function markCommitted(id: string, options: { sha?: string } = {}): Promise<CommitRecord> {
-    mustHold(`marking the commit "${id}" as made`);
-    const log = await load();
-    const intent = log.commits.get(id);
+    const log = mustHold(`marking the commit "${id}" as made`);
+    const intent = (await log.all()).commits.get(id);
     if (intent === undefined) {
       throw workflowError("store-postgres", "NOT_FOUND", `no commit intent "${id}" in ${file}.`, { file, field: "id", value: id, hint: "call recordCommitIntent before the commit" });
     }
     const record: CommitRecord = { ...intent, status: "committed", committedAt: stamp(), ...(options.sha === undefined ? {} : { sha: options.sha }) };
     await putCommit(record);
-    log.commits.set(id, record);
+    log.wroteCommit(record);
     return record;
   }
 
   return {
     file,
     step,
-    record: async (id) => (await load()).steps.get(id),
-    records: async () => [...(await load()).steps.values()],
+    record: async (id) => (index === null ? (await readAll(db, slug)).steps.get(id) : index.record(id)),
+    records: async () => [...(await all()).steps.values()],
     recordCommitIntent,
     markCommitted,
-    commits: async () => [...(await load()).commits.values()],
+    commits: async () => [...(await all()).commits.values()],
     // The table keeps one row per step already; compaction only drops artifacts no step references, fenced.
     async compact() {
-      mustHold("a compaction");
-      const log = await load();
+      const log = await mustHold("a compaction").all();
       const removed = await compactArtifacts(db, slug, fence, () => refused("compact"));
       const n = log.steps.size + log.commits.size;
       return { recordsBefore: n, recordsAfter: n, artifactsRemoved: removed };
@@ -183,27 +163,10 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
   };
 }
 
-async function readAll(db: Db, slug: string): Promise<Loaded> {
-  try {
-    const s = await db.pool.query<{ record: StepRecord }>("SELECT record FROM phasekit_steps WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
-    const c = await db.pool.query<{ record: CommitRecord }>("SELECT record FROM phasekit_commits WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
-    return { steps: new Map(s.rows.map((r) => [r.record.stepId, r.record])), commits: new Map(c.rows.map((r) => [r.record.id, r.record])) };
-  } catch (error) {
-    throw storeError("read", slug, "checkpoints", error);
-  }
-}
-
 type StoredOutput = { ok: true; output: unknown } | { ok: false; reason: "artifact-missing" | "artifact-corrupt" };
 
-/** The stored output `fp` of a step, checked against its content address (a row edited by hand is rerun). */
-async function readOutput(db: Db, slug: string, stepId: string, fp: string): Promise<StoredOutput> {
-  let body: string | undefined;
-  try {
-    const r = await db.pool.query<{ body: string }>("SELECT body FROM phasekit_artifacts WHERE namespace = $1 AND slug = $2 AND fingerprint = $3", [db.namespace, slug, fp]);
-    body = r.rows[0]?.body;
-  } catch (error) {
-    throw storeError("read", slug, `artifact of step ${stepId}`, error);
-  }
+/** A stored output `body` checked against its content address `fp` (a row edited by hand is rerun). */
+function checkOutput(body: string | undefined, fp: string): StoredOutput {
   if (body === undefined) return { ok: false, reason: "artifact-missing" };
   let value: unknown;
   try {
