@@ -15,21 +15,28 @@ type Outcome<T> = ({ ok: true } & T) | { ok: false; error: WorkflowError };
 
 const FINISHED = ["completed", "cancelled"];
 
-/** Files (or replaces) a `signal` request for run `slug`, under the filing rules, in one statement. */
+/**
+ * Files (or replaces) a `signal` request for run `slug`, under the filing rules, in one statement. The request is
+ * stamped with the run's metadata generation read by that statement (`isSupersededRequest`): a request filed
+ * before the run ended belongs to that run, and a run re-entered later ignores it even if nobody cleared it.
+ */
 export async function fileControl(db: Db, slug: string, signal: ControlSignal, input: ControlRequestInput): Promise<Outcome<{ request: ControlRequest }>> {
   const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now);
   try {
-    // FOR SHARE: a status write (UPDATE of the run row) cannot slip between the check and the insert.
-    const r = await db.pool.query(
+    // FOR SHARE: a status write (UPDATE of the run row) cannot slip between the check, the stamp and the insert.
+    const r = await db.pool.query<{ generation: string | null }>(
       `WITH run AS (
-         SELECT 1 FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2 AND r.metadata IS NOT NULL AND NOT (r.status = ANY($5::text[]))
+         SELECT r.generation FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2 AND r.metadata IS NOT NULL AND NOT (r.status = ANY($5::text[]))
            AND ($3 <> 'pause' OR (r.status = 'running' AND r.holder IS NOT NULL AND r.lease_until > now()))
          FOR SHARE)
-       INSERT INTO phasekit_control (namespace, slug, kind, request) SELECT $1, $2, $3, $4 FROM run
-       ON CONFLICT (namespace, slug, kind) DO UPDATE SET request = EXCLUDED.request`,
+       INSERT INTO phasekit_control (namespace, slug, kind, request)
+         SELECT $1, $2, $3, CASE WHEN run.generation IS NULL THEN $4::jsonb ELSE $4::jsonb || jsonb_build_object('generation', run.generation) END FROM run
+       ON CONFLICT (namespace, slug, kind) DO UPDATE SET request = EXCLUDED.request
+       RETURNING request->>'generation' AS generation`,
       [db.namespace, slug, signal, request, FINISHED],
     );
-    if (r.rowCount === 1) return { ok: true, request };
+    const row = r.rows[0];
+    if (r.rowCount === 1 && row !== undefined) return { ok: true, request: row.generation === null ? request : { ...request, generation: Number(row.generation) } };
     return { ok: false, error: await whyNotFiled(db, slug, signal) };
   } catch (error) {
     return { ok: false, error: storeError("write", slug, `request ${signal}`, error) };
