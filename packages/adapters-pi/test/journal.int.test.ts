@@ -101,6 +101,27 @@ describe("journal parsing", () => {
     ];
     expect(rebuildFromJournal(entries)).toMatchObject({ ok: true, metadata: { generation: 3, status: "completed" } });
   });
+  it("journals a large document's next generations as deltas and rebuilds the newest exactly", async () => {
+    const { metadataEntry } = await import("../src/store/journal.js");
+    let prev: Parameters<typeof metadataEntry>[1];
+    const entries: Parameters<typeof rebuildFromJournal>[0][number][] = [];
+    let last: unknown;
+    const big = { notes: "n".repeat(8_000), items: Array.from({ length: 50 }, (_, i) => ({ i, v: "x".repeat(20) })) };
+    for (let g = 1; g <= 300; g++) {
+      const m = { ...sampleMetadata("big", g), schemaVersion: 1 as const, generation: g, state: { ...big, step: g, items: big.items.map((it, i) => (i === g % 50 ? { ...it, v: `changed-${g}` } : it)) } };
+      const { entry, journaled } = metadataEntry(m, prev);
+      prev = journaled;
+      entries.push({ ...entry, seq: entries.length + 1 });
+      last = m;
+    }
+    const kinds = entries.map((e) => e.event);
+    expect(kinds.filter((k) => k === "metadata").length).toBe(2); // the first, and a full one after 256 deltas
+    const bytes = entries.reduce((n, e) => n + JSON.stringify(e).length, 0);
+    expect(bytes).toBeLessThan(300 * 8_000 / 10);
+    expect(rebuildFromJournal(entries)).toEqual({ ok: true, metadata: last });
+    // A delta whose base is missing rebuilds nothing past it: the newest rebuildable document wins.
+    expect(rebuildFromJournal(entries.slice(1, 5))).toEqual({ ok: true, metadata: null });
+  });
   it("serializes concurrent appends in one process into consecutive seqs", async () => {
     const file = await tempFile();
     const w = await openJournal(file);

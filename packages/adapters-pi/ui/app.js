@@ -86,7 +86,8 @@ async function showRun(id) {
 }
 
 function summary(e) {
-  if (e.event === "metadata" && e.data) return ["status", "phase", "currentStepId", "lastCompletedStepId"].filter((k) => e.data[k] !== undefined).map((k) => `${k}=${e.data[k]}`).join(" ");
+  const d = e.event === "metadata-delta" && e.data && Array.isArray(e.data.ops) ? Object.fromEntries(e.data.ops.filter((op) => op.length === 2 && op[0].length === 1).map((op) => [op[0][0], op[1]])) : e.event === "metadata" ? e.data : undefined;
+  if (d) return ["status", "phase", "currentStepId", "lastCompletedStepId"].filter((k) => d[k] !== undefined).map((k) => `${k}=${d[k]}`).join(" ");
   if (e.data === undefined) return "";
   const text = JSON.stringify(e.data);
   return text.length > 140 ? `${text.slice(0, 137)}…` : text;

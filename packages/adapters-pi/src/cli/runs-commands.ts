@@ -132,8 +132,9 @@ function showText(d: RunDetail, position: Position | null): string {
 /** One journal entry as a line: `#3  <time>  gen 2  metadata  status=running phase=build`. */
 export function journalLine(e: JournalEntryLike): string {
   let what = "";
-  if (e.event === "metadata" && typeof e.data === "object" && e.data !== null) {
-    const d = e.data as Record<string, unknown>;
+  const delta = e.event === "metadata-delta" ? topLevelSets(e.data) : undefined;
+  if (delta !== undefined || (e.event === "metadata" && typeof e.data === "object" && e.data !== null)) {
+    const d = delta ?? (e.data as Record<string, unknown>);
     what = ["status", "phase", "currentStepId", "lastCompletedStepId", "failureReason"]
       .filter((k) => d[k] !== undefined)
       .map((k) => `${k.replace("StepId", "")}=${String(d[k])}`)
@@ -143,6 +144,15 @@ export function journalLine(e: JournalEntryLike): string {
     what = text.length > 160 ? `${text.slice(0, 157)}...` : text;
   }
   return `#${e.seq}  ${e.at}  gen ${e.generation}  ${e.event}${what ? `  ${what}` : ""}`;
+}
+
+/** The top-level fields a metadata delta sets (`[[key], value]` ops), so its line reads like a snapshot's. */
+function topLevelSets(data: unknown): Record<string, unknown> | undefined {
+  const ops = (data as { ops?: unknown } | null)?.ops;
+  if (!Array.isArray(ops)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const op of ops) if (Array.isArray(op) && op.length === 2 && Array.isArray(op[0]) && op[0].length === 1) out[String(op[0][0])] = op[1];
+  return out;
 }
 
 /** Commander parser for a positive integer option. */

@@ -10,6 +10,8 @@ import { nodeFs, type FsPort } from "../io/fs-port.js";
 import { canonicalJson } from "../io/canonical-json.js";
 import { MAX_FILE_BYTES, openRegular, readRegular } from "../io/safe-open.js";
 import { parseJsonText } from "./metadata-parse.js";
+import type { JsonValue } from "../io/plain-json.js";
+import { applyDelta, diffJson, parseDelta } from "./run-log/state-delta.js";
 import { validateMetadata } from "./metadata.js";
 import type { WorkflowMetadata } from "./metadata-schema.js";
 
@@ -19,6 +21,39 @@ const SCOPE = "journal";
 export const JOURNAL_FILE = "journal.ndjson";
 /** The event whose `data` is a full workflow.json snapshot; the store appends one on every metadata write. */
 export const METADATA_EVENT = "metadata";
+/**
+ * The event of a metadata write stored as a delta `{ from, ops }` on the document of generation `from` (the
+ * previous write), when that is much smaller than the document: a 10 KB state changing by 200 B per write costs
+ * ~300 B per line instead of 10 KB. A full snapshot comes at least every `FULL_EVERY` writes.
+ */
+export const METADATA_DELTA_EVENT = "metadata-delta";
+const FULL_EVERY = 256;
+const DELTA_FROM_BYTES = 2048;
+
+/** What a store remembers of its last journaled metadata, to write the next one as a delta. */
+export interface JournaledMetadata {
+  metadata: WorkflowMetadata;
+  /** Deltas written since the last full snapshot. */
+  sinceFull: number;
+}
+
+/**
+ * The journal entry of the metadata write `next`: a delta on `previous` when `previous` is the generation just
+ * before and the delta is less than half the document, else the whole document. Returns what to remember.
+ */
+export function metadataEntry(next: WorkflowMetadata, previous: JournaledMetadata | undefined): { entry: JournalAppend; journaled: JournaledMetadata } {
+  const base = { generation: next.generation, at: next.updatedAt };
+  if (previous !== undefined && previous.metadata.generation === next.generation - 1 && previous.sinceFull < FULL_EVERY) {
+    const ops = diffJson(previous.metadata as unknown as JsonValue, next as unknown as JsonValue);
+    const delta = { from: previous.metadata.generation, ops };
+    const whole = canonicalJson(next).length;
+    // A small document stays whole: its line is what people read, and a delta saves nothing worth it.
+    if (whole >= DELTA_FROM_BYTES && canonicalJson(delta).length * 2 < whole) {
+      return { entry: { ...base, event: METADATA_DELTA_EVENT, data: delta }, journaled: { metadata: next, sinceFull: previous.sinceFull + 1 } };
+    }
+  }
+  return { entry: { ...base, event: METADATA_EVENT, data: next }, journaled: { metadata: next, sinceFull: 0 } };
+}
 
 /** One journal line. `seq` counts from 1 without gaps; `generation` is the metadata generation it belongs to. */
 export const journalEntrySchema = z.strictObject({
@@ -164,18 +199,35 @@ export async function appendJournalEntry(file: string, entry: JournalAppend, opt
 }
 
 /**
- * The newest metadata snapshot in the journal: the one of the highest generation (`null` if it holds none); a
- * damaged snapshot is CORRUPT_FILE. Not the last line: a holder paused between its (acknowledged) metadata
- * write and its journal line appends that line after a newer holder's later generations, and the run log's
+ * The newest metadata document in the journal: the one of the highest generation, rebuilt from its last full
+ * snapshot and the deltas after it (`null` if the journal holds none); a damaged snapshot or delta is
+ * CORRUPT_FILE naming the line. Not the last line: a holder paused between its (acknowledged) metadata write and
+ * its journal line appends that line after a newer holder's later generations, and the run log's
  * compare-and-set makes generations unique, so the highest one is the newest fact.
  */
 export function rebuildFromJournal(entries: readonly JournalEntry[], file = JOURNAL_FILE): Result<{ metadata: WorkflowMetadata | null }> {
-  let newest: JournalEntry | undefined;
+  const docs = new Map<number, { doc: JsonValue; seq: number }>();
+  let newest: number | undefined;
   for (const entry of entries) {
-    if (entry.event === METADATA_EVENT && (newest === undefined || entry.generation > newest.generation)) newest = entry;
+    let doc: JsonValue | undefined;
+    if (entry.event === METADATA_EVENT) doc = entry.data as JsonValue;
+    else if (entry.event === METADATA_DELTA_EVENT) {
+      const d = entry.data as { from?: unknown; ops?: unknown } | undefined;
+      const base = typeof d?.from === "number" ? docs.get(d.from) : undefined;
+      // A delta whose base is not in this journal (cut, or written by another store) rebuilds nothing.
+      if (base === undefined) continue;
+      try {
+        doc = applyDelta(base.doc, parseDelta(d?.ops));
+      } catch (error) {
+        return { ok: false, error: workflowError(SCOPE, "CORRUPT_FILE", `${file} (seq ${entry.seq}): the metadata delta does not fit generation ${String(d?.from)}: ${String(error)}.`, { file, field: "data", hint: "the journal was edited or damaged; the run log still holds the metadata" }) };
+      }
+    } else continue;
+    docs.set(entry.generation, { doc, seq: entry.seq });
+    if (newest === undefined || entry.generation > newest) newest = entry.generation;
   }
-  if (newest === undefined) return { ok: true, metadata: null };
-  const r = validateMetadata(`${file} (seq ${newest.seq})`, newest.data);
+  const found = newest === undefined ? undefined : docs.get(newest);
+  if (found === undefined) return { ok: true, metadata: null };
+  const r = validateMetadata(`${file} (seq ${found.seq})`, found.doc);
   return r.ok ? { ok: true, metadata: r.metadata } : r;
 }
 

@@ -9,7 +9,7 @@ import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/co
 import { cleanTempFiles, syncDir } from "../io/atomic-write.js";
 import { assertRealDir } from "../io/safe-open.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
-import { JOURNAL_FILE, METADATA_EVENT, openJournal, readJournal, type JournalWriter } from "./journal.js";
+import { JOURNAL_FILE, METADATA_DELTA_EVENT, METADATA_EVENT, metadataEntry, openJournal, readJournal, type JournaledMetadata, type JournalWriter } from "./journal.js";
 import { acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
 import { checkpointsOverRunLog } from "./log-checkpoints.js";
 import { readOnlyCheckpoints } from "./read-checkpoints.js";
@@ -42,6 +42,8 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
   const planRoot = resolvePlanRoot(options);
   const fs = options.fs ?? nodeFs;
   const journals = new Map<string, Promise<JournalWriter>>();
+  // The metadata each run's journal got last from this store, so the next write can be journaled as a delta.
+  const journaled = new Map<string, JournaledMetadata>();
   const opened = new Set<string>();
   // Run logs this store has claimed, by run folder; the clock is the latest one a caller passed.
   const logs = new Map<string, Lease>();
@@ -116,8 +118,12 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
       if (!w.ok) return w;
       try {
         const journal = await journalOf(dir);
-        await journal.append({ generation: w.metadata.generation, at: w.metadata.updatedAt, event: METADATA_EVENT, data: w.metadata });
+        const { entry, journaled: next } = metadataEntry(w.metadata, journaled.get(dir));
+        await journal.append(entry);
+        journaled.set(dir, next);
       } catch (error) {
+        // The next write is journaled whole: a delta on a line that never made it could not be rebuilt.
+        journaled.delete(dir);
         // workflow.json is committed: report the journal's own error (CORRUPT_FILE, WRITE_FAILED…) beside it.
         const journalError = isWorkflowError(error)
           ? error
@@ -155,7 +161,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     },
     async appendJournal(slug, entry) {
       return settle(async () => {
-        if (entry.event === METADATA_EVENT) return { ok: false, error: reservedEvent(slug) };
+        if (entry.event === METADATA_EVENT || entry.event === METADATA_DELTA_EVENT) return { ok: false, error: reservedEvent(slug, entry.event) };
         const journal = await journalOf(await openRun(slug));
         return { ok: true, entry: await journal.append(entry) };
       });
@@ -203,6 +209,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     async close() {
       const all = [...journals.values()];
       journals.clear();
+      journaled.clear();
       opened.clear();
       for (const lease of [...logs.values()]) await release(lease);
       for (const w of all) await w.then((j) => j.close()).catch(() => undefined);
@@ -246,10 +253,10 @@ function slugMismatch(slug: string, found: string): WorkflowError {
   });
 }
 
-function reservedEvent(slug: string): WorkflowError {
-  return workflowError("store", "INVALID_OPTIONS", `run ${slug}: the journal event "${METADATA_EVENT}" is written only by writeMetadata.`, {
+function reservedEvent(slug: string, event: string): WorkflowError {
+  return workflowError("store", "INVALID_OPTIONS", `run ${slug}: the journal event "${event}" is written only by writeMetadata.`, {
     field: "event",
-    value: METADATA_EVENT,
+    value: event,
     hint: "name the event after what happened, e.g. step-reused",
   });
 }
