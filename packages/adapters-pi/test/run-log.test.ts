@@ -196,6 +196,8 @@ describe("run log: lazily parsed step headers", () => {
   it("a step line of another epoch inside a segment is refused at open (the scan reads the epoch)", async () => {
     const runDir = temp();
     const a = await openRunLog({ runDir });
+    // A claim that writes nothing leaves no segment: write one record, so the segment stays.
+    await a.putState({ n: 1 });
     await a.close();
     appendFileSync(path.join(logDir(runDir), "0000000001.seg"), '{"t":"start","e":7,"k":"x","in":"f","a":1}\n');
     await expect(openRunLog({ runDir })).rejects.toMatchObject({ code: "CORRUPT_FILE", message: expect.stringContaining("epoch 7") });

@@ -15,6 +15,7 @@ import { importLegacy } from "./legacy.js";
 import { loadSnapshot, type LoadedChain } from "./read-chain.js";
 import { loadChainSettled } from "./reader.js";
 
+import type { ClaimFacts } from "./log-parts.js";
 import { SegmentWriter, type FsBoundary } from "./segment-writer.js";
 import type { ValueFiles } from "./values.js";
 
@@ -24,12 +25,18 @@ export interface Claim {
   epoch: number;
   writer: SegmentWriter;
   chain: LoadedChain;
+  head: HeadRecord;
+  facts: ClaimFacts;
 }
 
 const CLAIM_ATTEMPTS = 8;
 
-/** Claims the next epoch of the run log in `runDir` (creating the folder on first use); `values` reads its snapshot. */
-export async function claimRunLog(runDir: string, boundary: FsBoundary, values: ValueFiles): Promise<Claim> {
+/**
+ * Claims the next epoch of the run log in `runDir` (creating the folder on first use); `values` reads its
+ * snapshot. With `only`, that epoch or none: LOCK_LOST when another claim took it or a higher one (a holder that
+ * folds its history at close continues in the very next epoch, and must never fence off a claim made meanwhile).
+ */
+export async function claimRunLog(runDir: string, boundary: FsBoundary, values: ValueFiles, only?: number): Promise<Claim> {
   const dir = path.join(runDir, RUN_LOG_DIR);
   boundary("mkdir(runlog)");
   const made = await fsp.mkdir(dir, { mode: 0o700 }).then(
@@ -53,13 +60,17 @@ export async function claimRunLog(runDir: string, boundary: FsBoundary, values: 
     const max = names.reduce((m, n) => Math.max(m, segmentEpoch(n) ?? 0), 0);
     if (max >= MAX_EPOCH) throw epochsExhausted(path.join(dir, segmentName(max)), max);
     const epoch = max + 1;
+    if (only !== undefined && epoch !== only) throw claimedMeanwhile(dir, only, max);
     const file = path.join(dir, segmentName(epoch));
     let handle: FsFileHandle;
     try {
       boundary("open(claim)");
       handle = ((await openRegular(nodeFs, file, "create-append", "run-log")) as { handle: FsFileHandle }).handle;
     } catch (error) {
-      if (isAlreadyExists(error)) continue;
+      if (isAlreadyExists(error)) {
+        if (only !== undefined) throw claimedMeanwhile(dir, only, only);
+        continue;
+      }
       throw error;
     }
     try {
@@ -72,6 +83,14 @@ export async function claimRunLog(runDir: string, boundary: FsBoundary, values: 
   throw workflowError("run-log", "LOCKED", `${dir}: ${CLAIM_ATTEMPTS} claims in a row were taken by other runners.`, {
     file: dir,
     hint: "another runner is starting this run; wait for it",
+  });
+}
+
+function claimedMeanwhile(dir: string, wanted: number, found: number): Error {
+  return workflowError("run-log", "LOCK_LOST", `${dir}: epoch ${wanted} was to continue this history, but epoch ${found} was claimed meanwhile.`, {
+    file: dir,
+    value: found,
+    hint: "another runner took the run over; let it finish, or resume after it stops",
   });
 }
 
@@ -106,7 +125,8 @@ async function pinHistory(dir: string, epoch: number, file: string, handle: FsFi
   const head: HeadRecord = { t: "head", v: RUN_LOG_VERSION, e: epoch, base, pins: chain.accepted.pins.filter(([, from, to]) => to > from) };
   const writer = new SegmentWriter(handle, file, dir, epoch, 0, boundary);
   await writer.append(encodeLine(head), false);
-  return { dir, epoch, writer, chain };
+  const facts: ClaimFacts = { headBytes: writer.size, segmentsBefore: chain.segments.filter((e) => e !== epoch).length, imported: legacy !== null };
+  return { dir, epoch, writer, chain, head, facts };
 }
 
 function syncFile(file: string, boundary: FsBoundary): void {

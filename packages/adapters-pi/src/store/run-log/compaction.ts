@@ -105,10 +105,12 @@ async function writeSnapshot(parts: LogParts, bytes: Buffer[]): Promise<{ name: 
 }
 
 /**
+ * Deletes what the history starting at snapshot `keep` no longer uses: segments below `parts.epoch`, other
+ * snapshots up to it, and unreferenced artifacts up to it (see the module comment for when this is safe).
  * Deletes through each folder's descriptor (io/safe-open-sync.ts RealDir): `runlog/` or `artifacts/` swapped for
  * a symlink (to another run's folder, say) is UNSAFE_FILE naming it, and nothing there is listed or deleted.
  */
-async function removeSuperseded(parts: LogParts, keep: string): Promise<{ segmentsRemoved: number; snapshotsRemoved: number; artifactsRemoved: number }> {
+export async function removeSuperseded(parts: LogParts, keep: string): Promise<{ segmentsRemoved: number; snapshotsRemoved: number; artifactsRemoved: number }> {
   let segmentsRemoved = 0;
   let snapshotsRemoved = 0;
   let artifactsRemoved = 0;

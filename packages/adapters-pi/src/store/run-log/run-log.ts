@@ -13,6 +13,7 @@ import { decideStep } from "../reuse-decision.js";
 import { stepErrorText } from "../step-error.js";
 import { claimRunLog } from "./claim.js";
 import { compactRunLog, type CompactionReport } from "./compaction.js";
+import { settleAtClose } from "./fold.js";
 import type { LogParts } from "./log-parts.js";
 import { encodeLine, type DoneRecord, type StartRecord } from "./format.js";
 import type { StepEntry } from "./run-index.js";
@@ -64,16 +65,14 @@ export interface RunLog {
   /** Writes a snapshot, switches the history to it, then deletes what only this epoch's older history used. */
   compact(): Promise<CompactionReport>;
   /**
-   * Closes the files (the log stays claimed by this epoch until another runner claims it); a segment grown past
-   * 4 MiB is first compacted, so later opens read a snapshot's index instead of every value.
+   * Closes the files, first settling the history (fold.ts): a claim that wrote nothing removes its segment; a
+   * long chain or a segment past 4 MiB is folded into a snapshot and the segments it superseded are deleted.
    */
   close(): Promise<void>;
 }
 
 const DEFAULT_INLINE_MAX = 64 * 1024;
 const DEFAULT_AUTO_COMPACT = 10_000;
-/** A segment past this size is compacted when the holder closes the log. */
-const COMPACT_AT_CLOSE_BYTES = 4 * 1024 * 1024;
 
 /** Claims the next epoch of the run log of `runDir` and loads its index. */
 export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
@@ -89,7 +88,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
   });
   const { writer, epoch, dir } = claim;
   values.register(writer.file, writer.handle.fd);
-  const parts: LogParts = { runDir, dir, epoch, writer, values, index: claim.chain.index, boundary, snapshots: 0 };
+  const parts: LogParts = { runDir, dir, epoch, writer, values, index: claim.chain.index, boundary, snapshots: 0, claimed: claim.facts };
   const states = new StateKeeper(parts);
 
   const checkLost = (): void => {
@@ -200,9 +199,8 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     events: (name) => eventsOf(parts.index, parts.values, name),
     compact: () => (checkLost(), compactRunLog(parts, states)),
     async close() {
-      // Snapshot + tail: a long tail (values included) would be read by every later open; a snapshot's index
-      // section is all they read. Best effort: a failure here loses nothing (the log is complete as it is).
-      if (writer.lost === undefined && writer.size > COMPACT_AT_CLOSE_BYTES) await compactRunLog(parts, states).catch(() => undefined);
+      // Best effort (fold.ts): a failure here loses nothing, the log is complete as it is.
+      await settleAtClose(parts, states).catch(() => undefined);
       parts.values.close();
       await writer.handle.close().catch(() => undefined);
     },
