@@ -103,12 +103,18 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
       const again = await (await store.checkpoints("run-c", { now })).step("plan", { issue: 1 }, () => ({ n: ++calls }));
       expect(again).toMatchObject({ reused: true, output: { n: 1 } });
       const changed = await cps.step("plan", { issue: 2 }, () => ({ n: ++calls }));
-      expect(changed).toMatchObject({ reused: false, reason: "input-changed", output: { n: 2 } });
+      // A new input starts counting again: earlier successes never count against a retry budget (decideStep).
+      expect(changed).toMatchObject({ reused: false, reason: "input-changed", output: { n: 2 }, record: { attempt: 1 } });
       await expect(cps.step("boom", {}, () => Promise.reject(new Error("x")))).rejects.toThrow("x");
       expect(await cps.record("boom")).toMatchObject({ status: "failed", attempt: 1 });
       const retried = await cps.step("boom", {}, () => "ok");
       expect(retried).toMatchObject({ reused: false, reason: "failed", record: { attempt: 2 } });
       expect(calls).toBe(2);
+      // The error text a failed step keeps is every store's (stepErrorText): capped, NUL replaced.
+      await expect(cps.step("long", {}, () => Promise.reject(new Error(`\u0000${"e".repeat(25_000)}`)))).rejects.toThrow();
+      const long = await cps.record("long");
+      expect(long?.error).toHaveLength(10_000);
+      expect(long?.error).toMatch(/^Error: \uFFFDe+$/);
       await lock.lock.release();
     });
 

@@ -1,24 +1,32 @@
-/** An in-memory CheckpointStore for the memory PlanStore: same reuse rules, no durability. */
+/**
+ * An in-memory CheckpointStore for the memory PlanStore: no durability, and every rule the other stores apply
+ * called from its one home (the reuse decision, step keys, error text, commit records), never restated here.
+ */
 import { workflowError } from "@phasekit/core";
-import type { CheckpointStore, RerunReason } from "../../src/store/checkpoint-port.js";
+import { checkStepKey, commitIntentRecord, type CheckpointStore } from "../../src/store/checkpoint-port.js";
 import type { CommitRecord, StepRecord } from "../../src/store/checkpoint-log.js";
+import { checkCommitRecord } from "../../src/store/commit-record.js";
 import { fingerprint } from "../../src/store/fingerprint.js";
+import { decideStep } from "../../src/store/reuse-decision.js";
+import { stepErrorText } from "../../src/store/step-error.js";
 
 /** Creates an empty in-memory checkpoint store for the run `slug`. */
 export function createMemoryCheckpoints(slug: string): CheckpointStore {
   const steps = new Map<string, { record: StepRecord; output?: unknown }>();
   const commits = new Map<string, CommitRecord>();
   const at = "2026-01-01T00:00:00.000Z";
+  const file = `memory:${slug}/checkpoints`;
   return {
-    file: `memory:${slug}/checkpoints`,
-    async step(id, input, fn) {
+    file,
+    async step(key, input, fn) {
+      const id = checkStepKey(key);
       const inputFingerprint = fingerprint(input);
       const prev = steps.get(id);
-      if (prev?.record.status === "completed" && prev.record.inputFingerprint === inputFingerprint) {
-        return { reused: true, output: structuredClone(prev.output) as never, record: prev.record };
-      }
-      const reason: RerunReason = prev === undefined ? "no-record" : prev.record.status === "completed" ? "input-changed" : prev.record.status;
-      const started: StepRecord = { v: 1, kind: "step", stepId: id, status: "started", attempt: (prev?.record.attempt ?? 0) + 1, inputFingerprint, startedAt: at };
+      const decision = decideStep(prev?.record, inputFingerprint);
+      // A stored output is kept as the value itself, so it cannot fail its check: verify means reuse.
+      if (decision.verify) return { reused: true, output: structuredClone(prev?.output) as never, record: prev?.record as StepRecord };
+      const reason = decision.reason;
+      const started: StepRecord = { v: 1, kind: "step", stepId: id, status: "started", attempt: decision.attempt, inputFingerprint, startedAt: at };
       steps.set(id, { record: started });
       try {
         const output = ((await fn(started.attempt)) ?? null) as never;
@@ -26,7 +34,7 @@ export function createMemoryCheckpoints(slug: string): CheckpointStore {
         steps.set(id, { record, output: structuredClone(output) });
         return { reused: false, reason, output, record };
       } catch (error) {
-        steps.set(id, { record: { ...started, status: "failed", finishedAt: at, error: String(error) } });
+        steps.set(id, { record: { ...started, status: "failed", finishedAt: at, error: stepErrorText(error) } });
         throw error;
       }
     },
@@ -37,14 +45,14 @@ export function createMemoryCheckpoints(slug: string): CheckpointStore {
       return [...steps.values()].map((s) => s.record);
     },
     async recordCommitIntent(intent) {
-      const r: CommitRecord = { v: 1, kind: "commit", id: intent.id, status: "intended", message: intent.message, files: intent.files, ...(intent.stepId ? { stepId: intent.stepId } : {}), intendedAt: at };
-      commits.set(intent.id, r);
+      const r = checkCommitRecord(commitIntentRecord(intent, at), file);
+      commits.set(r.id, r);
       return r;
     },
     async markCommitted(id, options) {
       const prev = commits.get(id);
       if (prev === undefined) throw workflowError("checkpoints", "NOT_FOUND", `no commit intent ${id}`, { value: id });
-      const r: CommitRecord = { ...prev, status: "committed", committedAt: at, ...(options?.sha ? { sha: options.sha } : {}) };
+      const r = checkCommitRecord({ ...prev, status: "committed", committedAt: at, ...(options?.sha ? { sha: options.sha } : {}) }, file);
       commits.set(id, r);
       return r;
     },
