@@ -16,6 +16,7 @@ import type { RunLocation } from "./target.js";
 import { createRunVerificationCache } from "../verification/cache.js";
 import { clearEndedRequests, controlForRun } from "./control-requests.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
+import { storableText } from "../store/step-error.js";
 
 
 /**
@@ -191,7 +192,7 @@ async function markFailed(internals: RunContextInternals, error: unknown): Promi
   if (isWorkflowError(error, "LOCK_LOST") || internals.ctx.signal.aborted) return;
   const reason = error instanceof Error ? error.message : String(error);
   try {
-    await internals.writeMeta({ status: "failed", failureReason: reason.slice(0, 10_000) });
+    await internals.writeMeta({ status: "failed", failureReason: storableText(reason) });
   } catch {
     // The original error matters more than a failed status write; resume still works from the checkpoints.
   }
@@ -213,7 +214,7 @@ async function makeReporter(options: AnyOptions, location: RunLocation, store: P
 /** Marks a run failed before its context exists (best effort: the error that got here matters more). */
 async function writeFailed(store: PlanStore, slug: string, metadata: WorkflowMetadata, reason: string): Promise<void> {
   const { schemaVersion: _v, generation, ...rest } = metadata;
-  await store.writeMetadata(slug, { ...rest, status: "failed", failureReason: reason.slice(0, 10_000) }, generation).catch(() => undefined);
+  await store.writeMetadata(slug, { ...rest, status: "failed", failureReason: storableText(reason) }, generation).catch(() => undefined);
 }
 
 async function releaseOrThrow(lock: StoreLock): Promise<void> {

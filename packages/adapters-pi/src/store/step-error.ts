@@ -15,6 +15,10 @@ const NUL = /\u0000/g;
  * storable everywhere: NUL and lone surrogates (a cut may split a pair) become U+FFFD, keeping the length.
  */
 export function stepErrorText(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return storableText(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+}
+
+/** Any reason text a record keeps (a step's error, a run's failure reason): cut and made storable the same way. */
+export function storableText(text: string): string {
   return toWellFormedText(text.slice(0, MAX_STEP_ERROR_CHARS)).replace(NUL, "\uFFFD");
 }

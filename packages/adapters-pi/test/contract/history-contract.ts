@@ -230,6 +230,24 @@ export function runHistoryContract(name: string, open: () => Promise<PlanStore>)
       }
     });
 
+    it("a failure reason with a NUL and an emoji cut by the cap is stored, well-formed, on every store", async () => {
+      const store = await open();
+      try {
+        // The cap (10,000 UTF-16 units) falls inside the third emoji; PostgreSQL refuses NUL and lone surrogates.
+        const message = `${"a".repeat(9_991)}\u0000bad${"😀".repeat(10)}`;
+        const runs = await untilDone(store, repoRoot(), "reason", () => Promise.reject(new Error(message)), 1, false);
+        expect(runs[0]).toBeInstanceOf(Error);
+        const read = await store.readMetadata("reason");
+        const reason = read.ok ? read.metadata?.failureReason : undefined;
+        expect(read).toMatchObject({ ok: true, metadata: { status: "failed" } });
+        expect(reason?.length).toBe(10_000);
+        expect(reason?.includes("\u0000")).toBe(false);
+        expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(reason ?? "")).toBe(false);
+      } finally {
+        await store.close();
+      }
+    });
+
     it("ids in the reserved phasekit: namespace are refused", async () => {
       const store = await open();
       try {
