@@ -11,10 +11,47 @@ import { isWorkflowError, workflowError, type Result, type WorkflowError } from 
 import { writeFileAtomic } from "../io/atomic-write.js";
 import type { FsPort } from "../io/fs-port.js";
 import type { JsonValue } from "../io/plain-json.js";
-import { buildDocument, readWorkflowMetadata, validateMetadata, type ReadMetadataResult } from "./metadata.js";
+import { buildDocument, readWorkflowMetadata, serializeWorkflowMetadata, validateMetadata, type ReadMetadataResult } from "./metadata.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "./metadata-schema.js";
+import { METADATA_FILE } from "./plan-store-port.js";
 import { RUN_LOG_DIR } from "./run-log/format.js";
+import { readRunLog } from "./run-log/reader.js";
 import type { RunLog } from "./run-log/run-log.js";
+
+/**
+ * The metadata of the run in `runDir` as its history says (what `list`, `gc` and a store without the lock
+ * decide from): read without claiming anything; the file alone decides only for a run with no history.
+ */
+export async function readRunMetadata(runDir: string, fs: FsPort): Promise<ReadMetadataResult> {
+  const view = await readRunLog(runDir);
+  try {
+    return await readMetadataWithLog(path.join(runDir, METADATA_FILE), fs, view?.state());
+  } finally {
+    view?.close();
+  }
+}
+
+/**
+ * Re-renders workflow.json from the history when the file disagrees with it; called by every claim, so a late
+ * rename by a displaced holder (an older generation) or a refresh a crash cut off never outlives the next
+ * acquisition. Left alone: a damaged file (evidence, a human decides) and a file newer than the history (a
+ * lockless writer's later fact, see the module comment). Returns whether the file was rewritten.
+ */
+export async function renderMetadataView(log: RunLog, file: string, fs: FsPort): Promise<boolean> {
+  const logged = log.state();
+  if (logged === undefined) return false;
+  const fromLog = validateMetadata(path.join(path.dirname(file), RUN_LOG_DIR), logged);
+  if (!fromLog.ok) return false;
+  const fromFile = await readWorkflowMetadata(file, { fs });
+  if (!fromFile.ok) return false;
+  const text = serializeWorkflowMetadata(fromLog.metadata);
+  if (fromFile.metadata !== null) {
+    if (fromFile.metadata.generation > fromLog.metadata.generation) return false;
+    if (serializeWorkflowMetadata(fromFile.metadata) === text) return false;
+  }
+  await writeFileAtomic(file, text, { fs });
+  return true;
+}
 
 /** The newer of workflow.json and the metadata recorded in the run log (`logged`: the log's latest state). */
 export async function readMetadataWithLog(file: string, fs: FsPort, logged: JsonValue | undefined): Promise<ReadMetadataResult> {

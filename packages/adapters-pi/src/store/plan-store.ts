@@ -13,11 +13,10 @@ import { JOURNAL_FILE, METADATA_DELTA_EVENT, METADATA_EVENT, metadataEntry, open
 import { acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
 import { checkpointsOverRunLog } from "./log-checkpoints.js";
 import { readOnlyCheckpoints } from "./read-checkpoints.js";
-import { readMetadataWithLog, writeMetadataWithLog } from "./log-metadata.js";
+import { readMetadataWithLog, readRunMetadata, renderMetadataView, writeMetadataWithLog } from "./log-metadata.js";
 import { METADATA_FILE, type PlanRunEntry, type PlanStore, type StoreLock } from "./plan-store-port.js";
 import { openRunLog, type RunLog } from "./run-log/run-log.js";
 import { RUN_ARTIFACTS_DIR } from "./run-log/format.js";
-import { readRunLog } from "./run-log/reader.js";
 import { gc } from "./retention.js";
 import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
 import { writeWorkflowMetadata, type ReadMetadataResult } from "./metadata.js";
@@ -100,12 +99,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     const file = path.join(dir, METADATA_FILE);
     const held = logs.get(dir);
     if (held !== undefined) return readMetadataWithLog(file, fs, (await held.log).state());
-    const view = await readRunLog(dir);
-    try {
-      return await readMetadataWithLog(file, fs, view?.state());
-    } finally {
-      view?.close();
-    }
+    return readRunMetadata(dir, fs);
   };
 
   const writeMetadataVia = async (own: Lease | undefined, slug: string, next: WorkflowMetadataInput, expectedGeneration: number | null): ReturnType<PlanStore["writeMetadata"]> => {
@@ -175,7 +169,9 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
         // now on is refused by its fence instead of becoming acknowledged state.
         const lease = claim(slug, runDir);
         try {
-          await lease.log;
+          // Every claim repairs the view: a displaced holder's late workflow.json never outlives it. Best
+          // effort: readers take the history's generation anyway, and the next write refreshes the file.
+          await renderMetadataView(await lease.log, path.join(runDir, METADATA_FILE), fs).catch(() => false);
         } catch (error) {
           await r.lock.release();
           throw error;

@@ -1,17 +1,21 @@
 /**
- * Retention of finished runs: `gc` removes run folders whose workflow.json says completed, cancelled or failed,
- * beyond the newest `keep` or older than `olderThan`. It never removes a running or paused run, a folder whose
- * lock is live, a folder whose workflow.json is missing or corrupt, or anything that is not a run folder; each
- * removal happens under the run's lock after a re-read, so a run resumed meanwhile is spared.
+ * Retention of finished runs: `gc` removes run folders whose history says completed, cancelled or failed, beyond
+ * the newest `keep` or older than `olderThan`. It decides from the run's history (log-metadata.ts
+ * `readRunMetadata`), never from workflow.json alone: that file is a view, and a displaced holder's late rename
+ * can set it back to `completed` over a run that crashed while running. It never removes a running or paused
+ * run, a folder whose lock is live, a folder without metadata or whose metadata or history cannot be read, or
+ * anything that is not a run folder; each removal happens under the run's lock after a re-read, so a run
+ * resumed meanwhile is spared.
  */
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { isFinished, workflowError } from "@phasekit/core";
+import { isFinished, isWorkflowError, workflowError } from "@phasekit/core";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
 import { DEFAULT_LOCK_STALE_MS, readLockHolder } from "../lock/holder.js";
 import { acquirePlanLock } from "../lock/plan-lock.js";
 import { validateSlug } from "../io/plan-paths.js";
-import { readWorkflowMetadata } from "./metadata.js";
+import { readRunMetadata } from "./log-metadata.js";
+import type { ReadMetadataResult } from "./metadata.js";
 import type { WorkflowMetadata } from "./metadata-schema.js";
 
 const SCOPE = "gc";
@@ -66,7 +70,7 @@ export async function gc(options: GcOptions): Promise<GcReport> {
       kept("not-a-run");
       continue;
     }
-    const read = await readWorkflowMetadata(path.join(runDir, "workflow.json"), { fs });
+    const read = await readRunMetadata(runDir, fs).catch(unreadable);
     if (!read.ok) kept("corrupt-metadata", { error: read.error.message });
     else if (read.metadata === null) kept("no-metadata");
     else if (!isFinished(read.metadata)) kept("active", describe(read.metadata));
@@ -112,7 +116,7 @@ async function removeUnderLock(fs: FsPort, o: Settings, runDir: string, generati
   if (!acquired.ok) return acquired.error.code === "LOCKED" ? { reason: "locked" } : { reason: "remove-failed", error: acquired.error.message };
   const lock = acquired.lock;
   try {
-    const again = await readWorkflowMetadata(path.join(runDir, "workflow.json"), { fs });
+    const again = await readRunMetadata(runDir, fs).catch(unreadable);
     if (!again.ok || again.metadata === null || again.metadata.generation !== generation || !isFinished(again.metadata)) {
       return { reason: "changed-meanwhile" };
     }
@@ -137,6 +141,12 @@ async function listFolders(fs: FsPort, planRoot: string): Promise<string[]> {
     if (fsErrorCode(error) === "ENOENT") return [];
     throw workflowError(SCOPE, "READ_FAILED", `cannot list the plan root ${planRoot}: ${String(error)}`, { file: planRoot, hint: "check the folder's permissions" }, error);
   }
+}
+
+// A history that cannot be read (CORRUPT_FILE, UNSAFE_FILE…) keeps the run, as a damaged workflow.json does.
+function unreadable(error: unknown): ReadMetadataResult {
+  if (isWorkflowError(error)) return { ok: false, error };
+  throw error;
 }
 
 function describe(m: WorkflowMetadata): { status: string; updatedAt: string } {
