@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { lockDirOf } from "../src/lock/holder.js";
 import { METADATA_FILE } from "../src/store/plan-store.js";
 import { readWorkflowMetadata } from "../src/store/metadata.js";
+import { readRunLog } from "../src/store/run-log/reader.js";
 import { spawnLockChild, type LockChild } from "./helpers/lock-children.js";
 
 const CI = process.env.CI === "true";
@@ -81,6 +82,7 @@ async function crashRun(stats: Stats): Promise<void> {
   const runDir = path.join(repoRoot, "ai_plan", SLUG);
   const effectsFile = path.join(repoRoot, "effects.log");
   const killedPids = new Set<number>();
+  const history = new Map<string, StepLog>();
   for (;;) {
     const child = startRunner(repoRoot, effectsFile);
     const killing = stats.kills < KILLS && killedPids.size < MAX_KILLS_PER_RUN;
@@ -89,6 +91,8 @@ async function crashRun(stats: Stats): Promise<void> {
       await killAtRandom(child);
     }
     const exit = await child.exited;
+    // Read now: a later runner that closes cleanly folds the segments into a snapshot (latest records only).
+    collectRecords(runDir, history);
     if (exit.signal === "SIGKILL") {
       killedPids.add(child.proc.pid as number);
       if (child.lines.some((l) => l.startsWith("start "))) stats.killsInBody++;
@@ -105,34 +109,46 @@ async function crashRun(stats: Stats): Promise<void> {
     expect(child.lines.at(-1)).toBe("status completed");
     const result = JSON.parse(child.lines.find((l) => l.startsWith("result "))?.slice(7) ?? "null") as unknown;
     expect(result).toEqual(expected().outputs);
-    await verifyFolder(runDir, effectsFile, killedPids, stats);
+    await verifyFolder(runDir, effectsFile, killedPids, stats, history);
     stats.runs++;
     return;
   }
 }
 
 interface StepLog {
-  started: number[];
-  completed: number[];
+  started: Set<number>;
+  completed: Set<number>;
 }
 
-// Every step record of the run log, in order, across the segments of every epoch (no compaction in a run
-// this short; a killed runner's torn last line is skipped).
-function readCheckpointLog(runDir: string): Map<string, StepLog> {
-  const byStep = new Map<string, StepLog>();
+function note(byStep: Map<string, StepLog>, key: string, t: string, attempt: number): void {
+  const log = byStep.get(key) ?? { started: new Set(), completed: new Set() };
+  // A completed attempt was started, whether or not its started record survived a fold.
+  log.started.add(attempt);
+  if (t === "done") log.completed.add(attempt);
+  byStep.set(key, log);
+}
+
+// Every step record in the segments of the run log as they are now (a killed runner's torn last line is
+// skipped), added to `byStep`. Called after every runner, before a later one's fold can delete them.
+function collectRecords(runDir: string, byStep: Map<string, StepLog>): void {
   const dir = path.join(runDir, "runlog");
+  if (!existsSync(dir)) return;
   for (const name of readdirSync(dir).filter((n) => n.endsWith(".seg")).sort()) {
     const lines = readFileSync(path.join(dir, name), "utf8").split("\n");
     lines.pop(); // the text after the last newline: empty, or a torn line
     for (const line of lines) {
       const r = JSON.parse(line.split("\t")[0] as string) as { t: string; k: string; a: number };
-      if (r.t !== "start" && r.t !== "done") continue;
-      const log = byStep.get(r.k) ?? { started: [], completed: [] };
-      if (r.t === "start") log.started.push(r.a);
-      else log.completed.push(r.a);
-      byStep.set(r.k, log);
+      if (r.t === "start" || r.t === "done") note(byStep, r.k, r.t, r.a);
     }
   }
+}
+
+// The records collected along the way, and the latest record of every step as the history holds it now.
+async function readCheckpointLog(runDir: string, byStep: Map<string, StepLog>): Promise<Map<string, StepLog>> {
+  collectRecords(runDir, byStep);
+  const view = await readRunLog(runDir);
+  for (const e of view?.entries() ?? []) if (e.status !== "failed") note(byStep, e.key, e.status === "completed" ? "done" : "start", e.attempt);
+  view?.close();
   return byStep;
 }
 
@@ -141,7 +157,7 @@ function readCheckpointLog(runDir: string): Map<string, StepLog> {
  * every earlier attempt died with a killed runner, and the attempt that completed is the last one ever: a
  * completed checkpoint's step never ran again.
  */
-async function verifyFolder(runDir: string, effectsFile: string, killed: Set<number>, stats: Stats): Promise<void> {
+async function verifyFolder(runDir: string, effectsFile: string, killed: Set<number>, stats: Stats, history: Map<string, StepLog>): Promise<void> {
   const meta = await readWorkflowMetadata(path.join(runDir, METADATA_FILE));
   // (lastCompletedStepId is not checked: a kill between s7's checkpoint and its metadata write leaves it at s6,
   // and the resume reuses s7 without rewriting it.)
@@ -153,7 +169,7 @@ async function verifyFolder(runDir: string, effectsFile: string, killed: Set<num
       const [stepId = "", attempt = "", inputHash = "", pid = ""] = l.split(" ");
       return { stepId, attempt: Number(attempt), inputHash, pid: Number(pid) };
     });
-  const log = readCheckpointLog(runDir);
+  const log = await readCheckpointLog(runDir, history);
   const { inputHashes } = expected();
   for (let i = 0; i < STEPS; i++) {
     const id = `s${i}`;
@@ -161,12 +177,12 @@ async function verifyFolder(runDir: string, effectsFile: string, killed: Set<num
     const steps = log.get(id);
     expect(steps, `no checkpoint records for ${id}`).toBeDefined();
     if (steps === undefined) return;
-    expect(steps.completed, `${id} completed more than once`).toHaveLength(1);
-    const done = steps.completed[0] as number;
+    expect([...steps.completed], `${id} completed more than once`).toHaveLength(1);
+    const done = [...steps.completed][0] as number;
     const attempts = mine.map((e) => e.attempt);
     expect(attempts, `${id}: attempts in log order`).toEqual([...attempts].sort((a, b) => a - b));
     expect(new Set(attempts).size, `${id}: an attempt did its side effect twice`).toBe(attempts.length);
-    for (const a of attempts) expect(steps.started, `${id}: effect without a started record`).toContain(a);
+    for (const a of attempts) expect([...steps.started], `${id}: effect without a started record`).toContain(a);
     expect(attempts.at(-1), `${id}: the completed attempt is the last effect`).toBe(done);
     for (const e of mine) {
       expect(e.inputHash, `${id}: ran with a wrong input`).toBe(inputHashes[i]);
