@@ -13,19 +13,19 @@ import type { FsPort } from "../io/fs-port.js";
 import type { JsonValue } from "../io/plain-json.js";
 import { buildDocument, readWorkflowMetadata, serializeWorkflowMetadata, validateMetadata, type ReadMetadataResult } from "./metadata.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "./metadata-schema.js";
-import { METADATA_FILE } from "./plan-store-port.js";
 import { RUN_LOG_DIR } from "./run-log/format.js";
 import { readRunLog } from "./run-log/reader.js";
 import type { RunLog } from "./run-log/run-log.js";
 
 /**
- * The metadata of the run in `runDir` as its history says (what `list`, `gc` and a store without the lock
- * decide from): read without claiming anything; the file alone decides only for a run with no history.
+ * The metadata of the run whose workflow.json is `file`, as its history says (what `list`, `gc` and a store
+ * without the lock decide from): read without claiming anything; the file alone decides only for a run with
+ * no history.
  */
-export async function readRunMetadata(runDir: string, fs: FsPort): Promise<ReadMetadataResult> {
-  const view = await readRunLog(runDir);
+export async function readRunMetadata(file: string, fs: FsPort): Promise<ReadMetadataResult> {
+  const view = await readRunLog(path.dirname(file));
   try {
-    return await readMetadataWithLog(path.join(runDir, METADATA_FILE), fs, view?.state());
+    return await readMetadataWithLog(file, fs, view?.state());
   } finally {
     view?.close();
   }

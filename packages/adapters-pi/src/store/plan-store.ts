@@ -99,7 +99,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     const file = path.join(dir, METADATA_FILE);
     const held = logs.get(dir);
     if (held !== undefined) return readMetadataWithLog(file, fs, (await held.log).state());
-    return readRunMetadata(dir, fs);
+    return readRunMetadata(file, fs);
   };
 
   const writeMetadataVia = async (own: Lease | undefined, slug: string, next: WorkflowMetadataInput, expectedGeneration: number | null): ReturnType<PlanStore["writeMetadata"]> => {

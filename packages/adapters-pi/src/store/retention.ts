@@ -70,7 +70,7 @@ export async function gc(options: GcOptions): Promise<GcReport> {
       kept("not-a-run");
       continue;
     }
-    const read = await readRunMetadata(runDir, fs).catch(unreadable);
+    const read = await readRunMetadata(path.join(runDir, "workflow.json"), fs).catch(unreadable);
     if (!read.ok) kept("corrupt-metadata", { error: read.error.message });
     else if (read.metadata === null) kept("no-metadata");
     else if (!isFinished(read.metadata)) kept("active", describe(read.metadata));
@@ -116,7 +116,7 @@ async function removeUnderLock(fs: FsPort, o: Settings, runDir: string, generati
   if (!acquired.ok) return acquired.error.code === "LOCKED" ? { reason: "locked" } : { reason: "remove-failed", error: acquired.error.message };
   const lock = acquired.lock;
   try {
-    const again = await readRunMetadata(runDir, fs).catch(unreadable);
+    const again = await readRunMetadata(path.join(runDir, "workflow.json"), fs).catch(unreadable);
     if (!again.ok || again.metadata === null || again.metadata.generation !== generation || !isFinished(again.metadata)) {
       return { reason: "changed-meanwhile" };
     }
