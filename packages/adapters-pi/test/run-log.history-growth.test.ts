@@ -80,6 +80,20 @@ describe("a history that grows with change, not with acquisitions", () => {
     expect(hit).toMatchObject({ reused: true, output: { i: 499 } });
     await again.close();
   }, 60_000);
+
+  it("a holder that compacted a 2 MB segment leaves one copy when it closes, not its segment beside the snapshot", async () => {
+    const runDir = temp();
+    const log = await openRunLog({ runDir });
+    const pad = "y".repeat(10 * 1024);
+    for (let i = 0; i < 200; i++) await log.step(`s${i}`, { i }, () => ({ i, pad }));
+    await log.compact();
+    await log.close();
+    const bytes = history(runDir).reduce((sum, name) => sum + statSync(path.join(runDir, "runlog", name)).size, 0);
+    expect(bytes).toBeLessThan(200 * (pad.length + 20) * 1.2);
+    const again = await openRunLog({ runDir });
+    expect(await again.step("s7", { i: 7 }, () => ({ i: -1, pad: "" }))).toMatchObject({ reused: true, output: { i: 7 } });
+    await again.close();
+  });
 });
 
 describe("runWorkflow calls refused on a finished run leave no file", () => {

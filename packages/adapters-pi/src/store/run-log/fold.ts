@@ -6,8 +6,8 @@
  *   history is then exactly what it was before the claim. While it held the run, its segment fenced every
  *   earlier holder; once it is gone, an earlier holder frozen across the whole hold may acknowledge again, which
  *   is the history in which this claim never happened (it wrote nothing anyone could contradict).
- * - A holder whose claim found FOLD_AT_SEGMENTS segments or more, or whose own segment grew past FOLD_AT_BYTES,
- *   folds: it compacts (snapshot, `base` record synced and fenced, lower segments deleted), then continues the
+ * - A holder whose claim found FOLD_AT_SEGMENTS segments or more, or whose own segment grew past FOLD_AT_BYTES
+ *   (a quarter of that if it compacted, so its segment holds a second copy of what the snapshot holds), folds: it compacts (snapshot, `base` record synced and fenced, lower segments deleted), then continues the
  *   history in the very next epoch, whose head starts at that snapshot and pins nothing, syncs and fences that
  *   head, and only then deletes its own segment and whatever else the snapshot superseded. A compaction alone
  *   cannot delete its holder's own segment (every value the snapshot copied stays there twice); the next epoch's
@@ -34,7 +34,10 @@ export async function settleAtClose(parts: LogParts, states: StateKeeper): Promi
     return;
   }
   if (writer.lost !== undefined) return;
-  if (writer.size > FOLD_AT_BYTES || claimed.segmentsBefore >= FOLD_AT_SEGMENTS) await foldRunLog(parts, states);
+  // A holder that compacted keeps every value its snapshot copied in its own segment until it folds: past
+  // 1 MiB, that second copy is worth removing now rather than at the next fold.
+  const compactedLong = parts.snapshots > 0 && writer.size > FOLD_AT_BYTES / 4;
+  if (writer.size > FOLD_AT_BYTES || compactedLong || claimed.segmentsBefore >= FOLD_AT_SEGMENTS) await foldRunLog(parts, states);
 }
 
 /** Compacts, continues in the next epoch, and removes what that left unused (see the module comment). */
