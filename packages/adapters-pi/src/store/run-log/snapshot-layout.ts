@@ -21,6 +21,21 @@ export interface SnapshotItem {
   payload?: string | Buffer;
 }
 
+/** A value of the payload section, read only when its turn to be written comes (a compaction streams them). */
+export interface LazyPayload {
+  readonly length: number;
+  read(): Buffer;
+}
+
+/** A snapshot record whose value (if any) is read when written. */
+export interface PlannedItem {
+  header: RunLogRecord;
+  payload?: LazyPayload;
+}
+
+/** A chunk of a snapshot file: bytes, or a value still to read. */
+export type SnapshotChunk = Buffer | LazyPayload;
+
 /** Bytes of the offset table per step (a pair of u32 and an order u32), and of its closing pair. */
 export const TABLE_ENTRY_BYTES = 12;
 export const TABLE_END_BYTES = 8;
@@ -29,13 +44,27 @@ const isStep = (r: RunLogRecord): r is Extract<RunLogRecord, { k: string }> => r
 
 /** The snapshot file's bytes for `items`, written by `epoch`, as chunks to write in order (no copy of the values). */
 export function layoutSnapshot(epoch: number, items: readonly SnapshotItem[]): Buffer[] {
+  const planned = items.map((i): PlannedItem => {
+    if (i.payload === undefined) return { header: i.header };
+    const bytes = typeof i.payload === "string" ? Buffer.from(i.payload, "utf8") : i.payload;
+    return { header: i.header, payload: { length: bytes.length, read: () => bytes } };
+  });
+  const { index, payloads } = planSnapshot(epoch, planned);
+  return [index, ...payloads.map((p) => p.read())];
+}
+
+/**
+ * The index section of a snapshot of `items` written by `epoch`, and the values to write after it, in order:
+ * offsets need only each value's length, so a compaction holds one value at a time, not the whole history.
+ */
+export function planSnapshot(epoch: number, items: readonly PlannedItem[]): { index: Buffer; payloads: LazyPayload[] } {
   const others = items.filter((i) => !isStep(i.header));
   const steps = items.filter((i) => isStep(i.header)).map((item, order) => ({ item, order, key: Buffer.from((item.header as { k: string }).k, "utf8") }));
   // Insertion order is kept (listings show steps as the run recorded them); lookups use the sorted order.
   const sorted = [...steps].sort((a, b) => Buffer.compare(a.key, b.key));
   for (let i = 1; i < sorted.length; i++) if (Buffer.compare((sorted[i - 1] as { key: Buffer }).key, (sorted[i] as { key: Buffer }).key) === 0) throw new Error("snapshot: a step key appears twice");
   const ordered = [...others, ...sorted.map((s) => s.item)];
-  const payloads = ordered.map((i) => (i.payload === undefined ? undefined : typeof i.payload === "string" ? Buffer.from(i.payload, "utf8") : i.payload));
+  const payloads = ordered.map((i) => i.payload);
   const payloadBytes = payloads.reduce((n, p) => n + (p?.length ?? 0), 0);
   const keys = Buffer.concat(sorted.map((s) => s.key));
   const tableBytes = sorted.length * TABLE_ENTRY_BYTES + TABLE_END_BYTES;
@@ -60,8 +89,8 @@ export function layoutSnapshot(epoch: number, items: readonly SnapshotItem[]): B
     if (snap.length === snapLength && I === idx) {
       if (I > 0xffff_ffff) throw new Error("snapshot: an index section past 4 GiB");
       const table = offsetTable(lines.slice(others.length), sorted, A, K, T);
-      const present = payloads.filter((p): p is Buffer => p !== undefined);
-      return [Buffer.concat([snap, ...lines, keys, table]), ...present];
+      const present = payloads.filter((p): p is LazyPayload => p !== undefined);
+      return { index: Buffer.concat([snap, ...lines, keys, table]), payloads: present };
     }
     snapLength = snap.length;
     idx = I;
@@ -87,11 +116,16 @@ function offsetTable(stepLines: Buffer[], sorted: ReadonlyArray<{ key: Buffer; o
   return table;
 }
 
-/** `chunks` regrouped into writes of about 1 MiB (few system calls, and never one copy of everything). */
-export function* batches(chunks: readonly Buffer[], size = 1 << 20): Generator<Buffer> {
+/**
+ * `chunks` regrouped into writes of about 1 MiB (few system calls, and never one copy of everything); a lazy
+ * value is read when its group is being filled.
+ */
+export function* batches(chunks: readonly SnapshotChunk[], size = 1 << 20): Generator<Buffer> {
   let group: Buffer[] = [];
   let bytes = 0;
-  for (const c of chunks) {
+  for (const chunk of chunks) {
+    const c = Buffer.isBuffer(chunk) ? chunk : chunk.read();
+    if (c.length !== chunk.length) throw new Error(`snapshot: a value of ${chunk.length} bytes read as ${c.length}`);
     group.push(c);
     bytes += c.length;
     if (bytes >= size) {
