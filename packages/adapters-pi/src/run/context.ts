@@ -7,7 +7,6 @@ import { createStepRunner, type StepReport } from "./step-runner.js";
 import type { StepFn, StepOptions, StepResult, StepValue } from "./step-options.js";
 import { isWorkflowError, toPersisted, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import { openWorkflowHandle, phaseOf, type HistoryEntries, type RunWorkflowHandle } from "./workflow-handle.js";
-import { isDispatchKey } from "./dispatch-record.js";
 import type { CheckpointStore } from "../store/checkpoint-port.js";
 import type { ControlRequest } from "../store/control-signals.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
@@ -250,7 +249,7 @@ function historyOver(checkpoints: CheckpointStore): HistoryEntries {
       const r = await checkpoints.step(key, input, () => fn());
       return { reused: r.reused, output: r.output };
     },
-    recordedDispatches: async () => (await checkpoints.records()).filter((r) => isDispatchKey(r.stepId)).length,
+    has: async (key) => (await checkpoints.record(key)) !== undefined,
   };
 }
 

@@ -20,11 +20,6 @@ export function dispatchKey(n: number): string {
   return `${RESERVED_STEP_PREFIX}dispatch#${n}`;
 }
 
-/** True for keys of dispatch entries (used by views to tell transitions from steps). */
-export function isDispatchKey(key: string): boolean {
-  return key.startsWith(`${RESERVED_STEP_PREFIX}dispatch#`);
-}
-
 /** Plain JSON of anything core returned (drops `undefined` members, which JSON cannot hold). */
 export function toJson(value: unknown): JsonValue {
   return JSON.parse(JSON.stringify(value)) as JsonValue;

@@ -31,8 +31,8 @@ export interface HistoryEntries {
   /** Where the history lives (named in errors). */
   readonly file: string;
   entry(key: string, input: JsonValue, fn: () => Promise<JsonValue>): Promise<{ reused: boolean; output: unknown }>;
-  /** How many dispatches the history holds for this run (0 for a new run). */
-  recordedDispatches(): Promise<number>;
+  /** Whether the history holds an entry `key` (one index lookup; no history is read in full). */
+  has(key: string): Promise<boolean>;
 }
 
 /** How the handle persists: write the state (and the phase it sits on), and journal what happened. */
@@ -64,9 +64,9 @@ export async function openWorkflowHandle(registry: WorkflowRegistry, initial: Wo
   const { history } = ports;
   const base = await history.entry(WORKFLOW_BASE_KEY, null, async () => toJson(initial));
   let current = base.reused ? decodeState(WORKFLOW_BASE_KEY, history.file, base.output) : initial;
-  const recorded = await history.recordedDispatches();
   let made = 0;
-  let live = recorded === 0;
+  // Live once the body has made a dispatch the history does not hold (or one that differs from it).
+  let live = !(await history.has(dispatchKey(1)));
   // Dispatches apply one at a time, in call order: the nth sees the state the (n-1)th left.
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -83,8 +83,8 @@ export async function openWorkflowHandle(registry: WorkflowRegistry, initial: Wo
       return encodeOutcome(fresh);
     });
     const outcome = fresh ?? decodeOutcome(key, history.file, r.output);
-    // Past the recorded dispatches, or off them (a different event or state): from here on the body is live.
-    if (!r.reused || n >= recorded) live = true;
+    // Off the recorded dispatches (a different event or state), or past them: from here on the body is live.
+    if (!r.reused || !(await history.has(dispatchKey(n + 1)))) live = true;
     if (outcome.ok) current = outcome.state;
     return outcome;
   };
