@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { readRunLog } from "../src/store/run-log/reader.js";
+import { openRunLog } from "../src/store/run-log/run-log.js";
 import { spawnLines, type LineChild } from "./helpers/spawn-child.js";
 
 const COMPACTOR = fileURLToPath(new URL("./helpers/runlog-compactor.mjs", import.meta.url));
@@ -83,4 +84,27 @@ describe("readers racing a compaction (a real child compacting in a loop)", () =
       writer.proc.kill("SIGKILL");
     }
   }, 60_000);
+
+  it("a view whose artifact a later compaction replaced by another epoch's copy of the same output still reads it", async () => {
+    const runDir = mkdtempSync(path.join(tmpdir(), "phasekit-readers-"));
+    const same = { pad: "a".repeat(400) };
+    const a = await openRunLog({ runDir, inlineMax: 200 });
+    await a.step("x", { v: 1 }, () => same);
+    await a.close();
+    const view = await readRunLog(runDir);
+    const entry = view?.entry("x");
+    // Another runner reruns x (new input, same output): its artifact is named by its own epoch, and its
+    // compaction deletes the first one, which nothing references any more.
+    const b = await openRunLog({ runDir, inlineMax: 200 });
+    await b.step("x", { v: 2 }, () => same);
+    expect((await b.compact()).artifactsRemoved).toBe(1);
+    await b.close();
+    try {
+      expect(entry?.artifact).toBeDefined();
+      expect(existsSync(path.join(runDir, entry?.artifact ?? ""))).toBe(false);
+      expect(JSON.parse((await view?.outputText(entry!)) ?? "null")).toEqual(same);
+    } finally {
+      view?.close();
+    }
+  });
 });

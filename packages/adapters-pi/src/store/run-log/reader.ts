@@ -51,7 +51,17 @@ export async function readRunLog(runDir: string): Promise<RunLogView | null> {
     async outputText(entry) {
       if (entry.artifact !== undefined && entry.outputFingerprint !== undefined) {
         const a = await readArtifact(runDir, entry.artifact, entry.outputFingerprint);
-        return a.ok ? a.text : undefined;
+        if (a.ok || a.reason !== "missing") return a.ok ? a.text : undefined;
+        // A compaction since this view was read may have replaced the artifact by another epoch's copy of the
+        // same output: ask the history as it is now (undefined if the step's output changed meanwhile).
+        const now = await readRunLog(runDir);
+        const fresh = now?.entry(entry.key);
+        try {
+          if (now === null || fresh?.artifact === undefined || fresh.artifact === entry.artifact || fresh.outputFingerprint !== entry.outputFingerprint) return undefined;
+          return await now.outputText(fresh);
+        } finally {
+          now?.close();
+        }
       }
       if (entry.output === undefined) return undefined;
       const r = values.read(entry.output, entry.outputFingerprint);
