@@ -64,4 +64,31 @@ describe("a holder displaced while it folds its history at close never costs the
     }
     for (const name of ["write(snapshot)", "readdir(fence)", "open(claim)", "read(history)", "fdatasync", "unlink"]) expect([...seen]).toContain(name);
   }, 120_000);
+
+  it("SIGKILL at every boundary of a step and the fold: every acknowledged step stays, and the next close folds", async () => {
+    const probe = temp();
+    await seed(probe);
+    const counted = spawnLines(process.execPath, [HOLDER, probe, "0"]);
+    const total = Number((await counted.waitFor(/^boundaries \d+$/)).split(" ")[1]);
+    await counted.exited;
+    for (let k = 1; k <= total; k++) {
+      const runDir = temp();
+      await seed(runDir);
+      const child = spawnLines(process.execPath, [HOLDER, runDir, String(k)]);
+      const stopped = await child.waitFor(/^stopped /);
+      const at = `boundary ${k} (${stopped})`;
+      const acknowledged = child.lines.includes("acknowledged");
+      child.proc.kill("SIGKILL");
+      await child.exited;
+      const check = await openRunLog({ runDir, inlineMax: 200 });
+      for (let i = 0; i < FOLD_AT_SEGMENTS; i++) expect((await check.step(`seed${i}`, { i }, rerun(at))).output, at).toMatchObject({ i });
+      if (acknowledged) expect((await check.step("old", { k: "old" }, rerun(at))).output, at).toMatchObject({ by: "old" });
+      await check.putState({ after: k });
+      await check.close();
+      const again = await openRunLog({ runDir, inlineMax: 200 });
+      expect(again.state(), at).toEqual({ after: k });
+      await again.close();
+      expect(readdirSync(path.join(runDir, "runlog")).length, at).toBeLessThanOrEqual(8);
+    }
+  }, 120_000);
 });

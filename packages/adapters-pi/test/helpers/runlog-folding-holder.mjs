@@ -1,7 +1,7 @@
 // Child of run-log.fold-displaced.int.test.ts: claims a run log whose history already has four segments, does one
 // step, and closes, which folds the history (compaction, the next epoch's head, the deletions; fold.ts). It
 // counts every file-system boundary after the claim; at boundary <stopAt> it prints `stopped <n> <name>` and
-// SIGSTOPs itself. It ends printing `end ok` (close is best effort) or `end error <code>`; with stopAt 0 it
+// SIGSTOPs itself (the parent lets a new holder work, or SIGKILLs it there). `acknowledged` follows the step. It ends printing `end ok` (close is best effort) or `end error <code>`; with stopAt 0 it
 // prints `boundaries <n>` first.
 import { openRunLog } from "../../dist/store/run-log/run-log.js";
 
@@ -22,6 +22,7 @@ try {
   process.stdout.write(`epoch ${log.epoch}\n`);
   armed = true;
   await log.step("old", { k: "old" }, () => ({ by: "old", pad: "o".repeat(400) }));
+  process.stdout.write("acknowledged\n");
   await log.close();
   armed = false;
   if (stopAt === 0) process.stdout.write(`boundaries ${n}\n`);
