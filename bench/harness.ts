@@ -74,3 +74,8 @@ export function interleavedSync(
   const ratio = (a: string, b: string): number => median((samples[a] as number[]).map((x, i) => x / ((samples[b] as number[])[i] as number)));
   return { ns, ratio };
 }
+
+/** A goal row: `subject` against `baseline`, met when their ratio is at most `limit`. */
+export function goalRow(subject: string, baseline: string, s: number, b: number, goal: string, limit: number, unit?: BenchRow["unit"]): BenchRow {
+  return { subject, baseline, subjectNs: s, baselineNs: b, goal, met: s / b <= limit, ...(unit === undefined ? {} : { unit }) };
+}

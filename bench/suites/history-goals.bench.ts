@@ -6,22 +6,14 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { createFsPlanStore, runWorkflow } from "@phasekit/adapters-pi";
-import type { BenchRow, BenchSuite } from "../harness.js";
+import { goalRow, type BenchRow, type BenchSuite } from "../harness.js";
 import { checkpointOf, folderBytes, jsonOfSize, sqliteSaver, tempDir } from "./contenders.js";
 import { median, SMOKE } from "./interleave.js";
 
 const N = SMOKE ? { steps: 50, resumes: 30 } : { steps: 1_000, resumes: 1_000 };
 const MiB = 1024 * 1024;
 
-const row = (subject: string, baseline: string, s: number, b: number, goal: string, limit: number, unit?: "bytes" | "count"): BenchRow => ({
-  subject,
-  baseline,
-  subjectNs: s,
-  baselineNs: b,
-  goal,
-  met: s / b <= limit,
-  ...(unit === undefined ? {} : { unit }),
-});
+const row = goalRow;
 
 /** A 10 KB state whose next version has ~200 B changed (two of its ~90 fields get new 100-byte values). */
 function changing(): (i: number) => Record<string, string> {

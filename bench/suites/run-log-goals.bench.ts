@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { canonicalJson, fingerprint } from "@phasekit/adapters-pi/store-kit";
 import { openRunLog, type RunLog } from "@phasekit/adapters-pi/plan-folder";
-import type { BenchRow, BenchSuite } from "../harness.js";
+import { goalRow, type BenchRow, type BenchSuite } from "../harness.js";
 import { checkpointOf, folderBytes, jsonOfSize, rawAppender, sqliteSaver, tempDir } from "./contenders.js";
 import { interleaved, median, SMOKE } from "./interleave.js";
 
@@ -24,15 +24,7 @@ const never = (): never => {
   throw new Error("bench: a step that should be reused ran");
 };
 
-const row = (subject: string, baseline: string, s: number, b: number, goal: string, limit: number, unit?: "bytes"): BenchRow => ({
-  subject,
-  baseline,
-  subjectNs: s,
-  baselineNs: b,
-  goal,
-  met: s / b <= limit,
-  ...(unit === undefined ? {} : { unit }),
-});
+const row = goalRow;
 
 async function stepMiss(): Promise<BenchRow[]> {
   const log = await openRunLog({ runDir: tempDir("miss") });

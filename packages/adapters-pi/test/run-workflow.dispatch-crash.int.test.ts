@@ -10,23 +10,8 @@ import { describe, expect, it } from "vitest";
 import { lockDirOf } from "../src/lock/holder.js";
 import { releaseDefinitions } from "../../../examples/release-workflow.js";
 import { spawnLockChild } from "./helpers/lock-children.js";
+import { WALK } from "./contract/history-contract.js";
 
-const WALK = [
-  { step: "build" },
-  { dispatch: "advance" },
-  { step: "static" },
-  { dispatch: "advance" },
-  { step: "threat" },
-  { dispatch: "advance" },
-  { step: "deps" },
-  { dispatch: "loop" },
-  { step: "threat-again" },
-  { dispatch: "advance" },
-  { step: "deps-again" },
-  { dispatch: "advance" },
-  { step: "publish" },
-  { dispatch: "advance" },
-];
 const STEPS = WALK.flatMap((op) => ("step" in op ? [op.step] : []));
 const SLUG = "walk";
 /**

@@ -11,10 +11,10 @@ import { runWorkflow, createReporter, type PlanStore, type RunContext, type RunR
 import { releaseRegistry } from "../../../../examples/release-workflow.js";
 
 /** A body is a script of steps and dispatches; crashes are injected by step index. */
-type Op = { step: string } | { dispatch: "advance" | "loop" | "cancel" };
+export type Op = { step: string } | { dispatch: "advance" | "loop" | "cancel" };
 
 /** The release workflow walked through both sub-workflows, with one loop of the security audit. */
-const WALK: Op[] = [
+export const WALK: readonly Op[] = [
   { step: "build" },
   { dispatch: "advance" },
   { step: "static" },
@@ -39,7 +39,7 @@ interface Script {
 }
 
 /** Runs the script once; returns what the body saw at each op (the core phase, the metadata phase). */
-async function walk(ctx: RunContext, ops: Op[], script: Script): Promise<string[]> {
+async function walk(ctx: RunContext, ops: readonly Op[], script: Script): Promise<string[]> {
   const seen: string[] = [];
   const wf = ctx.workflow;
   if (wf === null) throw new Error("the run carries no workflow");
