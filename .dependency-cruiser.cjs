@@ -59,10 +59,10 @@ module.exports = {
     },
     {
       name: "index-is-the-only-way-in",
-      comment: "code outside a folder's package may not reach into its src (use the package's public exports)",
+      comment: "code outside a folder's package may not reach into its src (use the package's public exports: index.ts and the named subpath entries beside it)",
       severity: "error",
       from: { path: "^packages/([^/]+)/src/" },
-      to: { path: "^packages/([^/]+)/src/", pathNot: ["^packages/$1/src/", "^packages/[^/]+/src/index[.]ts$"] },
+      to: { path: "^packages/([^/]+)/src/", pathNot: ["^packages/$1/src/", "^packages/[^/]+/src/(index|store-kit|plan-folder)[.]ts$"] },
     },
     ...layerRules(),
   ],
