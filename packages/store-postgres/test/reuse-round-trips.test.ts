@@ -1,14 +1,16 @@
 /**
  * What a reused step costs on PostgreSQL, counted (not timed): every statement the store sends goes through the
  * pool's `query`, which this test wraps. runWorkflow asks `record(key)` (the attempt cap) and then `step(key)`
- * for every step; together they take one round trip per hit, whether the run's step index has been loaded yet
- * (a slow index load is held back by the test) or not, and a new step reads nothing once the index is in.
+ * for every step; together they take one round trip per hit while the run's step index is still loading (a slow
+ * index load is held back by the test), and once it is in, one read takes the outputs of the next READ_AHEAD
+ * steps too, so the hits that follow read nothing; a new step reads nothing either.
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CheckpointStore } from "@phasekit/adapters-pi";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { READ_AHEAD } from "../src/store/step-index.js";
 import { startCluster } from "./helpers/cluster.js";
 
 const started = startCluster();
@@ -67,7 +69,7 @@ if (!started.ok) {
     await first.lock.release();
     const again = await store.lock("run", { owner: { tool: "rt" } });
     if (!again.ok) throw again.error;
-    return { counted, holder: again.lock.store };
+    return { counted, holder: again.lock.store, namespace };
   };
   /** What runWorkflow does per step: the attempt cap's record(), then step(). */
   const replay = async (cps: CheckpointStore, i: number) => {
@@ -94,19 +96,34 @@ if (!started.ok) {
       counted.release();
     });
 
-    it("one round trip per hit once the index is loaded, and none to decide that a step is new", async () => {
-      const { counted, holder } = await resumed(12);
+    it("once the index is loaded, one read per READ_AHEAD + 1 hits, and none to decide that a step is new", async () => {
+      const n = 2 * (READ_AHEAD + 1) + 3;
+      const { counted, holder } = await resumed(n);
       const cps = await holder.checkpoints("run", { now: () => new Date() });
-      expect(await cps.records()).toHaveLength(12); // waits for the index
+      expect(await cps.records()).toHaveLength(n); // waits for the index
       const at = counted.texts.length;
-      for (let i = 0; i < 12; i++) expect(await replay(cps, i)).toMatchObject({ reused: true, output: { i } });
-      expect(counted.texts.length - at).toBe(12);
+      for (let i = 0; i < n; i++) expect(await replay(cps, i)).toMatchObject({ reused: true, output: { i } });
+      expect(counted.texts.length - at).toBe(3);
       // A new step: its records are written (started, then completed with its output); nothing is read first.
       const miss = counted.texts.length;
       await cps.record("new");
       expect(await cps.step("new", {}, () => "fresh")).toMatchObject({ reused: false, reason: "no-record" });
       expect(counted.texts.slice(miss).every((t) => /INSERT INTO phasekit_steps/.test(t))).toBe(true);
       expect(counted.texts.length - miss).toBe(2);
+    });
+
+    it("an output read ahead is still checked against its address, and a body that replays out of order gets the right outputs", async () => {
+      const { holder, namespace } = await resumed(10);
+      const cps = await holder.checkpoints("run", { now: () => new Date() });
+      await cps.records();
+      // s6's output is edited by hand before the first hit reads it ahead.
+      const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
+      pools.push(admin);
+      const edited = await admin.query("UPDATE phasekit_artifacts SET body = '{\"i\":666}' WHERE namespace = $1 AND fingerprint = $2", [namespace, (await cps.record("s6"))?.outputFingerprint]);
+      expect(edited.rowCount).toBe(1);
+      for (const i of [0, 9, 3, 2, 8, 1]) expect(await replay(cps, i)).toMatchObject({ reused: true, output: { i } });
+      expect(await cps.step("s6", { i: 6 }, () => "ran again")).toMatchObject({ reused: false, reason: "artifact-corrupt", output: "ran again" });
+      expect(await cps.step("s6", { i: 6 }, () => "not again")).toMatchObject({ reused: true, output: "ran again" });
     });
 
     it("decides from what it wrote itself when the index arrives after its own writes", async () => {
