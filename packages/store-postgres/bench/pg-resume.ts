@@ -1,10 +1,14 @@
 /**
- * Resume and reuse on PostgreSQL, for pg-step.bench.ts: a run of 10,000 steps against one of 10, and what a
- * reused step costs once the run's step index is loaded (time, and statements counted on the pool).
+ * Resume and reuse on PostgreSQL, for pg-step.bench.ts: a run of 10,000 steps against one of 10, what a reused
+ * step costs once the run's step index is loaded, and a whole runWorkflow re-entry of reused steps (time, and
+ * statements counted on the pool).
  */
 import { performance } from "node:perf_hooks";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import pg from "pg";
-import type { CheckpointStore } from "@phasekit/adapters-pi";
+import { createReporter, runWorkflow, type CheckpointStore, type RunContext } from "@phasekit/adapters-pi";
 import type { BenchRow } from "../../../bench/harness.js";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 
@@ -81,6 +85,7 @@ export async function resumeRows(url: string, opts: { bigSteps: number; rounds: 
       await bare.end();
     }
     await l.lock.release();
+    const wf = await workflowReplay(store, () => statements, opts.hits * 10);
     const n = opts.bigSteps.toLocaleString("en");
     return [
       { subject: `pg resume (lease + open + first reuse + release) of ${n} steps`, baseline: "the same for 10 steps", subjectNs: median(samples.big), baselineNs: median(samples.small), ratio: median(samples.ratio), goal: "≤ 2×", met: median(samples.ratio) <= 2 },
@@ -94,11 +99,36 @@ export async function resumeRows(url: string, opts: { bigSteps: number; rounds: 
         goal: "≤ 1 round trip",
         met: statementsPerHit <= 1,
       },
+      {
+        subject: `runWorkflow re-entry of ${wf.steps} reused steps: ${wf.perStep.toFixed(2)} statements per step`,
+        baseline: "one bare SELECT of an artifact row",
+        subjectNs: wf.nsPerStep,
+        baselineNs: median(bareNs),
+        goal: "report (the control check before each step is one statement)",
+      },
     ];
   } finally {
     await store.close();
     await pool.end();
   }
+}
+
+/** A completed runWorkflow run of `steps` steps, re-entered: time and statements per reused step. */
+async function workflowReplay(store: PostgresPlanStore, statements: () => number, steps: number): Promise<{ steps: number; perStep: number; nsPerStep: number }> {
+  const repoRoot = mkdtempSync(path.join(tmpdir(), "phasekit-bench-pg-wf-"));
+  const body = async (ctx: RunContext): Promise<string> => {
+    for (let i = 0; i < steps; i++) await ctx.step(`s${i}`, { i }, async () => ({ i, text: "x".repeat(1_000) }));
+    return "done";
+  };
+  const quiet = () => createReporter({ headless: true, stream: { write: () => true } });
+  const run = (reenter: boolean) => runWorkflow({ repoRoot, target: "wf", toolName: "bench", store, reenter, createReporter: quiet }, body);
+  await run(false);
+  const before = statements();
+  const t0 = performance.now();
+  const r = await run(true);
+  const ns = (performance.now() - t0) * 1e6;
+  if (r.status !== "completed") throw new Error(`re-entry ended ${r.status}`);
+  return { steps, perStep: (statements() - before) / steps, nsPerStep: ns / steps };
 }
 
 /** A run of `steps` completed steps `s0…` with 1 KB outputs (parallel batches share WAL flushes). */
