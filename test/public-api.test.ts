@@ -106,6 +106,7 @@ const ADAPTERS = [
 
 /** For storage backends: the rules every store applies, each written once. */
 const STORE_KIT = [
+  "FINISHED_STATUSES",
   "MAX_STEP_ERROR_CHARS",
   "RESERVED_STEP_PREFIX",
   "WORKFLOW_METADATA_VERSION",
@@ -117,6 +118,7 @@ const STORE_KIT = [
   "commitIntentRecord",
   "decideStep",
   "fingerprint",
+  "finishedError",
   "isFingerprint",
   "isReservedStepKey",
   "newControlRequest",

@@ -18,3 +18,4 @@ export { workflowMetadataSchema, WORKFLOW_METADATA_VERSION } from "./store/metad
 export { newControlRequest, parseControlRequest } from "./store/control-signals.js";
 export { isReservedStepKey, RESERVED_STEP_PREFIX } from "./store/reserved-keys.js";
 export { validateSlug } from "./io/plan-paths.js";
+export { FINISHED_STATUSES, finishedError } from "./store/run-status.js";

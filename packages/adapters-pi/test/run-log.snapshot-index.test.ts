@@ -6,7 +6,8 @@ import fc from "fast-check";
 import { openRunLog } from "../src/store/run-log/run-log.js";
 import { loadSnapshot } from "../src/store/run-log/read-chain.js";
 import { layoutSnapshot, type SnapshotItem } from "../src/store/run-log/snapshot-layout.js";
-import { snapshotName, type RunLogRecord } from "../src/store/run-log/format.js";
+import { type RunLogRecord } from "../src/store/run-log/format.js";
+import { snapshotName } from "../src/store/run-log/file-names.js";
 import type { StepEntry } from "../src/store/run-log/run-index.js";
 import { ValueFiles } from "../src/store/run-log/values.js";
 

@@ -16,7 +16,7 @@ import { readOnlyCheckpoints } from "./read-checkpoints.js";
 import { readMetadataWithLog, readRunMetadata, renderMetadataView, writeMetadataWithLog } from "./log-metadata.js";
 import { METADATA_FILE, type PlanRunEntry, type PlanStore, type StoreLock } from "./plan-store-port.js";
 import { openRunLog, type RunLog } from "./run-log/run-log.js";
-import { RUN_ARTIFACTS_DIR } from "./run-log/format.js";
+import { RUN_ARTIFACTS_DIR } from "./run-log/file-names.js";
 import { gc } from "./retention.js";
 import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
 import { writeWorkflowMetadata, type ReadMetadataResult } from "./metadata.js";

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { nodeFs } from "../io/fs-port.js";
 import { readArtifact } from "./run-log/run-artifacts.js";
-import { RUN_ARTIFACTS_DIR } from "./run-log/format.js";
+import { RUN_ARTIFACTS_DIR } from "./run-log/file-names.js";
 import { fingerprintDigest } from "./fingerprint.js";
 import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "./checkpoint-log.js";
 import { toStepRecord } from "./log-checkpoints.js";

@@ -5,7 +5,7 @@
  * files the request: the run exists and is not finished, and a pause needs a live holder.
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import { newControlRequest, parseControlRequest } from "@phasekit/adapters-pi/store-kit";
+import { FINISHED_STATUSES, finishedError, newControlRequest, parseControlRequest } from "@phasekit/adapters-pi/store-kit";
 import { type ControlRequest, type ControlRequestInput, type ControlSignal } from "@phasekit/adapters-pi";
 import { fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
 import { lockLost, storeError } from "../db/errors.js";
@@ -13,7 +13,7 @@ import { runLabel } from "./runs.js";
 
 type Outcome<T> = ({ ok: true } & T) | { ok: false; error: WorkflowError };
 
-const FINISHED = ["completed", "cancelled"];
+const FINISHED = [...FINISHED_STATUSES];
 
 /**
  * Files (or replaces) a `signal` request for run `slug`, under the filing rules, in one statement. The request is
@@ -95,9 +95,7 @@ async function whyNotFiled(db: Db, slug: string, signal: ControlSignal): Promise
   if (row === undefined || row.status === null) {
     return workflowError("control", "NOT_FOUND", `no run ${slug} (looked for ${runLabel(db, slug)}).`, { value: slug, hint: "pass the slug of an existing run" });
   }
-  if (FINISHED.includes(row.status)) {
-    return workflowError("run", "RUN_FINISHED", `run ${slug} is ${row.status}; a ${signal} request is refused.`, { value: row.status, field: "status", hint: "nothing to do: the run is over" });
-  }
+  if (FINISHED_STATUSES.has(row.status)) return finishedError(slug, row.status, `a ${signal} request`, "nothing to do: the run is over");
   const why = row.status !== "running" ? `it is ${row.status}` : row.live ? "its status changed while the request was filed" : "no process holds its lease (it crashed or ended)";
   return workflowError("control", "NOT_RUNNING", `run ${slug} cannot be paused: ${why}.`, {
     value: row.status,

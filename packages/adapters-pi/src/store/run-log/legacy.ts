@@ -9,7 +9,8 @@ import path from "node:path";
 import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "../checkpoint-log.js";
 import { nodeFs, type FsFileHandle } from "../../io/fs-port.js";
 import { openRegular, syncRealDir } from "../../io/safe-open.js";
-import { snapshotName, type RunLogRecord } from "./format.js";
+import { type RunLogRecord } from "./format.js";
+import { snapshotName } from "./file-names.js";
 import { batches, layoutSnapshot } from "./snapshot-layout.js";
 import type { FsBoundary } from "./segment-writer.js";
 

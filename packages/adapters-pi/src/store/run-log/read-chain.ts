@@ -7,7 +7,8 @@
 import path from "node:path";
 import { closeSync, fstatSync } from "node:fs";
 import { applyLine, emptyIndex, type RunIndex } from "./run-index.js";
-import { corrupt, decodeLines, segmentEpoch, snapshotId, SNAPSHOT_VERSION, type HeadRecord, type Pin } from "./format.js";
+import { corrupt, decodeLines, SNAPSHOT_VERSION, type HeadRecord, type Pin } from "./format.js";
+import { segmentEpoch, snapshotId } from "./file-names.js";
 import { isWorkflowError, workflowError } from "@phasekit/core";
 import { MAX_FILE_BYTES } from "../../io/safe-open.js";
 import { openRegularSync, readAt, RealDir } from "../../io/safe-open-sync.js";

@@ -12,7 +12,8 @@
 import path from "node:path";
 import { lstatSync } from "node:fs";
 import type { JsonValue } from "../../io/plain-json.js";
-import { RUN_LOG_DIR, segmentName } from "./format.js";
+import { RUN_LOG_DIR } from "./format.js";
+import { segmentName } from "./file-names.js";
 import { loadChain, type LoadedChain } from "./read-chain.js";
 import type { StepEntry } from "./run-index.js";
 import { eventsOf, stateOf } from "./state-keeper.js";

@@ -13,7 +13,7 @@ import { assertRealDir, MAX_FILE_BYTES, openRegular, readRegular, syncRealDir } 
 import { RealDir } from "../../io/safe-open-sync.js";
 import { FINGERPRINT_PREFIX, fingerprintOfCanonical } from "../fingerprint.js";
 import type { LogParts } from "./log-parts.js";
-import { artifactName, isArtifactPath, RUN_ARTIFACTS_DIR } from "./format.js";
+import { artifactName, isArtifactPath, RUN_ARTIFACTS_DIR } from "./file-names.js";
 import type { ValueRead } from "./values.js";
 
 const SCOPE = "run-log";

@@ -13,7 +13,7 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 import { fsErrorCode, type FsFileHandle } from "../../io/fs-port.js";
 import { kindOf, MAX_FILE_BYTES, unsafeFile } from "../../io/safe-open.js";
 import { syncRealDirSync } from "../../io/safe-open-sync.js";
-import { segmentEpoch } from "./format.js";
+import { segmentEpoch } from "./file-names.js";
 
 /** Called before every file-system call of the run log, with its name (tests stop or kill the process there). */
 export type FsBoundary = (name: string) => void;
