@@ -1,12 +1,13 @@
 /**
- * Child of run-log-goals.bench.ts for peak RSS: `import` (load the package only), `run <dir> <steps>` (a run of
- * that many steps with 1 KB outputs) or `load <dir>` (open that run and reuse its first step). Prints the peak
+ * Child of run-log-goals.bench.ts for peak RSS: `import` (load the package only), `run <dir> <steps> [bytes]` (a
+ * run of that many steps with outputs of about `bytes`, default 1 KB) or `load <dir>` (open that run and reuse its first step). Prints the peak
  * resident set size in bytes.
  */
 import { openRunLog } from "@phasekit/adapters-pi/plan-folder";
 
-const [mode, dir, stepsText] = process.argv.slice(2);
-const out = (i: number): Record<string, string> => ({ i: String(i), pad: "r".repeat(1000) });
+const [mode, dir, stepsText, bytesText] = process.argv.slice(2);
+const pad = Number(bytesText ?? 1000);
+const out = (i: number): Record<string, string> => ({ i: String(i), pad: "r".repeat(pad) });
 
 if (mode === "run") {
   const log = await openRunLog({ runDir: dir as string });
