@@ -1,5 +1,8 @@
 import { describe, it, expect } from "vitest";
 import { mkdtempSync, mkdirSync, writeFileSync, existsSync, readdirSync, symlinkSync, utimesSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { hostname } from "node:os";
+import { processIdentity } from "../src/lock/holder.js";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gc } from "../src/store/retention.js";
@@ -92,6 +95,21 @@ describe("gc", () => {
     const report = await gc({ planRoot, keep: 0, now });
     expect(slugs(report.removed)).toEqual(["crashed"]);
     expect(readdirSync(planRoot)).toEqual([]);
+  });
+
+  it("removes a finished run whose crashed holder (a dead pid on this host) dated its lock an hour in the future", async () => {
+    const planRoot = mkdtempSync(path.join(tmpdir(), "phasekit-gc-"));
+    const runDir = await run(planRoot, "ahead", "completed", 10);
+    const lockDir = path.join(runDir, ".lock");
+    mkdirSync(lockDir);
+    const token = "d".repeat(32);
+    const dead = spawnSync(process.execPath, ["-e", "0"]).pid as number;
+    const { bootId, pidNs } = processIdentity();
+    writeFileSync(path.join(lockDir, `holder-${token}.json`), JSON.stringify({ schemaVersion: 1, token, tool: "x", pid: dead, host: hostname(), since: "2020-01-01T00:00:00Z", bootId, pidNs }));
+    const future = new Date(Date.now() + 3_600_000);
+    utimesSync(lockDir, future, future);
+    const report = await gc({ planRoot, keep: 0, now });
+    expect(slugs(report.removed)).toEqual(["ahead"]);
   });
 
   it("refuses options that would make no sense", async () => {

@@ -11,7 +11,8 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { isFinished, isWorkflowError, workflowError } from "@phasekit/core";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
-import { DEFAULT_LOCK_STALE_MS, readLockHolder } from "../lock/holder.js";
+import { DEFAULT_LOCK_STALE_MS } from "../lock/holder.js";
+import { judgeLiveness } from "../lock/liveness.js";
 import { acquirePlanLock } from "../lock/plan-lock.js";
 import { validateSlug } from "../io/plan-paths.js";
 import { readRunMetadata } from "./log-metadata.js";
@@ -85,8 +86,11 @@ export async function gc(options: GcOptions): Promise<GcReport> {
       report.kept.push({ ...entry, reason: "within-limits" });
       continue;
     }
-    const lock = await readLockHolder(run.runDir, { staleMs: o.staleMs });
-    if (lock.held && !lock.stale) {
+    // The one liveness rule (lock identity, then the heartbeat), never wall-clock staleness alone: a dead holder
+    // whose lock time lies in the future is not "locked", and a live one whose clock is behind is. A verdict one
+    // look cannot settle ("unverified") is left to the lock's own takeover below, which watches the heartbeat.
+    const live = await judgeLiveness(run.runDir, { staleMs: o.staleMs });
+    if (live.verdict === "live" && live.by !== "unverified") {
       report.kept.push({ ...entry, reason: "locked" });
       continue;
     }
