@@ -1,14 +1,22 @@
 import { describe, it, expect } from "vitest";
-import { mkdtemp, readdir, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { lockDirOf } from "../src/lock/holder.js";
 import { createFsPlanStore } from "../src/store/plan-store.js";
 import { runPlanStoreContract } from "./contract/plan-store-contract.js";
-import { createMemoryPlanStore } from "./helpers/memory-plan-store.js";
+import { createMemoryPlanStore, type MemoryPlanStore } from "./helpers/memory-plan-store.js";
 import { sampleMetadata } from "./helpers/metadata-fixtures.js";
 
-runPlanStoreContract("fs", async () => createFsPlanStore({ repoRoot: await mkdtemp(path.join(tmpdir(), "phasekit-store-")) }));
-runPlanStoreContract("memory", async () => createMemoryPlanStore());
+runPlanStoreContract("fs", async () => createFsPlanStore({ repoRoot: await mkdtemp(path.join(tmpdir(), "phasekit-store-")) }), {
+  reopen: async (store) => createFsPlanStore({ repoRoot: store.planRoot, planRoot: store.planRoot }),
+  // The lock folder gone (a stale-lock breaker took it): the holder notices only at its next heartbeat.
+  loseLock: (store, slug) => rm(lockDirOf(path.join(store.planRoot, slug)), { recursive: true, force: true }),
+});
+runPlanStoreContract("memory", async () => createMemoryPlanStore(), {
+  reopen: async (store) => (store as MemoryPlanStore).reopen(),
+  loseLock: async (store, slug) => (store as MemoryPlanStore).expireLock(slug),
+});
 
 describe("fs plan store specifics", () => {
   it("lays a run out as <repo>/ai_plan/<slug>/{workflow.json,journal.ndjson}, folders 0700, files 0600", async () => {

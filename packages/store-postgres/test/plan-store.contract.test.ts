@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 // The one contract suite, imported (not copied) from the fs store's package.
 import { runPlanStoreContract } from "../../adapters-pi/test/contract/plan-store-contract.js";
@@ -9,9 +10,20 @@ import { startCluster } from "./helpers/cluster.js";
 const started = startCluster();
 if (started.ok) {
   const { cluster } = started;
-  afterAll(() => cluster.destroy());
+  const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
+  afterAll(async () => {
+    await admin.end();
+    cluster.destroy();
+  });
+  const namespaceOf = (store: { planRoot: string }): string => store.planRoot.slice("postgres:".length);
   // Each test gets a fresh namespace in the same database: an empty store, as the contract asks.
-  runPlanStoreContract("postgres", () => openPostgresPlanStore({ connectionString: cluster.url, namespace: `contract-${randomUUID()}` }));
+  runPlanStoreContract("postgres", () => openPostgresPlanStore({ connectionString: cluster.url, namespace: `contract-${randomUUID()}` }), {
+    reopen: (store) => openPostgresPlanStore({ connectionString: cluster.url, namespace: namespaceOf(store) }),
+    // The lease runs out (a holder stalled past it): the next lock takes the run; the holder's heartbeat has not run yet.
+    loseLock: async (store, slug) => {
+      await admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1 AND slug = $2", [namespaceOf(store), slug]);
+    },
+  });
   runHistoryContract("postgres", () => openPostgresPlanStore({ connectionString: cluster.url, namespace: `history-${randomUUID()}` }));
 } else {
   describe.skip(`PlanStore contract: postgres (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));

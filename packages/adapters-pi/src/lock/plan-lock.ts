@@ -135,7 +135,11 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
   const lockFs = createLockFs({ lockDir: s.lockDir, holder, staleMs: s.staleMs, state });
   try {
     const lockfile = await loadProperLockfile();
-    plRelease = await lockfile.lock(s.runDir, {
+    // proper-lockfile keeps its locks (and their refresh timers) in one process-wide table keyed by this path,
+    // and its release drops whatever entry that key holds: keyed by the run, a displaced holder's late release
+    // stopped the heartbeat of the next holder of the run in the same process. The key names this acquisition
+    // (never touched on disk: lockfilePath is given and realpath is off).
+    plRelease = await lockfile.lock(path.join(s.runDir, `.lock-key-${holder.token}`), {
       realpath: false,
       lockfilePath: s.lockDir,
       stale: s.staleMs,

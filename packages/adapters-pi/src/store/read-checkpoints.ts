@@ -45,7 +45,8 @@ export function readOnlyCheckpoints(runDir: string, slug: string): CheckpointSto
   };
 }
 
-function notHeld(slug: string, file: string, what: string): WorkflowError {
+/** LOCK_NOT_OWNED for `what` (a write) through checkpoints opened to read run `slug`, whose history is `file`. */
+export function notHeld(slug: string, file: string, what: string): WorkflowError {
   return workflowError("checkpoints", "LOCK_NOT_OWNED", `run ${slug}: ${what} writes to the run's history, but these checkpoints were opened to read (this store holds no lock on the run).`, {
     file,
     hint: `take the run's lock first (store.lock("${slug}", …)), then call store.checkpoints("${slug}", …); reading needs no lock`,

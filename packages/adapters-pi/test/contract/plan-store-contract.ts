@@ -1,18 +1,21 @@
-/** The behaviour every PlanStore backend must show; run it with `runPlanStoreContract(name, makeStore)`. */
+/** The behaviour every PlanStore backend must show; run it with `runPlanStoreContract(name, makeStore, harness)`. */
 import { describe, it, expect, afterEach } from "vitest";
+import { holderCases, type HolderHarness } from "./holders-contract.js";
 import { rebuildFromJournal } from "../../src/store/journal.js";
 import type { PlanStore } from "../../src/store/plan-store.js";
 import { sampleMetadata } from "../helpers/metadata-fixtures.js";
 
-/** Registers the contract tests for one backend; `makeStore` gives a fresh, empty store per test. */
-export function runPlanStoreContract(name: string, makeStore: () => Promise<PlanStore>): void {
+export type { HolderHarness } from "./holders-contract.js";
+
+/**
+ * Registers the contract tests for one backend; `makeStore` gives a fresh, empty store per test, and `harness`
+ * a second store object over the same runs and a way to take a holder's lock away (holders-contract.ts).
+ */
+export function runPlanStoreContract(name: string, makeStore: () => Promise<PlanStore>, harness: HolderHarness): void {
   describe(`PlanStore contract: ${name}`, () => {
     const open: PlanStore[] = [];
-    const fresh = async (): Promise<PlanStore> => {
-      const s = await makeStore();
-      open.push(s);
-      return s;
-    };
+    const track = (s: PlanStore): PlanStore => (open.push(s), s);
+    const fresh = async (): Promise<PlanStore> => track(await makeStore());
     afterEach(async () => {
       for (const s of open.splice(0)) await s.close();
     });
@@ -213,5 +216,7 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
       expect(c.ok).toBe(true);
       if (c.ok) await c.lock.release();
     });
+
+    holderCases(fresh, harness, track);
   });
 }

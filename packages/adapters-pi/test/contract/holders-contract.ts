@@ -1,0 +1,113 @@
+/**
+ * Who may write a run's history, as every PlanStore backend must enforce it (part of the PlanStore contract):
+ * a reader (a store object holding no lock on the run) reads the live run and writes nothing, and a holder
+ * whose lock was lost is fenced by its own lease, even when the very store object it locked with took the run
+ * again. Fencing belongs to a lease, never to a store object.
+ */
+import { expect, it } from "vitest";
+import type { CheckpointStore } from "../../src/store/checkpoint-port.js";
+import type { PlanStore } from "../../src/store/plan-store.js";
+import { sampleMetadata } from "../helpers/metadata-fixtures.js";
+
+/** What the holder cases need from a backend besides a fresh store. */
+export interface HolderHarness {
+  /** A second store object over the same runs as `store` (as another process would open them), holding nothing. */
+  reopen(store: PlanStore): Promise<PlanStore>;
+  /**
+   * Takes `slug`'s lock from its holder the way a stall or a crash does, before the holder notices: the next
+   * `lock()` succeeds, and the displaced holder still has its lock object and its lease's store.
+   */
+  loseLock(store: PlanStore, slug: string): Promise<void>;
+}
+
+const now = (): Date => new Date();
+const owner = (tool: string) => ({ owner: { tool } });
+const REFUSED = /^LOCK_(LOST|NOT_OWNED)$/;
+
+/** The code a write was refused with ("resolved" if it was not). */
+async function refusal(p: Promise<unknown>): Promise<string> {
+  return p.then(
+    () => "resolved",
+    (e: unknown) => String((e as { code?: unknown })?.code ?? e),
+  );
+}
+
+/** Registers the holder cases inside the contract's describe; `fresh` gives an empty store closed after the test. */
+export function holderCases(fresh: () => Promise<PlanStore>, harness: HolderHarness, track: (s: PlanStore) => PlanStore): void {
+  it("readers never write: checkpoints of a store without the run's lock read the live run and refuse every write before any work", async () => {
+    const store = await fresh();
+    await store.writeMetadata("live", sampleMetadata("live"), null);
+    const held = await store.lock("live", owner("holder"));
+    if (!held.ok) throw held.error;
+    const holder = await (held.lock.store ?? store).checkpoints("live", { now });
+    await holder.step("a", { n: 1 }, () => "A");
+    await holder.recordCommitIntent({ id: "c1", message: "m", files: ["f.txt"], stepId: "a" });
+    // A second store object (another process), then the same object once it holds a lock on another run only.
+    const reader = track(await harness.reopen(store));
+    const readers: CheckpointStore[] = [await reader.checkpoints("live", { now })];
+    await reader.writeMetadata("other", sampleMetadata("other"), null);
+    const other = await reader.lock("other", owner("reader"));
+    if (!other.ok) throw other.error;
+    readers.push(await reader.checkpoints("live", { now }));
+    let ran = 0;
+    for (const cps of readers) {
+      expect((await cps.records()).map((r) => `${r.stepId}:${r.status}`)).toEqual(["a:completed"]);
+      expect(await cps.record("a")).toMatchObject({ status: "completed", attempt: 1 });
+      expect(await cps.record("nothing")).toBeUndefined();
+      expect((await cps.commits()).map((c) => `${c.id}:${c.status}`)).toEqual(["c1:intended"]);
+      // Even a step the history could reuse: a reader runs nothing and decides nothing.
+      expect(await refusal(cps.step("x", {}, () => ((ran += 1), "never")))).toBe("LOCK_NOT_OWNED");
+      expect(await refusal(cps.step("a", { n: 1 }, () => ((ran += 1), "never")))).toBe("LOCK_NOT_OWNED");
+      expect(await refusal(cps.recordCommitIntent({ id: "c2", message: "m", files: [] }))).toBe("LOCK_NOT_OWNED");
+      expect(await refusal(cps.markCommitted("c1", { sha: "abc1234" }))).toBe("LOCK_NOT_OWNED");
+      expect(await refusal(cps.compact())).toBe("LOCK_NOT_OWNED");
+    }
+    expect(ran).toBe(0);
+    // The holder was not fenced off by the readers: its lock holds and its next writes are acknowledged.
+    expect(held.lock.signal.aborted).toBe(false);
+    await held.lock.assertHeld();
+    expect(await holder.step("b", {}, () => "B")).toMatchObject({ reused: false, output: "B" });
+    expect(await holder.markCommitted("c1", { sha: "abc1234" })).toMatchObject({ status: "committed", sha: "abc1234" });
+    // Readers read afresh: they see the holder's new writes and none of their own refused ones.
+    expect((await readers[0]?.records())?.map((r) => r.stepId).sort()).toEqual(["a", "b"]);
+    expect((await readers[1]?.commits())?.map((c) => `${c.id}:${c.status}`)).toEqual(["c1:committed"]);
+    await other.lock.release();
+    await held.lock.release();
+  });
+
+  it("two holders through one store object: the displaced lease's late writes are refused, run nothing, and the new holder sees none of them", async () => {
+    const store = await fresh();
+    const a = await store.lock("r", owner("a"));
+    if (!a.ok) throw a.error;
+    const viaA = a.lock.store ?? store;
+    expect(await viaA.writeMetadata("r", sampleMetadata("r"), null)).toMatchObject({ ok: true, metadata: { generation: 1 } });
+    const cpsA = await viaA.checkpoints("r", { now });
+    await cpsA.step("early", {}, () => "A");
+    await harness.loseLock(store, "r");
+    const b = await store.lock("r", owner("b"));
+    if (!b.ok) throw b.error;
+    const viaB = b.lock.store ?? store;
+    // A writes before it noticed the loss, through its own lease: checkpoints opened before and after the loss.
+    const late = await viaA.writeMetadata("r", { ...sampleMetadata("r", 1), status: "completed" }, 1);
+    expect(late.ok ? "accepted" : late.error.code).toMatch(REFUSED);
+    let ran = 0;
+    for (const cps of [cpsA, await viaA.checkpoints("r", { now })]) {
+      expect(await refusal(cps.step("late", {}, () => ((ran += 1), "late")))).toMatch(REFUSED);
+      expect(await refusal(cps.step("early", { again: true }, () => ((ran += 1), "late")))).toMatch(REFUSED);
+      expect(await refusal(cps.recordCommitIntent({ id: "late", message: "m", files: [] }))).toMatch(REFUSED);
+    }
+    expect(ran).toBe(0);
+    // A lets go late: that releases its own lease only, never B's.
+    await a.lock.release().catch(() => undefined);
+    await b.lock.assertHeld();
+    // B sees none of A's late writes, and writes on from the generation it read.
+    expect(await viaB.readMetadata("r")).toMatchObject({ ok: true, metadata: { generation: 1, status: "running" } });
+    expect(await viaB.writeMetadata("r", sampleMetadata("r", 2), 1)).toMatchObject({ ok: true, metadata: { generation: 2 } });
+    const cpsB = await viaB.checkpoints("r", { now });
+    expect((await cpsB.records()).map((r) => `${r.stepId}:${r.status}`)).toEqual(["early:completed"]);
+    expect(await cpsB.commits()).toEqual([]);
+    expect(await cpsB.step("early", {}, () => "B")).toMatchObject({ reused: true, output: "A" });
+    expect(await cpsB.step("late", {}, () => "B")).toMatchObject({ reused: false, reason: "no-record", output: "B" });
+    expect(await b.lock.release()).toMatchObject({ ok: true, released: true });
+  });
+}
