@@ -3,18 +3,15 @@
  * after close when its outputs (or its metadata) change a little each step, and what 1,000 lock acquisitions
  * leave behind. `BENCH_SMOKE=1` (and CI) shrink every count so the suite only proves it runs.
  */
-import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { createFsPlanStore, createReporter, runWorkflow } from "@phasekit/adapters-pi";
 import { goalRow, type BenchRow, type BenchSuite } from "../harness.js";
+import { peakRssRows } from "./peak-rss.js";
 import { checkpointOf, folderBytes, jsonOfSize, sqliteSaver, tempDir } from "./contenders.js";
 import { median, SMOKE } from "./interleave.js";
 
 const N = SMOKE ? { steps: 50, resumes: 30, rssSteps: 200 } : { steps: 1_000, resumes: 1_000, rssSteps: 10_000 };
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const RSS_CHILD = fileURLToPath(new URL("./rss-child.ts", import.meta.url));
 const MiB = 1024 * 1024;
 
 const row = goalRow;
@@ -104,22 +101,8 @@ async function resumes(): Promise<BenchRow[]> {
   return rows;
 }
 
-function rss(args: string[]): number {
-  const out = execFileSync(process.execPath, ["--import", "tsx", "--conditions=@phasekit/source", RSS_CHILD, ...args], { cwd: ROOT, encoding: "utf8" });
-  return Number(out.trim().split("\n").pop());
-}
-
-/** The issue's RSS goal is for 10 KB outputs (the run-log suite's rows use 1 KB). */
 async function peakRss(): Promise<BenchRow[]> {
-  const runDir = tempDir("history-rss");
-  const base = median([rss(["import"]), rss(["import"]), rss(["import"])]);
-  const run = rss(["run", runDir, String(N.rssSteps), "10000"]);
-  const load = rss(["load", runDir]);
-  const steps = N.rssSteps.toLocaleString("en");
-  return [
-    row(`peak RSS above import-only: a ${steps}-step run, 10 KB outputs`, "budget 64 MiB", run - base, 64 * MiB, "≤ 1.0×", 1, "bytes"),
-    row(`peak RSS above import-only: loading it`, "budget 64 MiB", load - base, 64 * MiB, "≤ 1.0×", 1, "bytes"),
-  ];
+  return peakRssRows(N.rssSteps, 10_000, `a ${N.rssSteps.toLocaleString("en")}-step run, 10 KB outputs`);
 }
 
 export const suite: BenchSuite = {

@@ -3,19 +3,16 @@
  * floor (append + fdatasync) and LangGraph's SqliteSaver (synchronous=FULL). `BENCH_SMOKE=1` (and CI) shrink
  * every count so the suite only proves it runs.
  */
-import { execFileSync } from "node:child_process";
 import { cpSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { canonicalJson, fingerprint } from "@phasekit/adapters-pi/store-kit";
 import { openRunLog, type RunLog } from "@phasekit/adapters-pi/plan-folder";
 import { goalRow, type BenchRow, type BenchSuite } from "../harness.js";
+import { peakRssRows } from "./peak-rss.js";
 import { checkpointOf, folderBytes, jsonOfSize, rawAppender, sqliteSaver, tempDir } from "./contenders.js";
 import { interleaved, median, SMOKE } from "./interleave.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const RSS_CHILD = fileURLToPath(new URL("./rss-child.ts", import.meta.url));
 const N = SMOKE
   ? { rounds: 3, batch: 3, resumeSteps: 200, resumeRounds: 3, firstRounds: 2, states: 50, rssSteps: 200, fpRounds: 3 }
   : { rounds: 15, batch: 20, resumeSteps: 10_000, resumeRounds: 15, firstRounds: 7, states: 1_000, rssSteps: 10_000, fpRounds: 15 };
@@ -190,21 +187,8 @@ async function stateBytes(): Promise<BenchRow[]> {
   ];
 }
 
-function rss(args: string[]): number {
-  const out = execFileSync(process.execPath, ["--import", "tsx", "--conditions=@phasekit/source", RSS_CHILD, ...args], { cwd: ROOT, encoding: "utf8" });
-  return Number(out.trim().split("\n").pop());
-}
-
 async function peakRss(): Promise<BenchRow[]> {
-  const runDir = tempDir("rss");
-  const base = median([rss(["import"]), rss(["import"]), rss(["import"])]);
-  const run = rss(["run", runDir, String(N.rssSteps)]);
-  const load = rss(["load", runDir]);
-  const steps = N.rssSteps.toLocaleString("en");
-  return [
-    row(`peak RSS above import-only: a ${steps}-step run`, "budget 64 MiB", run - base, 64 * MiB, "≤ 1.0×", 1, "bytes"),
-    row(`peak RSS above import-only: loading it`, "budget 64 MiB", load - base, 64 * MiB, "≤ 1.0×", 1, "bytes"),
-  ];
+  return peakRssRows(N.rssSteps, 1000, `a ${N.rssSteps.toLocaleString("en")}-step run`);
 }
 
 /** Every row of the suite (exported for the smoke test). */
