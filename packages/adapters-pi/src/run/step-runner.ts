@@ -13,6 +13,7 @@ import type { CheckpointStore } from "../store/checkpoint-port.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import type { Reporter } from "./reporter.js";
 import { RESERVED_STEP_PREFIX } from "./dispatch-record.js";
+import { inStep } from "./step-scope.js";
 import { checkStepOptions, createStopWatch, retryable, type StepFn, type StepOptions, type StepResult, type StepValue } from "./step-options.js";
 
 const WHY: Record<RerunReason, string> = {
@@ -160,7 +161,7 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
           }, opts.timeoutMs);
         });
         timedOut.catch(() => undefined);
-        return Promise.race([Promise.resolve().then(() => fn(controller.signal, attempt)), timedOut]);
+        return Promise.race([Promise.resolve().then(() => inStep(key, () => fn(controller.signal, attempt))), timedOut]);
       })
       .catch((error: unknown) => {
         // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.

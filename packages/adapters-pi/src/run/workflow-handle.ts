@@ -5,10 +5,11 @@
  * `state()` is the state it had at that point. A live dispatch persists its new state before it returns. An armed
  * cancel is never written to workflow.json (`toPersisted`); the history keeps it, because the body saw it.
  */
-import { reduce, resolveActive, statusLine, toPersisted } from "@phasekit/core";
+import { reduce, resolveActive, statusLine, toPersisted, workflowError } from "@phasekit/core";
 import type { TransitionOutcome, WorkflowEvent, WorkflowRegistry, WorkflowState } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
 import { fingerprint } from "../store/fingerprint.js";
+import { currentStep } from "./step-scope.js";
 import { decodeOutcome, decodeState, dispatchInput, dispatchKey, encodeOutcome, toJson, WORKFLOW_BASE_KEY } from "./dispatch-record.js";
 
 /** The core workflow a run carries: its state, and `dispatch` to move it (persisted before it returns). */
@@ -93,6 +94,8 @@ export async function openWorkflowHandle(registry: WorkflowRegistry, initial: Wo
     registry,
     state: () => current,
     dispatch(event) {
+      const inside = currentStep();
+      if (inside !== undefined) return Promise.reject(dispatchInStep(inside, event));
       const n = ++made;
       const run = queue.then(() => apply(n, event));
       queue = run.catch(() => undefined);
@@ -104,4 +107,12 @@ export async function openWorkflowHandle(registry: WorkflowRegistry, initial: Wo
     },
   };
   return { handle, replaying: () => !live };
+}
+
+function dispatchInStep(key: string, event: WorkflowEvent): Error {
+  return workflowError("run", "INVALID_STATE", `ctx.workflow.dispatch({ type: "${event.type}" }) was called inside the function of step ${key}: a reused step does not run its function, so the dispatch would not replay.`, {
+    stepId: key,
+    value: event.type,
+    hint: "return from the step, then dispatch in the body (await ctx.step(...); await ctx.workflow.dispatch(...))",
+  });
 }

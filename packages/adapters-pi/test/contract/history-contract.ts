@@ -248,6 +248,18 @@ export function runHistoryContract(name: string, open: () => Promise<PlanStore>)
       }
     });
 
+    it("a dispatch inside a step's function is refused (it would not replay when the step is reused)", async () => {
+      const store = await open();
+      try {
+        const runs = await untilDone(store, repoRoot(), "inside", (ctx) => ctx.step("inner", {}, async () => ((await ctx.workflow?.dispatch({ type: "advance" })) ? "moved" : "none")), 1);
+        expect(runs[0]).toMatchObject({ code: "INVALID_STATE", details: { stepId: "inner", value: "advance" } });
+        const read = await store.readMetadata("inside");
+        expect(read).toMatchObject({ ok: true, metadata: { status: "failed", phase: "build" } });
+      } finally {
+        await store.close();
+      }
+    });
+
     it("ids in the reserved phasekit: namespace are refused", async () => {
       const store = await open();
       try {
