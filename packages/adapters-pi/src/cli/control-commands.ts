@@ -100,7 +100,7 @@ async function cancelStored(c: Common, target: string, reason: string, now: Date
         const cancelled = none.ok ? cancelNow(none.registry, state.state, { now: now.getTime() }) : none;
         if (cancelled.ok) next.state = toPersisted(cancelled.state);
       }
-      const w = await store.writeMetadata(location.slug, next, generation);
+      const w = await (locked.lock.store ?? store).writeMetadata(location.slug, next, generation);
       if (!w.ok) throw w.error;
     } finally {
       await locked.lock.release();

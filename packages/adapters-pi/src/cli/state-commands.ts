@@ -48,7 +48,7 @@ export function registerStateCommands(program: Command, io: CliIo): void {
         const locked = await store.lock(location.slug, { owner: { tool: CLI_TOOL }, retries: 0 });
         if (!locked.ok) throw locked.error;
         try {
-          const w = await store.writeMetadata(location.slug, next, generation);
+          const w = await (locked.lock.store ?? store).writeMetadata(location.slug, next, generation);
           if (!w.ok) throw w.error;
           if (c.json) writeRunStateTo(w.metadata, io.stdout);
           else io.stdout.write(`run ${location.slug}: state stored (generation ${w.metadata.generation})\n`);

@@ -82,7 +82,8 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       const meta = await store.readMetadata(state.taskId);
       const generation = meta.ok && meta.metadata !== null ? meta.metadata.generation : null;
       const createdAt = meta.ok && meta.metadata !== null ? meta.metadata.createdAt : new Date(state.startedAt).toISOString();
-      held = { store, slug: state.taskId, lock: locked.lock, generation, createdAt };
+      // Writes go through the lease (lock.store): fencing belongs to this acquisition, not to the store object.
+      held = { store: locked.lock.store ?? store, slug: state.taskId, lock: locked.lock, generation, createdAt };
       return api.write(state, now);
     },
     async write(state, now) {
@@ -116,7 +117,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       const again = await store.readMetadata(id);
       const fresh = again.ok && again.metadata?.state !== undefined ? readState(again.metadata.state) : st;
       const state = fresh.ok ? fresh.state : st.state;
-      held = { store, slug: id, lock: locked.lock, generation: again.ok && again.metadata ? again.metadata.generation : meta.metadata.generation, createdAt: meta.metadata.createdAt };
+      held = { store: locked.lock.store ?? store, slug: id, lock: locked.lock, generation: again.ok && again.metadata ? again.metadata.generation : meta.metadata.generation, createdAt: meta.metadata.createdAt };
       return { ok: true, state };
     },
     async release() {
