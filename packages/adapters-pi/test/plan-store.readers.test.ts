@@ -44,4 +44,25 @@ describe("readers never write: a second store reading a live run claims nothing"
     expect(ranThroughReader).toBe(false);
     expect(historyFiles?.after).toEqual(historyFiles?.before);
   });
+
+  it("a metadata write without the lock while a live holder runs is refused (LOCKED naming it), and the run goes on", async () => {
+    const root = repo();
+    const other = createFsPlanStore({ repoRoot: root });
+    let refused: unknown;
+    try {
+      const result = await runWorkflow({ repoRoot: root, target: "busy", toolName: "t" }, async (ctx) => {
+        await ctx.step("a", {}, () => "A");
+        const read = await other.readMetadata("busy");
+        if (!read.ok || read.metadata === null) throw new Error("no metadata");
+        const { schemaVersion: _v, generation, ...m } = read.metadata;
+        refused = await other.writeMetadata("busy", { ...m, status: "completed" }, generation);
+        await ctx.setPhase("after");
+        return ctx.step("b", {}, () => "B");
+      });
+      expect(result.status).toBe("completed");
+      expect(refused).toMatchObject({ ok: false, error: { code: "LOCKED", details: { value: { tool: "t" } } } });
+    } finally {
+      await other.close();
+    }
+  });
 });

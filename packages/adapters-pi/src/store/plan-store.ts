@@ -11,6 +11,9 @@ import { assertRealDir } from "../io/safe-open.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
 import { JOURNAL_FILE, METADATA_DELTA_EVENT, METADATA_EVENT, metadataEntry, openJournal, readJournal, type JournaledMetadata, type JournalWriter } from "./journal.js";
 import { acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
+import { judgeLiveness } from "../lock/liveness.js";
+import { busyError } from "../lock/errors.js";
+import { DEFAULT_LOCK_STALE_MS, lockDirOf } from "../lock/holder.js";
 import { checkpointsOverRunLog } from "./log-checkpoints.js";
 import { readOnlyCheckpoints } from "./read-checkpoints.js";
 import { readMetadataWithLog, readRunMetadata, renderMetadataView, writeMetadataWithLog } from "./log-metadata.js";
@@ -108,6 +111,11 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
       const dir = await openRun(slug);
       const file = path.join(dir, METADATA_FILE);
       const held = own ?? logs.get(dir);
+      // Without a lease, a write would race the live holder's history (its next write then fails STALE_GENERATION):
+      // refused while the one liveness rule says a holder is alive; allowed for a run nobody runs.
+      if (held === undefined && (await judgeLiveness(dir)).verdict === "live") {
+        return { ok: false, error: await busyError({ runDir: dir, lockDir: lockDirOf(dir), staleMs: DEFAULT_LOCK_STALE_MS }, "take the run's lock (store.lock) to write its metadata") };
+      }
       const w = held === undefined ? await writeWorkflowMetadata(file, next, { expectedGeneration, fs }) : await writeMetadataWithLog(await held.log, file, fs, next, expectedGeneration);
       if (!w.ok) return w;
       try {
