@@ -75,6 +75,19 @@ export function holderCases(fresh: () => Promise<PlanStore>, harness: HolderHarn
     await held.lock.release();
   });
 
+  it("a metadata write from a store object without the run's lock, while a holder holds it, is refused; the holder writes on", async () => {
+    const store = await fresh();
+    await store.writeMetadata("busy", sampleMetadata("busy"), null);
+    const held = await store.lock("busy", owner("holder"));
+    if (!held.ok) throw held.error;
+    const other = track(await harness.reopen(store));
+    const late = await other.writeMetadata("busy", { ...sampleMetadata("busy", 1), status: "completed" }, 1);
+    expect(late.ok ? "written" : late.error.code).toMatch(/^(LOCKED|LOCK_NOT_OWNED|LOCK_LOST)$/);
+    const via = held.lock.store ?? store;
+    expect(await via.writeMetadata("busy", sampleMetadata("busy", 2), 1)).toMatchObject({ ok: true, metadata: { generation: 2, status: "running" } });
+    await held.lock.release();
+  });
+
   it("two holders through one store object: the displaced lease's late writes are refused, run nothing, and the new holder sees none of them", async () => {
     const store = await fresh();
     const a = await store.lock("r", owner("a"));

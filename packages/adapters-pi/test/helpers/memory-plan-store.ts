@@ -81,6 +81,10 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
       const run = runOf(slug);
       if (next.slug !== slug) return { ok: false as const, error: workflowError("store", "INVALID_STATE", `slug mismatch ${next.slug}`, { field: "slug" }) };
       if (lease !== undefined && run.holder !== lease) return { ok: false as const, error: lost(slug, lease, "writing the metadata") };
+      // Without a lease, a write would race the live holder (as on the fs store): refused while one holds the run.
+      if (lease === undefined && run.holder !== null && !run.holder.expired) {
+        return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${run.holder.tool}`, { value: { tool: run.holder.tool } }) };
+      }
       const cur = current(slug, run);
       if (!cur.ok) return cur;
       const found = cur.metadata?.generation ?? null;
