@@ -156,7 +156,7 @@ export async function createRunContext(deps: RunContextDeps): Promise<RunContext
     });
   };
 
-  const runner = createStepRunner({ deps, checkControl, steps, lockLost: () => lockLost(deps) });
+  const runner = createStepRunner({ deps, checkControl, steps, lockLost: () => lockLost(deps), markSteps: deps.workflow !== null });
   const step = runner.step;
 
   const opened =

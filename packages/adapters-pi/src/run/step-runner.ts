@@ -50,6 +50,11 @@ export interface StepRunnerDeps {
   /** The context's report list, appended to in call order. */
   steps: StepReport[];
   lockLost(): Error;
+  /**
+   * Mark step functions so the workflow handle can refuse a dispatch made inside one (see step-scope.ts). Only
+   * runs that carry a core workflow can dispatch; the mark costs an async-context scope per step, so others skip it.
+   */
+  markSteps: boolean;
 }
 
 /** `ctx.step`, and what workflow.json should say about steps when it is next written. */
@@ -161,7 +166,8 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
           }, opts.timeoutMs);
         });
         timedOut.catch(() => undefined);
-        return Promise.race([Promise.resolve().then(() => inStep(key, () => fn(controller.signal, attempt))), timedOut]);
+        const run = (): T | Promise<T> => fn(controller.signal, attempt);
+        return Promise.race([Promise.resolve().then(() => (r.markSteps ? inStep(key, run) : run())), timedOut]);
       })
       .catch((error: unknown) => {
         // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.
