@@ -14,6 +14,10 @@ import { writeFileAtomic } from "../io/atomic-write.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
 import { MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
 import { isWorkflowError } from "@phasekit/core";
+import { storableText } from "./step-error.js";
+
+/** The most UTF-16 units of a control request's reason. */
+const MAX_REASON_CHARS = 2_000;
 
 /** File name of each signal's request inside a run folder. */
 export const CONTROL_FILES = { stop: "stop-request.json", pause: "pause-request.json" } as const;
@@ -26,7 +30,7 @@ export function controlFile(runDir: string, signal: "pause" | "stop"): string {
 const ControlRequestSchema = z.strictObject({
   schemaVersion: z.literal(1),
   signal: z.enum(["pause", "stop"]),
-  reason: z.string().max(2_000),
+  reason: z.string().max(MAX_REASON_CHARS),
   requestedAt: z.string(),
   requestedBy: z.strictObject({ pid: z.number().int(), host: z.string() }),
   /** The run's metadata generation the filer saw: where in the run's history the request was filed. */
@@ -92,7 +96,7 @@ export function newControlRequest(signal: ControlSignal, reason: string, now?: (
   return {
     schemaVersion: 1,
     signal,
-    reason: reason.slice(0, 2_000),
+    reason: storableText(reason, MAX_REASON_CHARS),
     requestedAt: now?.() ?? new Date().toISOString(),
     requestedBy: { pid: process.pid, host: os.hostname() },
     ...(generation === undefined ? {} : { generation }),

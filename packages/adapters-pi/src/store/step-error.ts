@@ -18,7 +18,10 @@ export function stepErrorText(error: unknown): string {
   return storableText(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }
 
-/** Any reason text a record keeps (a step's error, a run's failure reason): cut and made storable the same way. */
-export function storableText(text: string): string {
-  return toWellFormedText(text.slice(0, MAX_STEP_ERROR_CHARS)).replace(NUL, "\uFFFD");
+/**
+ * Any reason text a record keeps (a step's error, a run's failure reason, a control request's reason): cut to
+ * `max` UTF-16 units and made storable the same way everywhere.
+ */
+export function storableText(text: string, max = MAX_STEP_ERROR_CHARS): string {
+  return toWellFormedText(text.slice(0, max)).replace(NUL, "\uFFFD");
 }

@@ -260,6 +260,24 @@ export function runHistoryContract(name: string, open: () => Promise<PlanStore>)
       }
     });
 
+    it("a control request whose reason its cap cuts inside an emoji, with a NUL, is filed and read back well-formed", async () => {
+      const store = await open();
+      try {
+        const running = { slug: "ctl", ownerTool: "t", currentTool: "t", status: "running" as const, createdAt: new Date(0).toISOString(), updatedAt: new Date(0).toISOString() };
+        expect(await store.writeMetadata("ctl", running, null)).toMatchObject({ ok: true });
+        const reason = `${"r".repeat(1_995)}\u0000${"😀".repeat(5)}`; // the 2,000-unit cap falls inside the third emoji
+        const filed = await store.requestControl("ctl", "stop", { reason });
+        expect(filed).toMatchObject({ ok: true });
+        const read = await store.readControl("ctl", "stop");
+        const got = read.ok ? read.request?.reason : undefined;
+        expect(got?.length).toBe(2_000);
+        expect(got?.includes("\u0000")).toBe(false);
+        expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(got ?? "")).toBe(false);
+      } finally {
+        await store.close();
+      }
+    });
+
     it("ids in the reserved phasekit: namespace are refused", async () => {
       const store = await open();
       try {
