@@ -5,7 +5,7 @@
  * move twice. The state the body started from is its own entry (`phasekit:workflow`), so a resumed body sees the
  * run as it was at every point of its replay, not the latest state.
  */
-import { migrateState, workflowError, type TransitionOutcome, type WorkflowEvent, type WorkflowState } from "@phasekit/core";
+import { migrateState, workflowError, type Refusal, type TransitionOutcome, type WorkflowEvent, type WorkflowState } from "@phasekit/core";
 import { z } from "zod";
 import type { JsonValue } from "../io/plain-json.js";
 
@@ -46,7 +46,7 @@ export function decodeOutcome(key: string, file: string, raw: unknown): Transiti
   const parsed = recordSchema.safeParse(raw);
   if (!parsed.success) throw corrupt(key, file, parsed.error.issues[0]?.message ?? "unexpected shape");
   const r = parsed.data;
-  if (!r.ok) return { ok: false, error: r.error as TransitionOutcome extends infer O ? (O extends { ok: false; error: infer E } ? E : never) : never };
+  if (!r.ok) return { ok: false, error: r.error as Refusal };
   return { ok: true, state: decodeState(key, file, r.state), happened: r.happened as never };
 }
 

@@ -43,12 +43,12 @@ export interface JournaledMetadata {
  */
 export function metadataEntry(next: WorkflowMetadata, previous: JournaledMetadata | undefined): { entry: JournalAppend; journaled: JournaledMetadata } {
   const base = { generation: next.generation, at: next.updatedAt };
-  if (previous !== undefined && previous.metadata.generation === next.generation - 1 && previous.sinceFull < FULL_EVERY) {
+  // A small document stays whole (and is not diffed): its line is what people read, and a delta saves little.
+  const whole = previous === undefined ? 0 : canonicalJson(next).length;
+  if (previous !== undefined && whole >= DELTA_FROM_BYTES && previous.metadata.generation === next.generation - 1 && previous.sinceFull < FULL_EVERY) {
     const ops = diffJson(previous.metadata as unknown as JsonValue, next as unknown as JsonValue);
     const delta = { from: previous.metadata.generation, ops };
-    const whole = canonicalJson(next).length;
-    // A small document stays whole: its line is what people read, and a delta saves nothing worth it.
-    if (whole >= DELTA_FROM_BYTES && canonicalJson(delta).length * 2 < whole) {
+    if (canonicalJson(delta).length * 2 < whole) {
       return { entry: { ...base, event: METADATA_DELTA_EVENT, data: delta }, journaled: { metadata: next, sinceFull: previous.sinceFull + 1 } };
     }
   }
