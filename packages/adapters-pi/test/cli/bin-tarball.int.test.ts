@@ -5,7 +5,7 @@
  * links the bin at install time (a committed file, so no ENOENT warning) and it runs there.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -60,6 +60,16 @@ describe("the phasekit bin from a packed tarball", () => {
     expect(stop.stderr.trim().split("\n").at(-1)).toBe("phasekit: run shipped is completed; a stop request is refused. Fix: nothing to do: the run is over");
     expect(existsSync(path.join(repo, "ai_plan", "shipped", "stop-request.json"))).toBe(false);
     expect(npx(["lsit"]).status).toBe(2);
+  });
+
+  it("every code entry point of the installed package imports in plain node (root, /store-kit, /plan-folder, /pi)", () => {
+    const manifest = JSON.parse(readFileSync(path.join(app, "node_modules", "@phasekit", "adapters-pi", "package.json"), "utf8")) as { exports: Record<string, unknown> };
+    const entries = Object.keys(manifest.exports).filter((k) => !k.endsWith(".json"));
+    expect(entries.sort()).toEqual([".", "./pi", "./plan-folder", "./store-kit"]);
+    const script = entries.map((k) => `n.push(Object.keys(await import(${JSON.stringify(`@phasekit/adapters-pi${k.slice(1)}`)})).length);`).join("");
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", `const n = []; ${script} console.log(JSON.stringify(n));`], { cwd: app, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    for (const count of JSON.parse(r.stdout) as number[]) expect(count).toBeGreaterThan(5);
   });
 
   it("the workspace links the bin and it runs", () => {
