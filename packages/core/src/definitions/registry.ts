@@ -1,10 +1,12 @@
 /**
  * The compiled registry: the only value core's moves accept as definitions. Branded in the type system and
  * recorded in a module-private WeakSet at run time, so only `compileDefinitions` can make one: a hand-built
- * object, a state passed in its place, or a registry edited after compile is refused (INVALID_REGISTRY)
- * instead of being walked. Everything in it is frozen, so no later push can add a cycle that compile ruled out.
+ * object or a state passed in its place is refused (INVALID_REGISTRY)
+ * instead of being walked. Everything in it is frozen, its maps keep their entries in private fields (see
+ * frozen.ts), so nothing can add a workflow or a cycle that compile ruled out.
  */
 import type { WorkflowDefinition } from "./schema.js";
+import { FrozenMap } from "./frozen.js";
 
 declare const compiledBrand: unique symbol;
 
@@ -44,28 +46,8 @@ export function isCompiledRegistry(value: unknown): value is WorkflowRegistry {
   return typeof value === "object" && value !== null && made.has(value);
 }
 
-/** A Map whose writers throw: native reads (the hot path of every move), no writes after compile. */
-class FrozenMap<K, V> extends Map<K, V> {
-  #sealed = false;
-  constructor(entries: Iterable<readonly [K, V]>) {
-    super();
-    for (const [k, v] of entries) super.set(k, v);
-    this.#sealed = true;
-  }
-  override set(key: K, value: V): this {
-    if (this.#sealed) throw new TypeError("a compiled registry cannot be changed; compile new definitions instead");
-    return super.set(key, value);
-  }
-  override delete(): boolean {
-    throw new TypeError("a compiled registry cannot be changed; compile new definitions instead");
-  }
-  override clear(): void {
-    throw new TypeError("a compiled registry cannot be changed; compile new definitions instead");
-  }
-}
-
 function frozenMap<K, V>(map: ReadonlyMap<K, V>): ReadonlyMap<K, V> {
-  return Object.freeze(new FrozenMap(map));
+  return new FrozenMap(map);
 }
 
 function deepFreeze(value: unknown): void {
