@@ -151,7 +151,6 @@ const PLAN_FOLDER = [
   "isInside",
   "isRunId",
   "nodeFs",
-  "openJournal",
   "openRunLog",
   "planRootsOf",
   "readControlRequest",

@@ -19,16 +19,18 @@ runPlanStoreContract("memory", async () => createMemoryPlanStore(), {
 });
 
 describe("fs plan store specifics", () => {
-  it("lays a run out as <repo>/ai_plan/<slug>/{workflow.json,journal.ndjson}, folders 0700, files 0600", async () => {
+  it("lays a run out as <repo>/ai_plan/<slug>/{workflow.json,runlog/}, folders 0700, files 0600; no journal file is written", async () => {
     const repoRoot = await mkdtemp(path.join(tmpdir(), "phasekit-store-"));
     const store = createFsPlanStore({ repoRoot });
     await store.writeMetadata("run-x", sampleMetadata("run-x"), null);
     await store.close();
     const dir = path.join(repoRoot, "ai_plan", "run-x");
     expect(store.planRoot).toBe(path.join(repoRoot, "ai_plan"));
-    expect((await readdir(dir)).sort()).toEqual(["journal.ndjson", "workflow.json"]);
+    expect((await readdir(dir)).sort()).toEqual(["runlog", "workflow.json"]);
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
-    expect((await stat(path.join(dir, "journal.ndjson"))).mode & 0o777).toBe(0o600);
+    expect((await stat(path.join(dir, "runlog"))).mode & 0o777).toBe(0o700);
+    for (const f of await readdir(path.join(dir, "runlog"))) expect((await stat(path.join(dir, "runlog", f))).mode & 0o777).toBe(0o600);
+    expect((await stat(path.join(dir, "workflow.json"))).mode & 0o777).toBe(0o600);
   });
   it("removes temp files left by a dead writer when a run is first opened", async () => {
     const repoRoot = await mkdtemp(path.join(tmpdir(), "phasekit-store-"));
@@ -41,7 +43,7 @@ describe("fs plan store specifics", () => {
     const w = await again.writeMetadata("run-t", sampleMetadata("run-t", 1), 1);
     await again.close();
     expect(w.ok).toBe(true);
-    expect((await readdir(dir)).sort()).toEqual(["journal.ndjson", "workflow.json"]);
+    expect((await readdir(dir)).sort()).toEqual(["runlog", "workflow.json"]);
   });
   it("continues the journal's seq across store instances (another process took over)", async () => {
     const repoRoot = await mkdtemp(path.join(tmpdir(), "phasekit-store-"));

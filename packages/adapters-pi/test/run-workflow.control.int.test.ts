@@ -1,10 +1,9 @@
 import { describe, it, expect } from "vitest";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { controlFile } from "../src/store/control-signals.js";
-import { METADATA_FILE } from "../src/store/plan-store.js";
-import { JOURNAL_FILE } from "../src/store/journal.js";
+import { createFsPlanStore, METADATA_FILE } from "../src/store/plan-store.js";
 import { analyzeResumeTarget } from "../src/run/resume-analysis.js";
 import { readRunSteps } from "../src/store/run-steps.js";
 import { readWorkflowMetadata } from "../src/store/metadata.js";
@@ -67,7 +66,7 @@ describe("runWorkflow: pause and stop requested by another process", () => {
     // Durably paused and resumable; the request was consumed.
     expect(await metadataOf(runDir)).toMatchObject({ status: "paused", lastCompletedStepId: "s1" });
     expect(existsSync(controlFile(runDir, "pause"))).toBe(false);
-    expect(readFileSync(path.join(runDir, JOURNAL_FILE), "utf8")).toContain('"event":"paused"');
+    expect(await journalEvents(repoRoot, slug)).toContain("paused");
     const analysis = await analyzeResumeTarget({ repoRoot, target: slug, invokedTool: "controlled" });
     expect(analysis).toMatchObject({ kind: "resumable", status: "paused", lastCompletedStepId: "s1" });
 
@@ -94,8 +93,20 @@ describe("runWorkflow: pause and stop requested by another process", () => {
     expect(await metadataOf(runDir)).toMatchObject({ status: "cancelled", failureReason: "no longer needed", lastCompletedStepId: "s2" });
     expect(existsSync(controlFile(runDir, "stop"))).toBe(false);
     expect(existsSync(controlFile(runDir, "pause"))).toBe(false);
-    expect(readFileSync(path.join(runDir, JOURNAL_FILE), "utf8")).toContain('"event":"stopped"');
+    expect(await journalEvents(repoRoot, slug)).toContain("stopped");
     const records = await readRunSteps(runDir);
     expect(records.map((r) => `${r.stepId}:${r.status}`).sort()).toEqual(["s0:completed", "s1:completed", "s2:completed"]);
   }, 60_000);
 });
+
+// The journal as every reader sees it: rendered from the run's history.
+async function journalEvents(repoRoot: string, slug: string): Promise<string[]> {
+  const store = createFsPlanStore({ repoRoot });
+  try {
+    const j = await store.readJournal(slug);
+    if (!j.ok) throw j.error;
+    return j.entries.map((e) => e.event);
+  } finally {
+    await store.close();
+  }
+}

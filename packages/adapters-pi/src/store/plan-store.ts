@@ -9,7 +9,9 @@ import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/co
 import { cleanTempFiles, syncDir } from "../io/atomic-write.js";
 import { assertRealDir } from "../io/safe-open.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
-import { JOURNAL_FILE, METADATA_DELTA_EVENT, METADATA_EVENT, metadataEntry, openJournal, readJournal, type JournaledMetadata, type JournalWriter } from "./journal.js";
+import { journalEntrySchema, METADATA_DELTA_EVENT, METADATA_EVENT, type JournalAppend } from "./journal.js";
+import { JOURNAL_EVENT, journalEventData, lastJournalSeq, readLegacyJournal, renderJournal, type LegacyJournal } from "./journal-view.js";
+import { readRunLog } from "./run-log/reader.js";
 import { acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
 import { judgeLiveness } from "../lock/liveness.js";
 import { busyError } from "../lock/errors.js";
@@ -22,7 +24,7 @@ import { openRunLog, type RunLog } from "./run-log/run-log.js";
 import { RUN_ARTIFACTS_DIR } from "./run-log/file-names.js";
 import { gc } from "./retention.js";
 import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
-import { writeWorkflowMetadata, type ReadMetadataResult } from "./metadata.js";
+import type { ReadMetadataResult } from "./metadata.js";
 import { createFsControl } from "./control-fs.js";
 import type { WorkflowMetadataInput } from "./metadata-schema.js";
 import type { CheckpointStore } from "./checkpoint-port.js";
@@ -43,9 +45,8 @@ export interface FsPlanStoreOptions {
 export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
   const planRoot = resolvePlanRoot(options);
   const fs = options.fs ?? nodeFs;
-  const journals = new Map<string, Promise<JournalWriter>>();
-  // The metadata each run's journal got last from this store, so the next write can be journaled as a delta.
-  const journaled = new Map<string, JournaledMetadata>();
+  // Each run's journal.ndjson of an earlier version, read once: nothing writes it any more.
+  const legacyJournals = new Map<string, LegacyJournal>();
   const opened = new Set<string>();
   // Run logs this store has claimed, by run folder; the clock is the latest one a caller passed.
   const logs = new Map<string, Lease>();
@@ -70,14 +71,13 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     }
     return dir;
   };
-  const journalOf = (dir: string): Promise<JournalWriter> => {
-    let w = journals.get(dir);
-    if (w === undefined) {
-      w = openJournal(path.join(dir, JOURNAL_FILE), { fs });
-      journals.set(dir, w);
-      w.catch(() => journals.delete(dir));
-    }
-    return w;
+  const legacyOf = async (dir: string): Promise<LegacyJournal> => {
+    const known = legacyJournals.get(dir);
+    if (known !== undefined) return known;
+    const r = await readLegacyJournal(dir, fs);
+    if (!r.ok) throw r.error;
+    legacyJournals.set(dir, r.legacy);
+    return r.legacy;
   };
 
   // A lease: one lock acquisition's run log (its epoch fences every earlier holder). `logs` maps a run folder to
@@ -105,34 +105,45 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     return readRunMetadata(file, fs);
   };
 
+  // Every write goes into the run's fenced history: through the caller's lease, the store's, or (when nobody
+  // holds the run) a lock taken for this one write. Refused while another process holds it: the write would
+  // race the live holder's history (its next write would then fail STALE_GENERATION).
+  const throughLease = async <R extends { ok: boolean }>(own: Lease | undefined, slug: string, dir: string, what: string, fn: (log: RunLog) => Promise<R | { ok: false; error: WorkflowError }>): Promise<R | { ok: false; error: WorkflowError }> => {
+    const held = own ?? logs.get(dir);
+    if (held !== undefined) return fn(await held.log);
+    const lockState = { runDir: dir, lockDir: lockDirOf(dir), staleMs: DEFAULT_LOCK_STALE_MS };
+    if ((await judgeLiveness(dir)).verdict === "live") return { ok: false, error: await busyError(lockState, `take the run's lock (store.lock) to ${what}`) };
+    const r = await acquirePlanLock({ runDir: dir, owner: { tool: "phasekit store" }, retries: 0 });
+    if (!r.ok) return r;
+    const lease = claim(slug, dir);
+    try {
+      return await fn(await lease.log);
+    } finally {
+      await release(lease);
+      await r.lock.release();
+    }
+  };
+
   const writeMetadataVia = async (own: Lease | undefined, slug: string, next: WorkflowMetadataInput, expectedGeneration: number | null): ReturnType<PlanStore["writeMetadata"]> => {
     return settle(async () => {
       if (next.slug !== slug) return { ok: false, error: slugMismatch(slug, next.slug) };
       const dir = await openRun(slug);
       const file = path.join(dir, METADATA_FILE);
-      const held = own ?? logs.get(dir);
-      // Without a lease, a write would race the live holder's history (its next write then fails STALE_GENERATION):
-      // refused while the one liveness rule says a holder is alive; allowed for a run nobody runs.
-      if (held === undefined && (await judgeLiveness(dir)).verdict === "live") {
-        return { ok: false, error: await busyError({ runDir: dir, lockDir: lockDirOf(dir), staleMs: DEFAULT_LOCK_STALE_MS }, "take the run's lock (store.lock) to write its metadata") };
-      }
-      const w = held === undefined ? await writeWorkflowMetadata(file, next, { expectedGeneration, fs }) : await writeMetadataWithLog(await held.log, file, fs, next, expectedGeneration);
-      if (!w.ok) return w;
-      try {
-        const journal = await journalOf(dir);
-        const { entry, journaled: next } = metadataEntry(w.metadata, journaled.get(dir));
-        await journal.append(entry);
-        journaled.set(dir, next);
-      } catch (error) {
-        // The next write is journaled whole: a delta on a line that never made it could not be rebuilt.
-        journaled.delete(dir);
-        // workflow.json is committed: report the journal's own error (CORRUPT_FILE, WRITE_FAILED…) beside it.
-        const journalError = isWorkflowError(error)
-          ? error
-          : workflowError("store", "WRITE_FAILED", `appending to ${path.join(dir, JOURNAL_FILE)} failed: ${String(error)}`, { file: path.join(dir, JOURNAL_FILE) }, error);
-        return { ...w, journalError };
-      }
-      return w;
+      return throughLease(own, slug, dir, "write its metadata", (log) => writeMetadataWithLog(log, file, fs, next, expectedGeneration));
+    });
+  };
+
+  const appendJournalVia = async (own: Lease | undefined, slug: string, entry: JournalAppend): ReturnType<PlanStore["appendJournal"]> => {
+    return settle(async () => {
+      if (entry.event === METADATA_EVENT || entry.event === METADATA_DELTA_EVENT) return { ok: false, error: reservedEvent(slug, entry.event) };
+      const checked = journalEntrySchema.omit({ seq: true }).safeParse(entry);
+      if (!checked.success) return { ok: false, error: badEntry(slug, checked.error.issues[0]) };
+      const dir = await openRun(slug);
+      const legacy = await legacyOf(dir);
+      return throughLease(own, slug, dir, "append to its journal", async (log) => {
+        await log.event(JOURNAL_EVENT, journalEventData(checked.data));
+        return { ok: true as const, entry: { ...checked.data, seq: lastJournalSeq(legacy, log) } };
+      });
     });
   };
 
@@ -159,15 +170,21 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     },
     writeMetadata: (slug, next, expectedGeneration) => writeMetadataVia(undefined, slug, next, expectedGeneration),
     async readJournal(slug) {
-      return settle(async () => readJournal(path.join(await dirOf(slug), JOURNAL_FILE), { fs }));
-    },
-    async appendJournal(slug, entry) {
       return settle(async () => {
-        if (entry.event === METADATA_EVENT || entry.event === METADATA_DELTA_EVENT) return { ok: false, error: reservedEvent(slug, entry.event) };
-        const journal = await journalOf(await openRun(slug));
-        return { ok: true, entry: await journal.append(entry) };
+        const dir = await dirOf(slug);
+        const legacy = await readLegacyJournal(dir, fs);
+        if (!legacy.ok) return legacy;
+        const held = logs.get(dir);
+        if (held !== undefined) return { ok: true, entries: renderJournal(legacy.legacy, await held.log), torn: false, tornBytes: 0 };
+        const view = await readRunLog(dir);
+        try {
+          return { ok: true, entries: renderJournal(legacy.legacy, view), torn: false, tornBytes: 0 };
+        } finally {
+          view?.close();
+        }
       });
     },
+    appendJournal: (slug, entry) => appendJournalVia(undefined, slug, entry),
     async lock(slug, opts) {
       return settle(async () => {
         const runDir = await openRun(slug);
@@ -211,12 +228,9 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     checkpoints: (slug, opts) => checkpointsVia(undefined, slug, opts),
     gc: (opts) => gc({ ...opts, planRoot, fs }),
     async close() {
-      const all = [...journals.values()];
-      journals.clear();
-      journaled.clear();
+      legacyJournals.clear();
       opened.clear();
       for (const lease of [...logs.values()]) await release(lease);
-      for (const w of all) await w.then((j) => j.close()).catch(() => undefined);
     },
   };
 
@@ -226,6 +240,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     const bound: PlanStore = {
       ...store,
       writeMetadata: (slug, next, expected) => own(slug, () => writeMetadataVia(lease, slug, next, expected), () => store.writeMetadata(slug, next, expected)),
+      appendJournal: (slug, entry) => own(slug, () => appendJournalVia(lease, slug, entry), () => store.appendJournal(slug, entry)),
       checkpoints: (slug, opts) => own(slug, () => checkpointsVia(lease, slug, opts), () => store.checkpoints(slug, opts)),
     };
     return {
@@ -262,5 +277,13 @@ function reservedEvent(slug: string, event: string): WorkflowError {
     field: "event",
     value: event,
     hint: "name the event after what happened, e.g. step-reused",
+  });
+}
+
+function badEntry(slug: string, issue: { path: PropertyKey[]; message: string } | undefined): WorkflowError {
+  const field = issue?.path.map(String).join(".") || "entry";
+  return workflowError("store", "INVALID_OPTIONS", `run ${slug}: the journal entry's ${field} is invalid: ${issue?.message ?? "unknown"}.`, {
+    field,
+    hint: "pass { generation, at, event, data? } with a non-empty event name of at most 128 characters",
   });
 }

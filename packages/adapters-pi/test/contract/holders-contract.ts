@@ -103,6 +103,8 @@ export function holderCases(fresh: () => Promise<PlanStore>, harness: HolderHarn
     // A writes before it noticed the loss, through its own lease: checkpoints opened before and after the loss.
     const late = await viaA.writeMetadata("r", { ...sampleMetadata("r", 1), status: "completed" }, 1);
     expect(late.ok ? "accepted" : late.error.code).toMatch(REFUSED);
+    const lateLine = await viaA.appendJournal("r", { generation: 1, at: "2026-01-01T00:00:00.000Z", event: "late" });
+    expect(lateLine.ok ? "accepted" : lateLine.error.code).toMatch(REFUSED);
     let ran = 0;
     for (const cps of [cpsA, await viaA.checkpoints("r", { now })]) {
       expect(await refusal(cps.step("late", {}, () => ((ran += 1), "late")))).toMatch(REFUSED);
@@ -115,6 +117,8 @@ export function holderCases(fresh: () => Promise<PlanStore>, harness: HolderHarn
     await b.lock.assertHeld();
     // B sees none of A's late writes, and writes on from the generation it read.
     expect(await viaB.readMetadata("r")).toMatchObject({ ok: true, metadata: { generation: 1, status: "running" } });
+    const journal = await viaB.readJournal("r");
+    expect(journal.ok && journal.entries.map((e) => e.event)).toEqual(["metadata"]);
     expect(await viaB.writeMetadata("r", sampleMetadata("r", 2), 1)).toMatchObject({ ok: true, metadata: { generation: 2 } });
     const cpsB = await viaB.checkpoints("r", { now });
     expect((await cpsB.records()).map((r) => `${r.stepId}:${r.status}`)).toEqual(["early:completed"]);

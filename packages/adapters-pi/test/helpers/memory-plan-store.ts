@@ -6,7 +6,7 @@
  * runs (another process, in effect).
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import type { JournalEntry } from "../../src/store/journal.js";
+import type { JournalAppend, JournalEntry } from "../../src/store/journal.js";
 import { validateSlug } from "../../src/io/plan-paths.js";
 import type { PlanRunEntry, PlanStore, StoreLock } from "../../src/store/plan-store.js";
 import type { CheckpointStore } from "../../src/store/checkpoint-port.js";
@@ -97,12 +97,26 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
       run.journal.push({ seq: run.journal.length + 1, generation: built.metadata.generation, at: built.metadata.updatedAt, event: "metadata", data: built.metadata });
       return { ok: true as const, metadata: built.metadata };
     });
+  // A journal line is a history entry: fenced like every other write of the run.
+  const appendJournalVia = (lease: Lease | undefined, slug: string, entry: JournalAppend): ReturnType<PlanStore["appendJournal"]> =>
+    guard(() => {
+      if (entry.event === "metadata") return { ok: false as const, error: workflowError("store", "INVALID_OPTIONS", "reserved event", { field: "event" }) };
+      const run = runOf(slug);
+      if (lease !== undefined && run.holder !== lease) return { ok: false as const, error: lost(slug, lease, "appending to the journal") };
+      if (lease === undefined && run.holder !== null && !run.holder.expired) {
+        return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${run.holder.tool}`, { value: { tool: run.holder.tool } }) };
+      }
+      const full = { ...entry, seq: run.journal.length + 1 };
+      run.journal.push(full);
+      return { ok: true as const, entry: full };
+    });
   /** The lock of one lease; its `store` writes to the run through this lease only. */
   const leaseLock = (slug: string, run: Run, lease: Lease): StoreLock => {
     const own = <R>(other: string, here: () => R, elsewhere: () => R): R => (other === slug ? here() : elsewhere());
     const bound: PlanStore = {
       ...store,
       writeMetadata: (s, next, expected) => own(s, () => writeMetadataVia(lease, s, next, expected), () => store.writeMetadata(s, next, expected)),
+      appendJournal: (s, entry) => own(s, () => appendJournalVia(lease, s, entry), () => store.appendJournal(s, entry)),
       checkpoints: (s, opts) => own(s, () => checkpointsVia(lease, s), () => store.checkpoints(s, opts)),
     };
     return {
@@ -129,14 +143,7 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
     readMetadata: (slug) => guard(() => current(slug, runOf(slug))),
     writeMetadata: (slug, next, expectedGeneration) => writeMetadataVia(mine.get(slug), slug, next, expectedGeneration),
     readJournal: (slug) => guard(() => ({ ok: true as const, entries: [...runOf(slug).journal], torn: false, tornBytes: 0 })),
-    appendJournal: (slug, entry) =>
-      guard(() => {
-        if (entry.event === "metadata") return { ok: false as const, error: workflowError("store", "INVALID_OPTIONS", "reserved event", { field: "event" }) };
-        const run = runOf(slug);
-        const full = { ...entry, seq: run.journal.length + 1 };
-        run.journal.push(full);
-        return { ok: true as const, entry: full };
-      }),
+    appendJournal: (slug, entry) => appendJournalVia(mine.get(slug), slug, entry),
     lock: (slug, options) =>
       guard(() => {
         const run = runOf(slug);

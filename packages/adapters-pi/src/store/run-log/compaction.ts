@@ -8,16 +8,15 @@
  */
 import path from "node:path";
 import { workflowError } from "@phasekit/core";
-import { encodeCanonical } from "../../io/canonical-json.js";
 import { nodeFs, type FsFileHandle } from "../../io/fs-port.js";
 import { isAlreadyExists, openRegular, syncRealDir } from "../../io/safe-open.js";
 import { RealDir } from "../../io/safe-open-sync.js";
-import { encodeLine, type RunLogRecord } from "./format.js";
+import { corrupt, encodeLine, type RunLogRecord } from "./format.js";
 import { artifactId, RUN_ARTIFACTS_DIR, segmentEpoch, snapshotId, snapshotName } from "./file-names.js";
 import { batches, planSnapshot, type LazyPayload, type PlannedItem, type SnapshotChunk } from "./snapshot-layout.js";
 import { loadSnapshot } from "./read-chain.js";
 import type { LogParts } from "./log-parts.js";
-import type { StepEntry } from "./run-index.js";
+import type { StepEntry, ValueLocation } from "./run-index.js";
 import type { StateKeeper } from "./state-keeper.js";
 
 /** What a compaction did. */
@@ -52,13 +51,40 @@ export function compactRunLog(parts: LogParts, states: StateKeeper): Promise<Com
 function snapshotItems(parts: LogParts, states: StateKeeper): PlannedItem[] {
   const out: PlannedItem[] = [];
   for (const entry of parts.index.steps.values()) out.push(stepItem(parts, entry));
-  const state = states.current();
-  if (state !== undefined) out.push({ header: { t: "state", e: parts.epoch, n: parts.index.state.n, d: 0 }, payload: held(Buffer.from(encodeCanonical(state), "utf8")) });
-  for (const ev of parts.index.events) {
-    const data = ev.data === undefined ? undefined : parts.values.readBytes(ev.data);
-    out.push({ header: { t: "event", e: ev.epoch, name: ev.name }, ...(data?.ok ? { payload: held(data.bytes) } : {}) });
+  // The latest state must rebuild (CORRUPT_FILE otherwise, before anything is written); every generation is
+  // carried forward as it was stored (full or delta), in history order with the events: the journal is
+  // rendered from them (D16).
+  states.current();
+  const { states: all, events } = parts.index;
+  let s = 0;
+  let e = 0;
+  while (s < all.length || e < events.length) {
+    const st = all[s];
+    const ev = events[e];
+    if (st !== undefined && (ev === undefined || st.pos < ev.pos)) {
+      s++;
+      out.push({ header: { t: "state", e: st.epoch, n: st.n, d: st.d }, payload: checkedCopy(parts, st.data, `state ${st.n}`) });
+    } else if (ev !== undefined) {
+      e++;
+      const data = ev.data === undefined ? undefined : parts.values.readBytes(ev.data);
+      out.push({ header: { t: "event", e: ev.epoch, name: ev.name }, ...(data?.ok ? { payload: held(data.bytes) } : {}) });
+    }
   }
   return out;
+}
+
+// A value read now (so an unreadable one stops the compaction before it writes) and again when written.
+function checkedCopy(parts: LogParts, loc: ValueLocation, what: string): LazyPayload {
+  const first = parts.values.readBytes(loc);
+  if (!first.ok) throw corrupt(loc.file, loc.offset, `${what} cannot be read (${first.detail})`);
+  return {
+    length: loc.length,
+    read: () => {
+      const again = parts.values.readBytes(loc);
+      if (!again.ok) throw new Error(`compaction: ${what} changed while it was copied (${again.detail})`);
+      return again.bytes;
+    },
+  };
 }
 
 function held(bytes: Buffer): LazyPayload {

@@ -18,6 +18,7 @@ import { loadChain, type LoadedChain } from "./read-chain.js";
 import type { StepEntry } from "./run-index.js";
 import { eventsOf, stateOf } from "./state-keeper.js";
 import { ValueFiles } from "./values.js";
+import { countTimeline, timelineOf, type TimelineItem } from "./timeline.js";
 import { readArtifact } from "./run-artifacts.js";
 
 /** A read-only view of a run log. Call `close()` when done (it holds read descriptors). */
@@ -30,6 +31,10 @@ export interface RunLogView {
   outputText(entry: StepEntry): Promise<string | undefined>;
   state(): JsonValue | undefined;
   events(name: string): JsonValue[];
+  /** Every state generation and event, in history order (see timeline.ts). */
+  timeline(): Generator<TimelineItem>;
+  /** How many state records and events named `event` the history holds (no value is read). */
+  timelineCount(event: string): number;
   close(): void;
 }
 
@@ -70,6 +75,8 @@ export async function readRunLog(runDir: string): Promise<RunLogView | null> {
     },
     state: () => stateOf(index, values),
     events: (name) => eventsOf(index, values, name),
+    timeline: () => timelineOf(index, values),
+    timelineCount: (event) => countTimeline(index, event),
     close: () => values.close(),
   };
 }

@@ -17,18 +17,44 @@ export interface StateChain {
   deltas: ValueLocation[];
 }
 
+/**
+ * One state record of the history, kept after compaction too: the journal is rendered from every generation
+ * (docs/decisions.md D16). `d: 1` is a delta on the state record before it.
+ */
+export interface StateRecordEntry {
+  n: number;
+  d: 0 | 1;
+  epoch: number;
+  data: ValueLocation;
+  /** Position among the run's state and event records (their order in the history). */
+  pos: number;
+}
+
+/** One event record of the history. */
+export interface EventEntry {
+  name: string;
+  epoch: number;
+  data: ValueLocation | undefined;
+  /** Position among the run's state and event records. */
+  pos: number;
+}
+
 /** Everything the run log knows, without the values themselves. */
 export interface RunIndex {
   steps: StepIndex;
   state: StateChain;
-  events: Array<{ name: string; epoch: number; data: ValueLocation | undefined }>;
+  /** Every state record, oldest first. */
+  states: StateRecordEntry[];
+  events: EventEntry[];
+  /** The next position of a state or event record. */
+  nextPos: number;
   /** Records folded since the last base (what compaction would shrink). */
   records: number;
 }
 
 /** An empty index (a new run), or one whose steps start as `base` (a snapshot's). */
 export function emptyIndex(base?: BaseSteps): RunIndex {
-  return { steps: new StepIndex(base), state: { n: 0, full: undefined, deltas: [] }, events: [], records: 0 };
+  return { steps: new StepIndex(base), state: { n: 0, full: undefined, deltas: [] }, states: [], events: [], nextPos: 0, records: 0 };
 }
 
 /** Folds one decoded line of `file` into the index. Head, snap and base lines are the reader's business. */
@@ -49,17 +75,12 @@ export function applyLine(index: RunIndex, file: string, line: DecodedLine): voi
       return;
     case "state": {
       if (p === undefined) return;
-      const loc: ValueLocation = { file, offset: p.offset, length: p.length };
-      index.state.n = r.n;
-      if (r.d === 0) {
-        index.state.full = loc;
-        index.state.deltas = [];
-      } else index.state.deltas.push(loc);
+      noteState(index, r.n, r.d, r.e, { file, offset: p.offset, length: p.length });
       index.records++;
       return;
     }
     case "event":
-      index.events.push({ name: r.name, epoch: r.e, data: p === undefined ? undefined : { file, offset: p.offset, length: p.length } });
+      index.events.push({ name: r.name, epoch: r.e, data: p === undefined ? undefined : { file, offset: p.offset, length: p.length }, pos: index.nextPos++ });
       index.records++;
       return;
     case "head":
@@ -71,4 +92,14 @@ export function applyLine(index: RunIndex, file: string, line: DecodedLine): voi
       return never;
     }
   }
+}
+
+/** Records a state record in the chain (for the latest state) and in the list of every generation. */
+export function noteState(index: RunIndex, n: number, d: 0 | 1, epoch: number, loc: ValueLocation): void {
+  index.state.n = n;
+  if (d === 0) {
+    index.state.full = loc;
+    index.state.deltas = [];
+  } else index.state.deltas.push(loc);
+  index.states.push({ n, d, epoch, data: loc, pos: index.nextPos++ });
 }

@@ -19,6 +19,7 @@ import { encodeLine, type DoneRecord, type StartRecord } from "./format.js";
 import type { StepEntry } from "./run-index.js";
 import { moveAside, readArtifact, writeArtifact } from "./run-artifacts.js";
 import { eventsOf, StateKeeper } from "./state-keeper.js";
+import { countTimeline, timelineOf, type TimelineItem } from "./timeline.js";
 import { ValueFiles } from "./values.js";
 import type { FsBoundary } from "./segment-writer.js";
 
@@ -62,6 +63,10 @@ export interface RunLog {
   event(name: string, data: JsonValue): Promise<void>;
   /** The data of every event named `name`, oldest first. */
   events(name: string): JsonValue[];
+  /** Every state generation and event, in history order (see timeline.ts). */
+  timeline(): Generator<TimelineItem>;
+  /** How many state records and events named `event` the history holds (no value is read). */
+  timelineCount(event: string): number;
   /** Writes a snapshot, switches the history to it, then deletes what only this epoch's older history used. */
   compact(): Promise<CompactionReport>;
   /**
@@ -193,10 +198,12 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       checkLost();
       const { offset, line } = await appendRecord({ t: "event", e: epoch, name }, encodeCanonical(data), true);
       const length = line.length - 1 - (line.indexOf(0x09) + 1);
-      parts.index.events.push({ name, epoch, data: { file: writer.file, offset: offset + line.indexOf(0x09) + 1, length } });
+      parts.index.events.push({ name, epoch, data: { file: writer.file, offset: offset + line.indexOf(0x09) + 1, length }, pos: parts.index.nextPos++ });
       parts.index.records++;
     },
     events: (name) => eventsOf(parts.index, parts.values, name),
+    timeline: () => timelineOf(parts.index, parts.values),
+    timelineCount: (event) => countTimeline(parts.index, event),
     compact: () => (checkLost(), compactRunLog(parts, states)),
     async close() {
       // Best effort (fold.ts): a failure here loses nothing, the log is complete as it is.

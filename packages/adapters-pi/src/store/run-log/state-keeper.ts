@@ -8,7 +8,7 @@ import type { JsonValue } from "../../io/plain-json.js";
 import type { LogParts } from "./log-parts.js";
 import { corrupt, encodeLine } from "./format.js";
 import { applyDelta, diffJson, parseDelta } from "./state-delta.js";
-import type { RunIndex, ValueLocation } from "./run-index.js";
+import { noteState, type RunIndex, type ValueLocation } from "./run-index.js";
 import type { ValueFiles } from "./values.js";
 
 /** Deltas after a full state before the next full one. */
@@ -49,12 +49,7 @@ export class StateKeeper {
     const line = encodeLine({ t: "state", e: parts.epoch, n, d: delta }, payload);
     const offset = await parts.writer.append(line, true);
     const length = Buffer.byteLength(payload);
-    const loc = { file: parts.writer.file, offset: offset + line.length - 1 - length, length };
-    chain.n = n;
-    if (delta === 0) {
-      chain.full = loc;
-      chain.deltas = [];
-    } else chain.deltas.push(loc);
+    noteState(parts.index, n, delta, parts.epoch, { file: parts.writer.file, offset: offset + line.length - 1 - length, length });
     parts.index.records++;
     this.cached = { n, value: JSON.parse(full) as JsonValue };
   }
@@ -68,42 +63,46 @@ export class StateKeeper {
 export function stateOf(index: RunIndex, values: ValueFiles): JsonValue | undefined {
   const chain = index.state;
   if (chain.full === undefined) return undefined;
-  const readJson = (loc: ValueLocation, what: string): unknown => {
-    const r = values.read(loc);
-    if (!r.ok) throw corrupt(loc.file, loc.offset, `a ${what} that cannot be read (${r.detail})`);
-    try {
-      return JSON.parse(r.text);
-    } catch (error) {
-      throw corrupt(loc.file, loc.offset, `a ${what} that is not JSON`, error);
-    }
-  };
-  let value = readJson(chain.full, "state") as JsonValue;
-  for (const d of chain.deltas) {
-    const ops = readJson(d, "state delta");
-    try {
-      value = applyDelta(value, parseDelta(ops));
-    } catch (error) {
-      throw corrupt(d.file, d.offset, `a state delta that does not apply to the state before it (${(error as Error).message})`, error);
-    }
-  }
+  let value = readStateValue(values, chain.full, undefined);
+  for (const d of chain.deltas) value = readStateValue(values, d, value);
   return value;
+}
+
+/**
+ * The state a state record holds: its full value (`previous` undefined), or its delta applied to `previous`.
+ * A value that cannot be read, is no JSON, or does not fit is CORRUPT_FILE naming the file and byte.
+ */
+export function readStateValue(values: ValueFiles, loc: ValueLocation, previous: JsonValue | undefined): JsonValue {
+  const what = previous === undefined ? "state" : "state delta";
+  const r = values.read(loc);
+  if (!r.ok) throw corrupt(loc.file, loc.offset, `a ${what} that cannot be read (${r.detail})`);
+  let json: unknown;
+  try {
+    json = JSON.parse(r.text);
+  } catch (error) {
+    throw corrupt(loc.file, loc.offset, `a ${what} that is not JSON`, error);
+  }
+  if (previous === undefined) return json as JsonValue;
+  try {
+    return applyDelta(previous, parseDelta(json));
+  } catch (error) {
+    throw corrupt(loc.file, loc.offset, `a state delta that does not apply to the state before it (${(error as Error).message})`, error);
+  }
 }
 
 /** The data of every event named `name` in `index`, oldest first (an event whose data cannot be read: null). */
 export function eventsOf(index: RunIndex, values: ValueFiles, name: string): JsonValue[] {
   const out: JsonValue[] = [];
-  for (const ev of index.events) {
-    if (ev.name !== name) continue;
-    const r = ev.data === undefined ? undefined : values.read(ev.data);
-    out.push(r?.ok ? parseOrNull(r.text) : null);
-  }
+  for (const ev of index.events) if (ev.name === name) out.push(eventValue(values, ev.data));
   return out;
 }
 
-// An event whose data is no JSON counts as unreadable, like one whose bytes cannot be read.
-function parseOrNull(text: string): JsonValue {
+/** An event's data; one whose bytes cannot be read or are no JSON is null. */
+export function eventValue(values: ValueFiles, loc: ValueLocation | undefined): JsonValue {
+  const r = loc === undefined ? undefined : values.read(loc);
+  if (r?.ok !== true) return null;
   try {
-    return JSON.parse(text) as JsonValue;
+    return JSON.parse(r.text) as JsonValue;
   } catch {
     return null;
   }

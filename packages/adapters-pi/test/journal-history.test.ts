@@ -1,0 +1,112 @@
+/**
+ * The journal is a rendering of the run's history (docs/decisions.md D16): no journal.ndjson is written, its
+ * entries survive compaction with the same seq, a folder of an earlier version keeps its file (read first,
+ * never changed) and shows each generation once, and every write of a run nobody holds goes into the history
+ * under a lock taken for it.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { createFsPlanStore, type PlanStore } from "../src/store/plan-store.js";
+import { rebuildFromJournal, type JournalEntry } from "../src/store/journal.js";
+import { readRunLog } from "../src/store/run-log/reader.js";
+import { sampleMetadata } from "./helpers/metadata-fixtures.js";
+import { useTempRepos } from "./helpers/temp-repos.js";
+
+const repo = useTempRepos("pk-journal-history-");
+const at = "2026-01-02T03:04:05.000Z";
+
+async function journalOf(store: PlanStore, slug: string): Promise<JournalEntry[]> {
+  const j = await store.readJournal(slug);
+  if (!j.ok) throw j.error;
+  return j.entries;
+}
+
+/** One acquisition: a metadata generation and a journaled event, then the lock goes. */
+async function acquisition(store: PlanStore, slug: string, i: number): Promise<number> {
+  const l = await store.lock(slug, { owner: { tool: `holder-${i}` } });
+  if (!l.ok) throw l.error;
+  const via = l.lock.store ?? store;
+  const w = await via.writeMetadata(slug, sampleMetadata(slug, i, 3000), i === 0 ? null : i);
+  if (!w.ok) throw w.error;
+  const e = await via.appendJournal(slug, { generation: w.metadata.generation, at, event: `moved-${i}`, data: { i } });
+  if (!e.ok) throw e.error;
+  await l.lock.release();
+  return e.entry.seq;
+}
+
+describe("the journal rendered from the history", () => {
+  it("keeps every generation and event, in order and with the same seq, through the folds of many acquisitions; no journal file is written", async () => {
+    const root = repo();
+    const store = createFsPlanStore({ repoRoot: root });
+    const seqs: number[] = [];
+    const before: JournalEntry[][] = [];
+    for (let i = 0; i < 12; i++) {
+      seqs.push(await acquisition(store, "r", i));
+      before.push(await journalOf(store, "r"));
+    }
+    const runDir = path.join(root, "ai_plan", "r");
+    expect(existsSync(path.join(runDir, "journal.ndjson"))).toBe(false);
+    // The history was folded (a snapshot, few files), yet the journal lost nothing.
+    const files = readdirSync(path.join(runDir, "runlog"));
+    expect(files.some((f) => f.startsWith("snap-")), files.join(",")).toBe(true);
+    expect(files.length).toBeLessThanOrEqual(8);
+    const entries = await journalOf(store, "r");
+    expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 24 }, (_, k) => k + 1));
+    expect(entries.map((e) => `${e.event}@${e.generation}`)).toEqual(Array.from({ length: 12 }, (_, i) => [`metadata@${i + 1}`, `moved-${i}@${i + 1}`]).flat());
+    // The seq an append returned is the entry's place, before and after every fold.
+    expect(seqs).toEqual(Array.from({ length: 12 }, (_, i) => 2 * i + 2));
+    for (const seen of before) expect(entries.slice(0, seen.length)).toEqual(seen);
+    // Every metadata line is the whole document of its generation: the latest one rebuilds.
+    const rebuilt = rebuildFromJournal(entries);
+    expect(rebuilt.ok && rebuilt.metadata).toMatchObject({ generation: 12, state: { step: 11 } });
+    await store.close();
+  });
+
+  it("a folder of an earlier version: its journal.ndjson is read first and never changed, and a generation in both shows once", async () => {
+    const root = repo();
+    const store = createFsPlanStore({ repoRoot: root });
+    await acquisition(store, "old", 0);
+    await acquisition(store, "old", 1);
+    await store.close();
+    // What an earlier version left: the same two generations in its own journal file, and an event.
+    const runDir = path.join(root, "ai_plan", "old");
+    const meta = (g: number) => ({ ...sampleMetadata("old", g - 1, 3000), generation: g, schemaVersion: 1 });
+    const legacy = [
+      { seq: 1, generation: 1, at, event: "metadata", data: meta(1) },
+      { seq: 2, generation: 1, at, event: "step-reused", data: { stepId: "plan" } },
+      { seq: 3, generation: 2, at, event: "metadata", data: meta(2) },
+    ];
+    const text = legacy.map((l) => `${JSON.stringify(l)}\n`).join("");
+    writeFileSync(path.join(runDir, "journal.ndjson"), text);
+
+    const again = createFsPlanStore({ repoRoot: root });
+    await acquisition(again, "old", 2);
+    const entries = await journalOf(again, "old");
+    await again.close();
+    expect(readFileSync(path.join(runDir, "journal.ndjson"), "utf8")).toBe(text);
+    expect(entries.slice(0, 3).map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(entries.map((e) => `${e.event}@${e.generation}`)).toEqual(["metadata@1", "step-reused@1", "metadata@2", "moved-0@1", "moved-1@2", "metadata@3", "moved-2@3"]);
+    const seqs = entries.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+  });
+
+  it("a write to a run nobody holds goes into the history under a lock taken for it, and leaves no lock behind", async () => {
+    const root = repo();
+    const store = createFsPlanStore({ repoRoot: root });
+    expect(await store.writeMetadata("free", sampleMetadata("free"), null)).toMatchObject({ ok: true, metadata: { generation: 1 } });
+    expect(await store.appendJournal("free", { generation: 1, at, event: "noted" })).toMatchObject({ ok: true, entry: { seq: 2 } });
+    expect(await store.writeMetadata("free", sampleMetadata("free", 1), 1)).toMatchObject({ ok: true, metadata: { generation: 2 } });
+    const runDir = path.join(root, "ai_plan", "free");
+    expect(existsSync(path.join(runDir, ".lock"))).toBe(false);
+    const view = await readRunLog(runDir);
+    expect(view?.state()).toMatchObject({ generation: 2, currentStepId: "step:1" });
+    view?.close();
+    expect((await journalOf(store, "free")).map((e) => `${e.seq}:${e.event}@${e.generation}`)).toEqual(["1:metadata@1", "2:noted@1", "3:metadata@2"]);
+    // A malformed entry is refused naming the field, before anything is written.
+    const bad = await store.appendJournal("free", { generation: -1, at, event: "x" });
+    expect(bad.ok ? "accepted" : `${bad.error.code}:${bad.error.details.field}`).toBe("INVALID_OPTIONS:generation");
+    await store.close();
+  });
+});
