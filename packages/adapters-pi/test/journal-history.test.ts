@@ -1,5 +1,5 @@
 /**
- * The journal is a rendering of the run's history (docs/decisions.md D16): no journal.ndjson is written, its
+ * The journal is a rendering of the run's history (docs/decisions.md D17): no journal.ndjson is written, its
  * entries survive compaction with the same seq, a folder of an earlier version keeps its file (read first,
  * never changed) and shows each generation once, and every write of a run nobody holds goes into the history
  * under a lock taken for it.

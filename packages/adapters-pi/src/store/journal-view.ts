@@ -1,6 +1,6 @@
 /**
  * The journal a run shows (`PlanStore.readJournal`, `phasekit journal`, the inspector), rendered from its
- * history (docs/decisions.md D16): one `metadata` entry per state generation (the whole document), and one entry
+ * history (docs/decisions.md D17): one `metadata` entry per state generation (the whole document), and one entry
  * per event a holder journaled, in the order the history holds them. Nothing else records them: journal.ndjson
  * is no longer written. A run folder of an earlier version keeps its file, read first and never changed; the
  * generations its history repeats from that file are not shown twice.

@@ -1,6 +1,6 @@
 /**
  * Journal entries, and the journal file earlier versions wrote (`<runDir>/journal.ndjson`, one line per entry).
- * This version writes no such file: a run's journal is rendered from its history (journal-view.ts, D16); the
+ * This version writes no such file: a run's journal is rendered from its history (journal-view.ts, D17); the
  * file of an earlier version is still read. A torn last line (a crash mid-append) is expected and ignored; an
  * unreadable line anywhere else means the file was damaged and is reported.
  */

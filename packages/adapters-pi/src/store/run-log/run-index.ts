@@ -19,7 +19,7 @@ export interface StateChain {
 
 /**
  * One state record of the history, kept after compaction too: the journal is rendered from every generation
- * (docs/decisions.md D16). `d: 1` is a delta on the state record before it.
+ * (docs/decisions.md D17). `d: 1` is a delta on the state record before it.
  */
 export interface StateRecordEntry {
   n: number;

@@ -1,6 +1,6 @@
 /**
  * The run's state and event records in the order the history holds them, every state generation rebuilt: what
- * the journal is rendered from (docs/decisions.md D16). Values are read one at a time, as the walk reaches them.
+ * the journal is rendered from (docs/decisions.md D17). Values are read one at a time, as the walk reaches them.
  */
 import type { JsonValue } from "../../io/plain-json.js";
 import { corrupt } from "./format.js";
