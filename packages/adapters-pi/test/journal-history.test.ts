@@ -10,6 +10,8 @@ import { describe, expect, it } from "vitest";
 import { createFsPlanStore, type PlanStore } from "../src/store/plan-store.js";
 import { rebuildFromJournal, type JournalEntry } from "../src/store/journal.js";
 import { readRunLog } from "../src/store/run-log/reader.js";
+import { diffJson } from "../src/store/run-log/state-delta.js";
+import type { JsonValue } from "../src/io/plain-json.js";
 import { sampleMetadata } from "./helpers/metadata-fixtures.js";
 import { useTempRepos } from "./helpers/temp-repos.js";
 
@@ -75,7 +77,8 @@ describe("the journal rendered from the history", () => {
     const legacy = [
       { seq: 1, generation: 1, at, event: "metadata", data: meta(1) },
       { seq: 2, generation: 1, at, event: "step-reused", data: { stepId: "plan" } },
-      { seq: 3, generation: 2, at, event: "metadata", data: meta(2) },
+      // A later generation as a delta line, as earlier versions wrote large documents.
+      { seq: 3, generation: 2, at, event: "metadata-delta", data: { from: 1, ops: diffJson(meta(1) as unknown as JsonValue, meta(2) as unknown as JsonValue) } },
     ];
     const text = legacy.map((l) => `${JSON.stringify(l)}\n`).join("");
     writeFileSync(path.join(runDir, "journal.ndjson"), text);
@@ -86,7 +89,8 @@ describe("the journal rendered from the history", () => {
     await again.close();
     expect(readFileSync(path.join(runDir, "journal.ndjson"), "utf8")).toBe(text);
     expect(entries.slice(0, 3).map((e) => e.seq)).toEqual([1, 2, 3]);
-    expect(entries.map((e) => `${e.event}@${e.generation}`)).toEqual(["metadata@1", "step-reused@1", "metadata@2", "moved-0@1", "moved-1@2", "metadata@3", "moved-2@3"]);
+    expect(entries.map((e) => `${e.event}@${e.generation}`)).toEqual(["metadata@1", "step-reused@1", "metadata-delta@2", "moved-0@1", "moved-1@2", "metadata@3", "moved-2@3"]);
+    expect(rebuildFromJournal(entries)).toMatchObject({ ok: true, metadata: { generation: 3 } });
     const seqs = entries.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(new Set(seqs).size).toBe(seqs.length);

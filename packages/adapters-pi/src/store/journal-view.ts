@@ -12,7 +12,7 @@
 import path from "node:path";
 import type { JsonValue } from "../io/plain-json.js";
 import type { FsPort } from "../io/fs-port.js";
-import { JOURNAL_FILE, journalEntrySchema, METADATA_EVENT, readJournal, type JournalAppend, type JournalEntry, type JournalReadResult } from "./journal.js";
+import { JOURNAL_FILE, journalEntrySchema, METADATA_DELTA_EVENT, METADATA_EVENT, readJournal, type JournalAppend, type JournalEntry, type JournalReadResult } from "./journal.js";
 import type { TimelineItem } from "./run-log/timeline.js";
 
 /** The history event a journaled entry is stored as (its data: the entry without `seq`). */
@@ -36,7 +36,7 @@ export async function readLegacyJournal(runDir: string, fs: FsPort): Promise<{ o
   const r = await readJournal(path.join(runDir, JOURNAL_FILE), { fs });
   if (!r.ok) return r;
   let maxGeneration = -1;
-  for (const e of r.entries) if (e.event === METADATA_EVENT && e.generation > maxGeneration) maxGeneration = e.generation;
+  for (const e of r.entries) if ((e.event === METADATA_EVENT || e.event === METADATA_DELTA_EVENT) && e.generation > maxGeneration) maxGeneration = e.generation;
   return { ok: true, legacy: { entries: r.entries, maxGeneration } };
 }
 
