@@ -2,7 +2,7 @@
  * The slash commands: `/workflow <name> <task>`, `/cancel-workflow`, `/workflow-status`, `/workflow-resume <id>`.
  * Each cancels a pending countdown first: the user acted.
  */
-import { active, contextPrompt, initialUserMessage, isLive, move, startRun } from "./core-bridge.js";
+import { active, contextPrompt, initialUserMessage, isLive, move, startRun, type WorkflowState } from "./core-bridge.js";
 import type { Continuation } from "./continuation.js";
 import type { PiCommandContext, PiCommandDefinition } from "./host.js";
 import type { Runtime } from "./runtime.js";
@@ -94,6 +94,7 @@ async function startCommand(rt: Runtime, cont: Continuation, args: string, ctx: 
   const r = startRun(rt.registry, key, taskId, task, rt.now());
   if (!r.ok) return rt.tell(ctx, `[phasekit] cannot start ${name}: ${r.error.message}`, "error");
   cont.resetBudget();
+  if (current !== null && isLive(current) && rt.drivenElsewhere !== current.taskId) await endReplaced(rt, current, ctx);
   rt.state = r.state;
   rt.drivenElsewhere = undefined;
   const claimed = await rt.durable.claim(ctx.cwd, r.state, rt.now());
@@ -104,6 +105,18 @@ async function startCommand(rt: Runtime, cont: Continuation, args: string, ctx: 
   const max = def?.sessionNameMaxLength ?? 50;
   rt.pi.setSessionName(`${prefix}${task.length > max ? `${task.slice(0, max)}…` : task}`);
   rt.pi.sendUserMessage(initialUserMessage(r.state, rt.registry));
+}
+
+/**
+ * The run a new one replaces ends here, cancelled and marked notified (the user chose to replace it, so no
+ * end message goes to the model): its session entry and its plan folder say so, and its lock is let go.
+ */
+async function endReplaced(rt: Runtime, old: WorkflowState, ctx: PiCommandContext): Promise<void> {
+  const cancelled = move("cancel-now", old, rt.registry, rt.now());
+  const marked = cancelled.ok ? move("mark-notified", cancelled.state, rt.registry, rt.now()) : cancelled;
+  if (!marked.ok) return rt.tell(ctx, `[phasekit] the replaced run ${old.taskId} could not be ended: ${marked.error.message}`, "warning");
+  const warning = await rt.commit(marked.state, undefined);
+  if (warning) rt.tell(ctx, warning, "warning");
 }
 
 async function resumeCommand(rt: Runtime, cont: Continuation, id: string, ctx: PiCommandContext): Promise<void> {

@@ -35,6 +35,10 @@ export function createContinuation(rt: Runtime): Continuation {
   let timers: ReturnType<typeof setTimeout>[] = [];
   let widgetUi: PiContext["ui"] | undefined;
   let widgetEpoch = -1;
+  // Shown until some live ui cleared it: an RPC client keeps a widget across a session change, so the next
+  // session's ui must clear what an older one set.
+  let widgetShown = false;
+  let stopSaidFor = "";
   let count = 0;
   let atGeneration = -1;
   let atTask = "";
@@ -45,10 +49,11 @@ export function createContinuation(rt: Runtime): Continuation {
     timers = [];
   };
   const clearWidget = (current?: PiContext["ui"]): void => {
-    const shown = widgetUi !== undefined;
+    if (!widgetShown) return;
     const ui = current ?? (widgetEpoch === rt.epoch ? widgetUi : undefined);
     widgetUi = undefined;
-    if (!shown || ui === undefined) return;
+    if (ui === undefined) return;
+    widgetShown = false;
     try {
       ui.setWidget(UI_KEY.countdown, undefined);
     } catch {
@@ -64,6 +69,7 @@ export function createContinuation(rt: Runtime): Continuation {
     resetBudget() {
       count = 0;
       capSaid = false;
+      stopSaidFor = "";
     },
     remindersWithoutProgress: () => count,
     onIdle(ctx, end) {
@@ -80,6 +86,10 @@ export function createContinuation(rt: Runtime): Continuation {
         api.resetBudget();
       }
       if (end.aborted || end.errored) {
+        // pi 0.73.1 retries an errored request itself and ends the agent run after each try: say it once per state.
+        const key = `${s.taskId}:${s.generation}:${end.aborted ? "aborted" : "errored"}`;
+        if (stopSaidFor === key) return;
+        stopSaidFor = key;
         rt.tell(ctx, `[phasekit] the agent ${end.aborted ? "was stopped" : "ended with an error"}; the workflow waits in ${a.phase.name}. Send a message to go on.`);
         return;
       }
@@ -111,10 +121,12 @@ export function createContinuation(rt: Runtime): Continuation {
       if (ctx.hasUI) {
         widgetUi = ctx.ui;
         widgetEpoch = epoch;
+        widgetShown = true;
         try {
           ctx.ui.setWidget(UI_KEY.countdown, line(seconds), { placement: "aboveEditor" });
         } catch {
           widgetUi = undefined;
+          widgetShown = false;
         }
         for (let left = seconds - 1; left > 0; left--) {
           const at = total - left * (total / seconds);

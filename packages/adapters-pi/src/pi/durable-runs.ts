@@ -4,6 +4,10 @@
  * in another session reads it back under the lock, so two sessions never drive one run at once: the second is
  * refused with the holder's name.
  */
+import * as fs from "node:fs";
+import type { WorkflowError } from "@phasekit/core";
+import { describeHolder } from "../lock/holder.js";
+import { judgeLiveness } from "../lock/liveness.js";
 import { createFsPlanStore, type PlanStore, type StoreLock } from "../store/plan-store.js";
 import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
 
@@ -15,8 +19,12 @@ export interface DurableOptions {
   readonly store?: (cwd: string) => PlanStore;
 }
 
-/** The outcome of a durable operation: ok, or a message for the user. */
-export type DurableResult<T = object> = ({ ok: true } & T) | { ok: false; message: string };
+/**
+ * The outcome of a durable operation: ok, or a message for the user. `elsewhere` when another live holder drives
+ * the run (this session may show it but not move it); `failed` when the plan folder itself is unusable (the
+ * message names the file and the fix; the session keeps the run in its own entries).
+ */
+export type DurableResult<T = object> = ({ ok: true } & T) | { ok: false; kind: "elsewhere" | "failed"; message: string };
 
 interface Held {
   store: PlanStore;
@@ -52,9 +60,28 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
     createFsPlanStore({ repoRoot: cwd, planRoot: typeof options.planRoot === "string" ? options.planRoot : undefined, homeDir: options.homeDir });
 
   async function lockRun(store: PlanStore, slug: string): Promise<DurableResult<{ lock: StoreLock }>> {
-    const got = await store.lock(slug, { owner: { tool: TOOL } });
-    if (!got.ok) return { ok: false, message: `[phasekit] run ${slug} is being driven elsewhere: ${got.error.message}` };
-    return { ok: true, lock: got.lock };
+    let got;
+    try {
+      got = await store.lock(slug, { owner: { tool: TOOL } });
+    } catch (error) {
+      return failed(store, slug, error as WorkflowError);
+    }
+    if (got.ok) return { ok: true, lock: got.lock };
+    if (got.error.code === "LOCKED") {
+      const holder = await liveHolder(store, slug, got.error);
+      if (holder !== undefined) return { ok: false, kind: "elsewhere", message: `[phasekit] run ${slug} is being driven elsewhere, by ${holder}.` };
+    }
+    return failed(store, slug, got.error);
+  }
+
+  /**
+   * Who holds the run, when that holder is alive by the one liveness rule (lock/liveness.ts). A store other than
+   * the fs one judges its own leases: its LOCKED is that verdict, and its message names the holder.
+   */
+  async function liveHolder(store: PlanStore, slug: string, error: WorkflowError): Promise<string | undefined> {
+    if (options.store !== undefined) return error.message;
+    const seen = await judgeLiveness(await store.runDir(slug)).catch(() => undefined);
+    return seen?.verdict === "live" ? describeHolder(seen.holder) : undefined;
   }
 
   async function writeHeld(h: Held, state: WorkflowState, now: number): Promise<DurableResult> {
@@ -64,7 +91,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       { slug: h.slug, ownerTool: TOOL, currentTool: TOOL, status: state.status, createdAt: h.createdAt, updatedAt: iso, state: toPersisted(state) },
       h.generation,
     );
-    if (!r.ok) return { ok: false, message: `[phasekit] could not write the plan folder of run ${h.slug}: ${r.error.message}` };
+    if (!r.ok) return failed(h.store, h.slug, r.error, "could not write");
     h.generation = r.metadata.generation;
     return { ok: true };
   }
@@ -95,21 +122,21 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       return r;
     },
     async resume(cwd, id) {
-      if (!enabled) return { ok: false, message: "[phasekit] plan folders are turned off (planRoot: false); nothing to resume from." };
-      if (held?.slug === id) return { ok: false, message: `[phasekit] run ${id} is already driven by this session.` };
+      if (!enabled) return { ok: false, kind: "failed", message: "[phasekit] plan folders are turned off (planRoot: false); nothing to resume from." };
+      if (held?.slug === id) return { ok: false, kind: "failed", message: `[phasekit] run ${id} is already driven by this session.` };
       // A session that only shows this run (another one held it at start) may take it over now.
       const store = storeFor(cwd);
       let meta;
       try {
         meta = await store.readMetadata(id);
       } catch (error) {
-        return { ok: false, message: `[phasekit] ${(error as Error).message}` };
+        return failed(store, id, error as WorkflowError, "could not read");
       }
-      if (!meta.ok) return { ok: false, message: `[phasekit] run ${id}: ${meta.error.message}` };
-      if (meta.metadata === null || meta.metadata.state === undefined) return { ok: false, message: `[phasekit] no workflow run ${id} in ${store.planRoot}.` };
+      if (!meta.ok) return failed(store, id, meta.error, "could not read");
+      if (meta.metadata === null || meta.metadata.state === undefined) return { ok: false, kind: "failed", message: `[phasekit] no workflow run ${id} in ${store.planRoot}.` };
       const st = readState(meta.metadata.state);
-      if (!st.ok) return { ok: false, message: `[phasekit] run ${id} has an unreadable state: ${st.error.message}` };
-      if (!isLive(st.state)) return { ok: false, message: `[phasekit] run ${id} has already ended (${st.state.status}).` };
+      if (!st.ok) return { ok: false, kind: "failed", message: `[phasekit] run ${id} has an unreadable state: ${st.error.message}` };
+      if (!isLive(st.state)) return { ok: false, kind: "failed", message: `[phasekit] run ${id} has already ended (${st.state.status}).` };
       await api.release();
       const locked = await lockRun(store, id);
       if (!locked.ok) return locked;
@@ -129,4 +156,27 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
     },
   };
   return api;
+}
+
+/**
+ * A plan-folder failure as the user can act on it: what failed, the file, and the fix. A plan root that exists
+ * but is not a folder is the common case (a stray file named like it) and gets its own fix.
+ */
+function failed(store: PlanStore, slug: string, error: Partial<WorkflowError> & { message: string }, verb = "could not use"): { ok: false; kind: "failed"; message: string } {
+  const details = (error.details ?? {}) as { file?: unknown; hint?: unknown };
+  const file = typeof details.file === "string" ? details.file : store.planRoot;
+  let fix = typeof details.hint === "string" ? details.hint : "check that folder's permissions and free space";
+  try {
+    if (!fs.statSync(store.planRoot).isDirectory()) fix = `${store.planRoot} is a file, not a folder: move it away, or set another plan root (PHASEKIT_PLAN_ROOT)`;
+  } catch {
+    // not an fs path (another store), or missing: the store's own hint stands
+  }
+  const code = typeof error.code === "string" ? ` [${error.code}]` : "";
+  // Core's messages may already end with their own "Fix: <hint>": keep one fix, the most specific.
+  const said = error.message.replace(/\s*Fix: [\s\S]*$/, "").replace(/[.\s]+$/, "");
+  return {
+    ok: false,
+    kind: "failed",
+    message: `[phasekit] ${verb} the plan folder of run ${slug}${code} (${file}): ${said}. Fix: ${fix.replace(/[.\s]+$/, "")}. Until then the run is kept in this session only.`,
+  };
 }

@@ -4,10 +4,11 @@
  * where the host has it (1.5.x), else a timer after `agent_end` (inside `agent_end` 0.73.1 only queues
  * messages until the user's next prompt).
  */
-import { active, contextPrompt, isLive } from "./core-bridge.js";
+import { active, contextPrompt, isLive, move } from "./core-bridge.js";
 import type { Continuation, RunEnd } from "./continuation.js";
 import type { PiApi, PiContext } from "./host.js";
 import { MESSAGE, type Runtime } from "./runtime.js";
+import { endAnnouncedOnBranch } from "./session-entries.js";
 
 /** How the last assistant message of a run ended. */
 export function runEndOf(messages: readonly unknown[]): RunEnd {
@@ -37,10 +38,17 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     rt.drivenElsewhere = undefined;
     if (s !== null && isLive(s) && rt.durable.enabled) {
       const claimed = await rt.durable.claim(ctx.cwd, s, rt.now());
-      if (!claimed.ok) {
+      if (!claimed.ok && claimed.kind === "elsewhere") {
         rt.drivenElsewhere = s.taskId;
         rt.tell(ctx, `${claimed.message} This session shows the run but does not move it; /workflow-resume ${s.taskId} takes it over once that session has ended.`, "warning");
+      } else if (!claimed.ok) {
+        // The plan folder is unusable, and nobody else drives the run: this session keeps driving it (and can cancel it).
+        rt.tell(ctx, claimed.message, "error");
       }
+    } else if (s !== null && !isLive(s) && !s.completionNotified && endAnnouncedOnBranch(ctx.sessionManager.getBranch())) {
+      // Said already (pi-workflows sends the message before saving its flag): record it, say nothing.
+      const marked = move("mark-notified", s, rt.registry, rt.now());
+      if (marked.ok) await rt.commit(marked.state, ctx);
     } else if (s !== null && !isLive(s) && !s.completionNotified) {
       // A run that ended without its message (e.g. killed right after the last step): say it once, when idle.
       const epoch = rt.epoch;
@@ -64,9 +72,10 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
 
   pi.on("session_start", (e, ctx) => onSession(ctx, e.reason));
   pi.on("session_tree", (_e, ctx) => onSession(ctx, "tree"));
-  pi.on("session_shutdown", async () => {
+  pi.on("session_shutdown", async (_e, ctx) => {
+    // Clear with this (still valid) ctx before the epoch moves on: an RPC client keeps widgets across sessions.
+    cont.cancel(ctx?.ui);
     rt.epoch += 1;
-    cont.cancel();
     await rt.durable.release();
   });
   pi.on("turn_end", (e, ctx) => {
@@ -95,11 +104,13 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
   pi.on("input", (e, ctx) => {
     if (e.source === "extension") return undefined;
     cont.cancel(ctx.ui);
+    rt.disarmCancel();
     cont.resetBudget();
     return undefined;
   });
   pi.on("agent_end", (e, ctx) => {
     lastEnd = runEndOf(e.messages);
+    rt.disarmCancel(); // a cancel armed in this agent run does not carry over to the next one
     if (settledHost) return;
     const epoch = rt.epoch;
     const end = lastEnd;
@@ -107,10 +118,16 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
       if (epoch === rt.epoch) void idle(ctx, end).catch(() => undefined);
     }, 0);
   });
-  // pi 1.5.x returns an unsubscribe function from `on` and fires agent_settled when truly idle; 0.73.1 does neither.
-  const unsubscribe = pi.on("agent_settled", (e, ctx) => idle(ctx, { aborted: e.aborted || lastEnd.aborted, errored: lastEnd.errored }));
-  settledHost = typeof unsubscribe === "function";
+  pi.on("agent_settled", (e, ctx) => idle(ctx, { aborted: e.aborted || lastEnd.aborted, errored: lastEnd.errored }));
+  // pi 1.5.x fires agent_settled when truly idle; 0.73.1 never does. Known by what the host exports (1.5.x's
+  // registerEntryRenderer), not by `on`'s return value, which a wrapping extension may not pass on.
+  settledHost = hostHasSettled(pi);
   rt.boundaryTurns = settledHost;
+}
+
+/** Whether the host fires `agent_settled` (pi 1.5.x), probed by a member only 1.5.x exports. */
+export function hostHasSettled(pi: PiApi): boolean {
+  return typeof pi.registerEntryRenderer === "function";
 }
 
 /** Which state a context prompt was rendered for. */

@@ -131,6 +131,11 @@ export interface PiApi {
   sendUserMessage(content: string, options?: { deliverAs?: "steer" | "followUp" }): void;
   appendEntry(customType: string, data?: unknown): void;
   setSessionName(name: string): void;
+  /** Both hosts: the tools declared to the model. */
+  getActiveTools?(): string[];
+  setActiveTools?(toolNames: string[]): void;
+  /** 1.5.x only (a custom-entry renderer): its presence is how the extension knows it runs on 1.5.x. */
+  registerEntryRenderer?(customType: string, renderer: unknown): void;
 }
 
 /** An extension factory as pi calls it. */

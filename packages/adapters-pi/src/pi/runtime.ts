@@ -9,7 +9,7 @@ import { defaultDefinitionRoots, loadDefinitionFolders, type DefinitionLoadProbl
 import { createDurableRuns, type DurableRuns } from "./durable-runs.js";
 import type { PlanStore } from "../store/plan-store.js";
 import type { PiApi, PiContext } from "./host.js";
-import { rebuildState, STATE_ENTRY } from "./session-entries.js";
+import { COMPLETE_MESSAGE, rebuildState, STATE_ENTRY } from "./session-entries.js";
 import { phaseListWidget } from "./widget.js";
 
 /** Options of `createWorkflowExtension`. Every field has a default. */
@@ -36,7 +36,7 @@ export interface WorkflowExtensionOptions {
 /** Custom message types this extension sends. */
 export const MESSAGE = {
   context: "workflow:context",
-  complete: "workflow:complete",
+  complete: COMPLETE_MESSAGE,
   countdown: "workflow:countdown",
   notice: "workflow:notice",
 } as const;
@@ -77,6 +77,8 @@ export interface Runtime {
   deliverEnd(): Promise<boolean>;
   /** The tool rule for `toolName` now (core's decision, remembered until the state or definitions change). */
   decide(toolName: string): { allowed: true } | { allowed: false; reason: string };
+  /** Forgets an armed (unconfirmed) cancel: the agent run ended, or the user spoke. */
+  disarmCancel(): void;
   /** Says something to the user: a notification with UI, stderr without. */
   tell(ctx: PiContext | undefined, text: string, level?: "info" | "warning" | "error"): void;
 }
@@ -157,6 +159,9 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
         decisions.set(toolName, d);
       }
       return d;
+    },
+    disarmCancel() {
+      if (rt.state?.cancelPending) rt.state = { ...rt.state, cancelPending: false };
     },
     tell(ctx, text, level = "info") {
       if (ctx?.hasUI) ctx.ui.notify(text, level);

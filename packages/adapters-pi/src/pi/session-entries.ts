@@ -59,6 +59,26 @@ export function rebuildState(branch: readonly BranchEntry[]): RebuiltState {
 
 const NONE: readonly never[] = Object.freeze([]);
 
+/** The custom message type of the end-of-run message (pi-workflows 1.0.0 sends the same one). */
+export const COMPLETE_MESSAGE = "workflow:complete";
+
+/**
+ * Whether the end of the run is already announced on the branch: a `workflow:complete` message newer than the
+ * newest live state entry. pi-workflows 1.0.0 sends it before it saves its notified flag, so a session it
+ * finished may hold the message with a state that still says "not notified".
+ */
+export function endAnnouncedOnBranch(branch: readonly BranchEntry[]): boolean {
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i] as BranchEntry;
+    if (e.type === "custom_message" && e.customType === COMPLETE_MESSAGE) return true;
+    if (e.type === "custom" && e.customType === STATE_ENTRY) {
+      const r = readEntry(e.data);
+      if (r.ok && (r.state.status === "running" || r.state.status === "paused")) return false;
+    }
+  }
+  return false;
+}
+
 /** One summary the agent gave when leaving a phase. */
 export interface PhaseSummary {
   readonly taskId: string;

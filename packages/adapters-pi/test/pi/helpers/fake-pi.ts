@@ -80,6 +80,8 @@ export function createFakePi(options: { settledHost?: boolean; hasUI?: boolean; 
       sendUserMessage: (content) => void fake.userMessages.push(content),
       appendEntry: (customType, data) => void fake.branch.push({ type: "custom", customType, data: structuredClone(data) }),
       setSessionName: (name) => void (fake.sessionName = name),
+      // 1.5.x exports it; the extension probes it to know agent_settled fires.
+      ...(options.settledHost ? { registerEntryRenderer: () => undefined } : {}),
     },
     ctx() {
       const born = generation;
