@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import * as core from "@phasekit/core";
 import { compileDefinitions } from "../src/definitions/compile.js";
 import { isCompiledRegistry, MAX_NESTING, type WorkflowRegistry } from "../src/definitions/registry.js";
+import { FrozenSet } from "../src/definitions/frozen.js";
 import { migrateState, parseState } from "../src/state/migrate.js";
 import { toPersisted, type WorkflowState } from "../src/state/schema.js";
 import { advance } from "../src/transitions/advance.js";
@@ -86,10 +87,11 @@ describe("issue 9 defects", () => {
   it("defect 6: workflows keyed name, phases, description or workflows are data, never fields", () => {
     const def = (n: string): object => ({ name: n, phases: [{ id: "a", name: "A" }] });
     const set = { name: def("N"), phases: def("P"), description: def("D"), other: def("O") };
-    for (const raw of [{ workflows: set }, set, { workflows: { ...set, workflows: def("W") } }]) {
+    // One input shape (issue 18): the argument is always the map by key, so "workflows" is a key like any other.
+    for (const raw of [set, { ...set, workflows: def("W") }]) {
       const r = compileDefinitions(raw);
       if (!r.ok) throw new Error(r.error.message);
-      expect([...r.registry.workflows.keys()].sort()).toEqual(Object.keys("workflows" in raw ? raw.workflows : raw).sort());
+      expect([...r.registry.workflows.keys()].sort()).toEqual(Object.keys(raw).sort());
     }
   });
 
@@ -135,7 +137,7 @@ describe("issue 9 defects", () => {
 
   it("defect 10: documented template allowlists are exported, and refusals are plain data that keep their code", () => {
     for (const name of ["PROMPT_VARS", "BLOCK_REASON_VARS", "COMPLETION_VARS", "CANCELLED_VARS", "FAILED_VARS", "NOT_DONE_VARS", "INITIAL_MESSAGE_VARS"] as const) {
-      expect(core[name]).toBeInstanceOf(Set);
+      expect(core[name]).toBeInstanceOf(FrozenSet);
     }
     const reg = registryOf({ w: { name: "W", phases: [{ id: "a", name: "A" }] } });
     const r = advance(reg, at("w", [["w", 0]], { status: "paused" }), ctx);

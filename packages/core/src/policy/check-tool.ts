@@ -4,15 +4,18 @@
  * resolve is a refusal (`ok: false`, the walker's code), never a silent allow: adapters block the tool with the
  * refusal's message (fail closed), since `advance` and `loop` refuse that run as well. A blacklist blocks its
  * tools; a whitelist blocks every other tool, so an empty whitelist allows only `workflow_step`.
+ *
+ * This runs on every tool call, so it reads only what it needs: the walked path and the one phase's tool list
+ * (a reference the state rests on is descended like everywhere else); no ActiveWorkflow is built unless the
+ * tool is blocked and the reason has to be written.
  */
 import type { ToolRules } from "../definitions/schema.js";
 import type { WorkflowRegistry } from "../definitions/registry.js";
-import { refusal, type Outcome } from "../errors/refusal.js";
+import type { Outcome } from "../errors/refusal.js";
 import type { ResolveCode } from "../transitions/resolve-active.js";
-import { isCompiledRegistry } from "../definitions/registry.js";
-import { argumentError } from "../transitions/apply.js";
+import { optionError, registryError, stateOrNullError } from "../transitions/arguments.js";
+import { descend, walkPath, type Level } from "../transitions/navigation.js";
 import { pickText } from "../present/prompt-vars.js";
-import { resolveActive } from "../transitions/resolve-active.js";
 import type { WorkflowState } from "../state/schema.js";
 import { BLOCK_REASON_VARS, renderTemplate } from "../present/template.js";
 import { DEFAULT_BLOCK_REASON, WORKFLOW_STEP_TOOL } from "../present/text.js";
@@ -21,31 +24,33 @@ import { DEFAULT_BLOCK_REASON, WORKFLOW_STEP_TOOL } from "../present/text.js";
 export type ToolDecision = Outcome<{ readonly allowed: true } | { readonly allowed: false; readonly reason: string }, ResolveCode>;
 
 const ALLOWED: ToolDecision = Object.freeze({ ok: true, allowed: true });
+const SCOPE = "tool";
 
 /** Decides whether `toolName` may run in the current phase of `state` (null: no run). */
 export function checkTool(registry: WorkflowRegistry, state: WorkflowState | null, toolName: string): ToolDecision {
-  const bad = isCompiledRegistry(registry) ? undefined : argumentError("tool", registry, { now: 0 });
+  const bad =
+    registryError(SCOPE, registry) ??
+    (typeof toolName === "string" ? undefined : optionError(SCOPE, "toolName", "must be a string", toolName, "Call checkTool(registry, state, toolName).")) ??
+    stateOrNullError(SCOPE, state);
   if (bad !== undefined) return { ok: false, error: bad };
-  if (typeof toolName !== "string") {
-    return { ok: false, error: refusal("tool", "INVALID_OPTIONS", `toolName must be a string, got ${typeof toolName}.`, { field: "toolName", hint: "Call checkTool(registry, state, toolName)." }) };
+  if (toolName === WORKFLOW_STEP_TOOL || state === null || state.status !== "running") return ALLOWED;
+  const walked = walkPath(SCOPE, registry, state);
+  if (!walked.ok) return walked;
+  const levels = walked.levels;
+  const top = levels[levels.length - 1] as Level;
+  let phase = top.entry;
+  if ("subworkflow" in phase) {
+    // A migrated state resting on a reference: its phase is the reference's first concrete one.
+    const r = descend(SCOPE, registry, phase, top.key, levels.length - 1, "first", (l) => levels.push(l));
+    if (!r.ok) return r;
+    phase = r.phase;
   }
-  if (state !== null && (typeof state !== "object" || !("currentPath" in state))) {
-    return { ok: false, error: refusal("tool", "INVALID_OPTIONS", "state must be a workflow state or null.", { field: "state", hint: "Call checkTool(registry, state, toolName)." }) };
-  }
-  const early = toolName === WORKFLOW_STEP_TOOL || state === null || state.status !== "running";
-  const resolved = resolveActive(registry, early ? IDLE : state);
-  if (!resolved.ok) return resolved;
-  if (early || resolved.active === null) return ALLOWED;
-  const { active } = resolved;
-  const tools = active.phase.tools;
+  const tools = phase.tools;
   if (!isBlocked(tools, toolName)) return ALLOWED;
-  const template = pickText(active, "blockReasonTemplate") ?? DEFAULT_BLOCK_REASON;
-  const vars = { workflowName: active.definition.name, phaseName: active.phase.name, toolName, allowedTools: allowedTools(tools) };
+  const template = pickText({ scopes: levels.map((l) => l.def) }, "blockReasonTemplate") ?? DEFAULT_BLOCK_REASON;
+  const vars = { workflowName: (levels[0] as Level).def.name, phaseName: phase.name, toolName, allowedTools: allowedTools(tools) };
   return { ok: true, allowed: false, reason: renderTemplate(template, vars, BLOCK_REASON_VARS) };
 }
-
-// A finished stand-in for "no run", so the registry check still runs for a null state.
-const IDLE = { status: "completed" } as WorkflowState;
 
 function isBlocked(tools: ToolRules | undefined, toolName: string): boolean {
   if (tools?.blacklist !== undefined) return tools.blacklist.includes(toolName);

@@ -10,7 +10,7 @@
 import type { WorkflowRegistry } from "../definitions/registry.js";
 import type { PathSegment, WorkflowState } from "../state/schema.js";
 import { applyMove, type Guard, type Move } from "./apply.js";
-import { enterReferences, phaseRef, segment, walkPath, type Level } from "./navigation.js";
+import { enterReferences, neighbour, phaseRef, segment, walkPath, type Level } from "./navigation.js";
 import type { RefusalCode, TransitionContext, TransitionOutcome } from "./types.js";
 
 const SCOPE = "advance";
@@ -39,26 +39,25 @@ export function advanceMove(registry: WorkflowRegistry, state: WorkflowState): M
     return { ok: true, change: { currentPath: next, steps: r.entered.length }, happened: { type: "entered-subworkflow", advanceCase: 1, to, entered: r.entered } };
   }
   const from = phaseRef(top.key, top.entry, path.length);
-  for (let depth = levels.length - 1; depth >= 0; depth--) {
-    const level = levels[depth] as Level;
-    if (level.index + 1 >= level.def.phases.length) continue;
-    const seg = path[depth] as PathSegment;
-    const next = path.slice(0, depth + 1);
-    next[depth] = segment(seg.workflowKey, seg.phaseIndex + 1, seg.loops);
-    const exited = exitedKeys(levels, depth);
-    const entry = level.def.phases[seg.phaseIndex + 1];
-    if (entry !== undefined && !("subworkflow" in entry) && exited.length === 0) {
-      return { ok: true, change: { currentPath: next, steps: 1 }, happened: { type: "advanced", advanceCase: 2, from, to: phaseRef(seg.workflowKey, entry, next.length), entered: NONE } };
-    }
-    const r = enterReferences(SCOPE, registry, next);
-    if (!r.ok) return r;
-    const to = phaseRef((next[next.length - 1] as PathSegment).workflowKey, r.phase, next.length);
-    const change = { currentPath: next, steps: 1 + r.entered.length };
-    if (exited.length === 0) return { ok: true, change, happened: { type: "advanced", advanceCase: 2, from, to, entered: r.entered } };
-    return { ok: true, change, happened: { type: "exited-subworkflow", advanceCase: 4, from, to, exited, entered: r.entered } };
+  const next = neighbour(levels, 1);
+  if (next === null) {
+    const exited = exitedKeys(levels, 0);
+    return { ok: true, change: { status: "completed", steps: 1 }, happened: { type: "completed", advanceCase: exited.length === 0 ? 3 : 4, from, exited } };
   }
-  const exited = exitedKeys(levels, 0);
-  return { ok: true, change: { status: "completed", steps: 1 }, happened: { type: "completed", advanceCase: exited.length === 0 ? 3 : 4, from, exited } };
+  const { depth, entry } = next;
+  const seg = path[depth] as PathSegment;
+  const nextPath = path.slice(0, depth + 1);
+  nextPath[depth] = segment(seg.workflowKey, seg.phaseIndex + 1, seg.loops);
+  const exited = exitedKeys(levels, depth);
+  if (!("subworkflow" in entry) && exited.length === 0) {
+    return { ok: true, change: { currentPath: nextPath, steps: 1 }, happened: { type: "advanced", advanceCase: 2, from, to: phaseRef(seg.workflowKey, entry, nextPath.length), entered: NONE } };
+  }
+  const r = enterReferences(SCOPE, registry, nextPath);
+  if (!r.ok) return r;
+  const to = phaseRef((nextPath[nextPath.length - 1] as PathSegment).workflowKey, r.phase, nextPath.length);
+  const change = { currentPath: nextPath, steps: 1 + r.entered.length };
+  if (exited.length === 0) return { ok: true, change, happened: { type: "advanced", advanceCase: 2, from, to, entered: r.entered } };
+  return { ok: true, change, happened: { type: "exited-subworkflow", advanceCase: 4, from, to, exited, entered: r.entered } };
 }
 
 /** The keys of the levels below `depth`, innermost first (the scopes an advance leaves). */

@@ -5,11 +5,15 @@
  *
  * A clock that goes backwards is clamped: `updatedAt` never decreases, so it is never below `startedAt`.
  */
-import { isCompiledRegistry, type WorkflowRegistry } from "../definitions/registry.js";
+import type { WorkflowRegistry } from "../definitions/registry.js";
+import { argumentError, stateError } from "./arguments.js";
 import { refusal, type Refusal } from "../errors/refusal.js";
 import type { WorkflowErrorCode } from "../errors/workflow-error.js";
 import type { PathSegment, WorkflowState, WorkflowStatus } from "../state/schema.js";
 import type { CommonCode, Happening, TransitionContext, TransitionOutcome } from "./types.js";
+
+// Kept for the modules that import it from here; the checks live in arguments.ts.
+export { argumentError } from "./arguments.js";
 
 /** What a move changes; everything else (generation, clock, counters' bookkeeping) is `applyMove`'s job. */
 export interface Change {
@@ -35,36 +39,26 @@ export interface Guard<C extends WorkflowErrorCode> {
   readonly wanted: string;
 }
 
-/** Checks the arguments every move shares; a refusal for a misplaced or hand-made argument. */
-export function argumentError(scope: string, registry: WorkflowRegistry, ctx: TransitionContext): Refusal<CommonCode> | undefined {
-  if (!isCompiledRegistry(registry)) {
-    return refusal(scope, "INVALID_REGISTRY", `the registry argument is not a registry made by compileDefinitions (got ${kindOf(registry)}).`, {
-      field: "registry",
-      hint: "Call core functions as f(registry, state, …) with the registry from compileDefinitions.",
-    });
-  }
-  const now = (ctx as TransitionContext | undefined)?.now;
-  if (typeof now === "number" && Number.isSafeInteger(now) && now >= 0) return undefined;
-  return refusal(scope, "INVALID_OPTIONS", `ctx.now must be epoch milliseconds (a non-negative integer), got ${String(now)}.`, {
-    field: "ctx.now",
-    value: typeof now === "number" ? now : undefined,
-    hint: "Pass { now: Date.now() } from the adapter.",
-  });
-}
-
-function kindOf(value: unknown): string {
-  if (value === null || typeof value !== "object") return value === null ? "null" : typeof value;
-  return "currentPath" in value ? "a workflow state" : "an object";
-}
-
 /** The refusal for a move that needs another lifecycle status. */
 export function statusRefusal<C extends WorkflowErrorCode>(scope: string, state: WorkflowState, code: C, wanted: string): Refusal<C> {
   return refusal(scope, code, `run "${state.taskId}" of workflow "${state.workflowKey}" is ${state.status}; ${scope} needs it ${wanted}.`, {
     field: "status",
     value: state.status,
     workflowKey: state.workflowKey,
-    hint: code === "NOT_PAUSED" ? "Only a paused run can be resumed." : code === "NOT_FINISHED" ? "Mark the end as notified only after the run has finished." : "Start a new run; a finished run cannot move.",
+    hint: statusHint(scope, state.status),
   });
+}
+
+/** What to do about a run in `status` that `scope` refused: chosen by the status the run is in, not the code. */
+export function statusHint(scope: string, status: WorkflowStatus): string {
+  switch (status) {
+    case "paused":
+      return `The run is paused: resume it first, then ${scope}.`;
+    case "running":
+      return scope === "resume" ? "The run is already running: nothing to resume." : "The run is still running: finish or cancel it first.";
+    default:
+      return `The run is ${status}: start a new run; a finished run cannot move.`;
+  }
 }
 
 /** Runs `describe` under the shared checks and turns its change into the next state. */
@@ -76,7 +70,7 @@ export function applyMove<C extends WorkflowErrorCode>(
   guard: Guard<C>,
   describe: () => Move<C>,
 ): TransitionOutcome<C | CommonCode> {
-  const bad = argumentError(scope, registry, ctx);
+  const bad = argumentError(scope, registry, ctx) ?? stateError(scope, state);
   if (bad !== undefined) return { ok: false, error: bad };
   if (!guard.accepts(state.status)) return { ok: false, error: statusRefusal(scope, state, guard.code, guard.wanted) };
   const move = describe();

@@ -3,6 +3,7 @@ import type { WorkflowRegistry } from "../definitions/registry.js";
 import { refusal } from "../errors/refusal.js";
 import { isFinished, type WorkflowState } from "../state/schema.js";
 import { applyMove, type Guard, type Move } from "./apply.js";
+import { argumentError, optionError } from "./arguments.js";
 import { RUNNING } from "./advance.js";
 import { LIVE } from "./cancel.js";
 import type { RefusalCode, TransitionContext, TransitionOutcome } from "./types.js";
@@ -24,6 +25,11 @@ export function resume(registry: WorkflowRegistry, state: WorkflowState, ctx: Tr
 
 /** Ends a running or paused run as failed, keeping the reason for messages and inspection. */
 export function fail(registry: WorkflowRegistry, state: WorkflowState, reason: string, ctx: TransitionContext): TransitionOutcome<RefusalCode<"fail">> {
+  // A reason that is not text would be stored and make the state unreadable (failureReason is a string).
+  if (typeof reason !== "string") {
+    const bad = argumentError("fail", registry, ctx) ?? optionError("fail", "reason", "must be a string", reason, "Pass the failure as text, e.g. error.message.");
+    return { ok: false, error: bad };
+  }
   return applyMove("fail", registry, state, ctx, LIVE, () => ({ ok: true, change: { status: "failed", steps: 0, failureReason: reason }, happened: { type: "failed", reason } }));
 }
 

@@ -11,49 +11,62 @@ import type { PathSegment, WorkflowState } from "../state/schema.js";
 import type { PathCode, PhaseRef } from "./types.js";
 
 
-/** One walked level: the segment, its workflow's definition, and the entry the segment points at. */
+/**
+ * One level of a path, outermost first: the workflow, where in it, the entry there, and whether the path has
+ * entered it (false for levels below a reference a migrated state rests on, shown but not yet pushed).
+ */
 export interface Level {
   readonly key: string;
   readonly def: WorkflowDefinition;
   readonly index: number;
   readonly entry: PhaseEntry;
+  readonly entered: boolean;
 }
 
+type Found<T, C extends PathCode> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: Refusal<C> };
+
 /** The definition of `key`, or MISSING_DEFINITION naming where on the path it was needed. */
-export function definitionAt(scope: string, registry: WorkflowRegistry, key: string, depth: number): WorkflowDefinition | Refusal<"MISSING_DEFINITION"> {
+export function definitionAt(scope: string, registry: WorkflowRegistry, key: string, depth: number): Found<WorkflowDefinition, "MISSING_DEFINITION"> {
   const def = registry.workflows.get(key);
-  if (def !== undefined) return def;
-  return refusal(scope, "MISSING_DEFINITION", `workflow "${key}" at currentPath[${depth}] is not among the loaded definitions.`, {
+  if (def !== undefined) return { ok: true, value: def };
+  const error = refusal(scope, "MISSING_DEFINITION", `workflow "${key}" at currentPath[${depth}] is not among the loaded definitions.`, {
     field: `currentPath[${depth}].workflowKey`,
     value: key,
     workflowKey: key,
     hint: `Restore the definition of "${key}" (or fix its file), or cancel the run.`,
   });
+  return { ok: false, error };
 }
 
 /** The entry at `index` of `def`, or INVALID_PATH_INDEX. */
-export function entryAt(scope: string, def: WorkflowDefinition, key: string, index: number, depth: number): PhaseEntry | Refusal<"INVALID_PATH_INDEX"> {
+export function entryAt(scope: string, def: WorkflowDefinition, key: string, index: number, depth: number): Found<PhaseEntry, "INVALID_PATH_INDEX"> {
   const entry = def.phases[index];
-  if (entry !== undefined) return entry;
-  return refusal(scope, "INVALID_PATH_INDEX", `currentPath[${depth}] points at phase ${index} of workflow "${key}", which has ${def.phases.length} phase(s).`, {
+  if (entry !== undefined) return { ok: true, value: entry };
+  const error = refusal(scope, "INVALID_PATH_INDEX", `currentPath[${depth}] points at phase ${index} of workflow "${key}", which has ${def.phases.length} phase(s).`, {
     field: `currentPath[${depth}].phaseIndex`,
     value: index,
     workflowKey: key,
     hint: "The definition changed under a running workflow: restore it, or cancel the run (see checkDefinitions).",
   });
+  return { ok: false, error };
 }
 
-/** The refusal for nesting deeper than MAX_NESTING (compile refuses such definitions; a state may still hold one). */
-export function nestingError(scope: string, key: string): Refusal<"NESTING_TOO_DEEP"> {
+/** The one nesting rule: a path may hold at most MAX_NESTING levels (compile refuses deeper definitions). */
+export function nestingError(scope: string, key: string, levels: number): Refusal<"NESTING_TOO_DEEP"> | undefined {
+  if (levels <= MAX_NESTING) return undefined;
   return refusal(scope, "NESTING_TOO_DEEP", `entering sub-workflow "${key}" would nest deeper than ${MAX_NESTING} levels.`, {
     workflowKey: key,
     hint: "Flatten the chain of sub-workflows.",
   });
 }
 
-// Definitions and entries are strict shapes without a `details` field, so its presence marks a refusal.
-function isLevelError(v: object): v is Refusal {
-  return "details" in v;
+/** The level for segment (`key`, `index`) at `depth`, checked against the definitions. */
+export function levelAt(scope: string, registry: WorkflowRegistry, key: string, index: number, depth: number, entered: boolean): Found<Level, PathCode> {
+  const def = definitionAt(scope, registry, key, depth);
+  if (!def.ok) return def;
+  const entry = entryAt(scope, def.value, key, index, depth);
+  if (!entry.ok) return entry;
+  return { ok: true, value: { key, def: def.value, index, entry: entry.value, entered } };
 }
 
 /** Walks and checks every segment of `state.currentPath`; the levels, outermost first, or why the path is broken. */
@@ -72,14 +85,14 @@ export function walkPath(scope: string, registry: WorkflowRegistry, state: Workf
       }),
     };
   }
-  if (path.length > MAX_NESTING) return { ok: false, error: nestingError(scope, (path[path.length - 1] as PathSegment).workflowKey) };
+  const deep = nestingError(scope, (path[path.length - 1] as PathSegment).workflowKey, path.length);
+  if (deep !== undefined) return { ok: false, error: deep };
   const levels: Level[] = [];
   for (let d = 0; d < path.length; d++) {
     const seg = path[d] as PathSegment;
-    const def = definitionAt(scope, registry, seg.workflowKey, d);
-    if (isLevelError(def)) return { ok: false, error: def };
-    const entry = entryAt(scope, def, seg.workflowKey, seg.phaseIndex, d);
-    if (isLevelError(entry)) return { ok: false, error: entry };
+    const level = levelAt(scope, registry, seg.workflowKey, seg.phaseIndex, d, true);
+    if (!level.ok) return level;
+    const { entry } = level.value;
     const below = path[d + 1];
     if (below !== undefined && !("subworkflow" in entry && entry.subworkflow === below.workflowKey)) {
       const error = refusal(scope, "INVALID_PATH_INDEX", `currentPath[${d}] (phase ${seg.phaseIndex} of "${seg.workflowKey}") does not reference "${below.workflowKey}" at currentPath[${d + 1}].`, {
@@ -90,62 +103,84 @@ export function walkPath(scope: string, registry: WorkflowRegistry, state: Workf
       });
       return { ok: false, error };
     }
-    levels.push({ key: seg.workflowKey, def, index: seg.phaseIndex, entry });
+    levels.push(level.value);
   }
   return { ok: true, levels };
 }
 
 /**
- * Pushes segments onto `path` (mutated: the caller owns the fresh array) while its top rests on a reference,
- * until a concrete phase. Returns that phase and the keys entered, outermost first.
+ * The one descent into sub-workflows: from `entry`, found at path level `depth` (0-based) of workflow `owner`,
+ * through every reference to a concrete phase, taking each referenced workflow's first entry (`"first"`: where a
+ * run enters it) or last (`"last"`: what precedes the entry after it). Each level stepped into is passed to
+ * `onLevel` (outermost first) with the nesting rule checked before it.
  */
-export function enterReferences(scope: string, registry: WorkflowRegistry, path: PathSegment[]): Outcome<{ phase: PhaseDefinition; entered: string[] }, PathCode> {
-  const entered: string[] = [];
-  for (;;) {
-    const depth = path.length - 1;
-    const top = path[depth] as PathSegment;
-    const def = definitionAt(scope, registry, top.workflowKey, depth);
-    if (isLevelError(def)) return { ok: false, error: def };
-    const entry = entryAt(scope, def, top.workflowKey, top.phaseIndex, depth);
-    if (isLevelError(entry)) return { ok: false, error: entry };
-    if (!("subworkflow" in entry)) return { ok: true, phase: entry, entered };
-    if (path.length >= MAX_NESTING) return { ok: false, error: nestingError(scope, entry.subworkflow) };
-    path.push(segment(entry.subworkflow, 0, 0));
-    entered.push(entry.subworkflow);
-  }
-}
-
-/** A path segment, always built with the same fields in the same order (one object shape for the engine). */
-export function segment(workflowKey: string, phaseIndex: number, loops: number): PathSegment {
-  return { workflowKey, phaseIndex, loops };
-}
-
-/**
- * The concrete phase reached from `entry` (found at `depth`) by drilling into references: their first phase
- * (`"first"`) or their last one (`"last"`). Used to name previous/next phases without moving.
- */
-export function drill(
+export function descend(
   scope: string,
   registry: WorkflowRegistry,
   entry: PhaseEntry,
   owner: string,
   depth: number,
   end: "first" | "last",
+  onLevel?: (level: Level) => void,
 ): Outcome<{ ref: PhaseRef; phase: PhaseDefinition }, PathCode> {
   let current = entry;
   let key = owner;
   let d = depth;
   while ("subworkflow" in current) {
-    if (d + 2 > MAX_NESTING) return { ok: false, error: nestingError(scope, current.subworkflow) };
     key = current.subworkflow;
     d += 1;
+    const deep = nestingError(scope, key, d + 1);
+    if (deep !== undefined) return { ok: false, error: deep };
     const def = definitionAt(scope, registry, key, d);
-    if (isLevelError(def)) return { ok: false, error: def };
-    const next = entryAt(scope, def, key, end === "first" ? 0 : def.phases.length - 1, d);
-    if (isLevelError(next)) return { ok: false, error: next };
-    current = next;
+    if (!def.ok) return def;
+    const index = end === "first" ? 0 : def.value.phases.length - 1;
+    const next = entryAt(scope, def.value, key, index, d);
+    if (!next.ok) return next;
+    current = next.value;
+    onLevel?.({ key, def: def.value, index, entry: current, entered: false });
   }
   return { ok: true, phase: current, ref: phaseRef(key, current, d + 1) };
+}
+
+/** Where an entry is named from: the path level it sits at. The same walk as `descend`, without levels. */
+export function drill(scope: string, registry: WorkflowRegistry, entry: PhaseEntry, owner: string, depth: number, end: "first" | "last"): Outcome<{ ref: PhaseRef; phase: PhaseDefinition }, PathCode> {
+  return descend(scope, registry, entry, owner, depth, end);
+}
+
+/**
+ * Pushes segments onto `path` (mutated: the caller owns the fresh array) while its top rests on a reference,
+ * until a concrete phase (the descent a move makes). Returns that phase and the keys entered, outermost first.
+ */
+export function enterReferences(scope: string, registry: WorkflowRegistry, path: PathSegment[]): Outcome<{ phase: PhaseDefinition; entered: string[] }, PathCode> {
+  const depth = path.length - 1;
+  const top = path[depth] as PathSegment;
+  const level = levelAt(scope, registry, top.workflowKey, top.phaseIndex, depth, true);
+  if (!level.ok) return level;
+  const entered: string[] = [];
+  const r = descend(scope, registry, level.value.entry, top.workflowKey, depth, "first", (l) => {
+    path.push(segment(l.key, 0, 0));
+    entered.push(l.key);
+  });
+  return r.ok ? { ok: true, phase: r.phase, entered } : r;
+}
+
+/**
+ * The one "what comes next" of a walked path: the innermost level that has an entry after its own, as
+ * (depth, entry), or null when every level is on its last entry (advancing completes the run). `step` -1 asks
+ * for the entry before instead (the previous phase's level).
+ */
+export function neighbour(levels: readonly Level[], step: 1 | -1): { readonly depth: number; readonly entry: PhaseEntry } | null {
+  for (let d = levels.length - 1; d >= 0; d--) {
+    const l = levels[d] as Level;
+    const entry = l.def.phases[l.index + step];
+    if (entry !== undefined) return { depth: d, entry };
+  }
+  return null;
+}
+
+/** A path segment, always built with the same fields in the same order (one object shape for the engine). */
+export function segment(workflowKey: string, phaseIndex: number, loops: number): PathSegment {
+  return { workflowKey, phaseIndex, loops };
 }
 
 /** A PhaseRef for `phase` of workflow `key`, found at path length `depth`. */

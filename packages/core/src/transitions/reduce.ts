@@ -3,7 +3,7 @@ import type { WorkflowRegistry } from "../definitions/registry.js";
 import { refusal } from "../errors/refusal.js";
 import type { WorkflowState } from "../state/schema.js";
 import { advance } from "./advance.js";
-import { argumentError } from "./apply.js";
+import { argumentError, stateError } from "./arguments.js";
 import { cancel, cancelNow } from "./cancel.js";
 import { fail, markCompletionNotified, pause, resume } from "./lifecycle.js";
 import { loop } from "./loop.js";
@@ -20,21 +20,26 @@ export function reduce<E extends WorkflowEvent>(
   event: E,
   ctx: TransitionContext,
 ): TransitionOutcome<RefusalCode<E["type"]>> {
-  return reduceAny(registry, state, event, ctx) as TransitionOutcome<RefusalCode<E["type"]>>;
+  try {
+    return reduceAny(registry, state, event, ctx) as TransitionOutcome<RefusalCode<E["type"]>>;
+  } catch {
+    // Only an exotic argument gets here (a Proxy or a getter that throws); "never throws" holds for it too.
+    const error = refusal("reduce", "INVALID_OPTIONS", "an argument could not be read as plain data.", { hint: "Pass the state, event and ctx as plain objects." });
+    return { ok: false, error } as TransitionOutcome<RefusalCode<E["type"]>>;
+  }
 }
 
 function reduceAny(registry: WorkflowRegistry, state: WorkflowState | null, event: WorkflowEvent, ctx: TransitionContext): TransitionOutcome {
   const bad = argumentError("reduce", registry, ctx);
   if (bad !== undefined) return { ok: false, error: bad };
   if (typeof event !== "object" || event === null) return unknownEvent(event as never);
-  const type: unknown = event.type;
   if (event.type === "start") {
-    if (state !== null) return { ok: false, error: refusal("start", "ALREADY_STARTED", `run "${state.taskId}" has already started.`, { field: "state", hint: "Pass null as the state of a start event." }) };
-    return start(registry, event, ctx);
+    if (state === null) return start(registry, event, ctx);
+    const notState = stateError("start", state);
+    if (notState !== undefined) return { ok: false, error: notState };
+    return { ok: false, error: refusal("start", "ALREADY_STARTED", `run "${state.taskId}" has already started.`, { field: "state", hint: "Pass null as the state of a start event." }) };
   }
-  if (state === null || typeof state !== "object") {
-    return { ok: false, error: refusal("reduce", "NOT_RUNNING", `there is no run to ${String(type)}.`, { field: "state", hint: "Start a run first." }) };
-  }
+  if (state === null) return noRun(event);
   switch (event.type) {
     case "advance":
       return advance(registry, state, ctx);
@@ -55,6 +60,15 @@ function reduceAny(registry: WorkflowRegistry, state: WorkflowState | null, even
     default:
       return unknownEvent(event);
   }
+}
+
+const NO_RUN_CODE = { advance: "NOT_RUNNING", loop: "NOT_RUNNING", cancel: "NOT_RUNNING", "cancel-now": "NOT_RUNNING", pause: "NOT_RUNNING", fail: "NOT_RUNNING", resume: "NOT_PAUSED", "mark-notified": "NOT_FINISHED" } as const;
+
+/** A non-start event without a run: the event's own status refusal (no run is neither running, paused nor finished). */
+function noRun(event: Exclude<WorkflowEvent, { type: "start" }>): TransitionOutcome {
+  const code = typeof event.type === "string" && Object.hasOwn(NO_RUN_CODE, event.type) ? NO_RUN_CODE[event.type] : undefined;
+  if (code === undefined) return unknownEvent(event as never);
+  return { ok: false, error: refusal("reduce", code, `there is no run to ${event.type}.`, { field: "state", hint: "Start a run first: reduce(registry, null, { type: \"start\", … }, ctx)." }) };
 }
 
 // The `never` parameter makes a new event type a compile error here; at run time (an untyped caller) it refuses.

@@ -9,11 +9,11 @@
  * because `advance` there only enters the reference (the seed's case 1).
  */
 import type { PhaseDefinition, PhaseEntry, WorkflowDefinition } from "../definitions/schema.js";
-import { isCompiledRegistry, MAX_NESTING, type WorkflowRegistry } from "../definitions/registry.js";
+import type { WorkflowRegistry } from "../definitions/registry.js";
 import type { Outcome } from "../errors/refusal.js";
-import { definitionAt, drill, entryAt, nestingError, phaseRef, walkPath } from "./navigation.js";
+import { descend, neighbour, walkPath, type Level } from "./navigation.js";
+import { registryError, stateError } from "./arguments.js";
 import { isLive, type WorkflowState } from "../state/schema.js";
-import { argumentError } from "./apply.js";
 import type { CommonCode, PathCode, PhaseRef } from "./types.js";
 
 const SCOPE = "resolve";
@@ -55,14 +55,6 @@ export interface ActiveWorkflow {
   readonly nextPhase: PhaseRef | null;
 }
 
-interface Level {
-  readonly key: string;
-  readonly def: WorkflowDefinition;
-  readonly index: number;
-  readonly entry: PhaseEntry;
-  readonly entered: boolean;
-}
-
 /** The refusal codes of `resolveActive` (and of `checkTool`, which resolves first). */
 export type ResolveCode = CommonCode | PathCode;
 
@@ -71,24 +63,22 @@ export type ResolveCode = CommonCode | PathCode;
  * `{ ok: true, active: null }`. A path that does not fit the definitions is a refusal.
  */
 export function resolveActive(registry: WorkflowRegistry, state: WorkflowState): Outcome<{ active: ActiveWorkflow | null }, ResolveCode> {
-  if (!isCompiledRegistry(registry)) {
-    const bad = argumentError(SCOPE, registry, { now: 0 });
-    if (bad !== undefined) return { ok: false, error: bad };
-  }
+  const bad = registryError(SCOPE, registry) ?? stateError(SCOPE, state);
+  if (bad !== undefined) return { ok: false, error: bad };
   if (!isLive(state)) return { ok: true, active: null };
   const walked = walkPath(SCOPE, registry, state);
   if (!walked.ok) return walked;
-  const drilled = drillLevels(registry, walked.levels.map((l) => ({ ...l, entered: true })));
+  const levels = walked.levels;
+  const restsOn = levels[levels.length - 1] as Level;
+  // A migrated state resting on a reference is shown drilled into it (levels not yet entered).
+  const drilled = descend(SCOPE, registry, restsOn.entry, restsOn.key, levels.length - 1, "first", (l) => levels.push(l));
   if (!drilled.ok) return drilled;
-  const levels = drilled.levels;
-  const restsOnRef = "subworkflow" in (levels[state.currentPath.length - 1] as Level).entry;
   const last = levels[levels.length - 1] as Level;
-  const phase = last.entry as PhaseDefinition;
-  const previous = previousPhase(registry, levels);
+  const previous = nameOf(registry, levels, -1);
   if (!previous.ok) return previous;
-  let nextPhase: PhaseRef | null = phaseRef(last.key, phase, levels.length);
-  if (!restsOnRef) {
-    const next = followingPhase(registry, levels);
+  let nextPhase: PhaseRef | null = drilled.ref;
+  if (restsOn === last) {
+    const next = nameOf(registry, levels, 1);
     if (!next.ok) return next;
     nextPhase = next.ref;
   }
@@ -99,8 +89,8 @@ export function resolveActive(registry: WorkflowRegistry, state: WorkflowState):
     scope: last.def,
     scopeKey: last.key,
     scopes: levels.map((l) => l.def),
-    phase,
-    entry: (levels[state.currentPath.length - 1] as Level).entry,
+    phase: drilled.phase,
+    entry: restsOn.entry,
     breadcrumb: levels.map((l) => crumb(registry, l)),
     previousPhase: previous.ref,
     nextPhase,
@@ -108,43 +98,15 @@ export function resolveActive(registry: WorkflowRegistry, state: WorkflowState):
   return { ok: true, active };
 }
 
-/** Adds not-yet-entered levels while the last level sits on a reference (a migrated state). */
-function drillLevels(registry: WorkflowRegistry, levels: Level[]): Outcome<{ levels: Level[] }, PathCode> {
-  for (let last = levels[levels.length - 1] as Level; "subworkflow" in last.entry; last = levels[levels.length - 1] as Level) {
-    const d = levels.length;
-    const key = last.entry.subworkflow;
-    if (d >= MAX_NESTING) return { ok: false, error: nestingError(SCOPE, key) };
-    const def = definitionAt(SCOPE, registry, key, d);
-    if ("details" in def) return { ok: false, error: def };
-    const entry = entryAt(SCOPE, def, key, 0, d);
-    if ("details" in entry) return { ok: false, error: entry };
-    levels.push({ key, def, index: 0, entry, entered: false });
-  }
-  return { ok: true, levels };
-}
-
-/** Walks outward from the innermost level to the nearest earlier entry, then drills to its last concrete phase. */
-function previousPhase(registry: WorkflowRegistry, levels: readonly Level[]): Outcome<{ ref: PhaseRef | null }, PathCode> {
-  for (let d = levels.length - 1; d >= 0; d--) {
-    const l = levels[d] as Level;
-    const entry = l.def.phases[l.index - 1];
-    if (entry === undefined) continue;
-    const r = drill(SCOPE, registry, entry, l.key, d, "last");
-    return r.ok ? { ok: true, ref: r.ref } : r;
-  }
-  return { ok: true, ref: null };
-}
-
-/** Mirrors `advance`: the next entry of the innermost unfinished scope, drilled to its first concrete phase. */
-function followingPhase(registry: WorkflowRegistry, levels: readonly Level[]): Outcome<{ ref: PhaseRef | null }, PathCode> {
-  for (let d = levels.length - 1; d >= 0; d--) {
-    const l = levels[d] as Level;
-    const entry = l.def.phases[l.index + 1];
-    if (entry === undefined) continue;
-    const r = drill(SCOPE, registry, entry, l.key, d, "first");
-    return r.ok ? { ok: true, ref: r.ref } : r;
-  }
-  return { ok: true, ref: null };
+/**
+ * The concrete phase before (`-1`) or after (`1`) the current one: the one "what comes next" of `advance`
+ * (neighbour), drilled to the last or first concrete phase of a reference there.
+ */
+function nameOf(registry: WorkflowRegistry, levels: readonly Level[], step: 1 | -1): Outcome<{ ref: PhaseRef | null }, PathCode> {
+  const n = neighbour(levels, step);
+  if (n === null) return { ok: true, ref: null };
+  const r = descend(SCOPE, registry, n.entry, (levels[n.depth] as Level).key, n.depth, step === 1 ? "first" : "last");
+  return r.ok ? { ok: true, ref: r.ref } : r;
 }
 
 function crumb(registry: WorkflowRegistry, l: Level): BreadcrumbItem {

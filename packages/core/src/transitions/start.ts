@@ -4,9 +4,10 @@
  * nothing. The run records the fingerprint of every workflow it can reach, for `checkDefinitions`.
  */
 import type { WorkflowRegistry } from "../definitions/registry.js";
-import { refusal } from "../errors/refusal.js";
+import { refusal, type Refusal } from "../errors/refusal.js";
 import { STATE_SCHEMA_VERSION, type PathSegment, type WorkflowState } from "../state/schema.js";
-import { argumentError, makeState } from "./apply.js";
+import { makeState } from "./apply.js";
+import { argumentError, optionError } from "./arguments.js";
 import { enterReferences, phaseRef, segment } from "./navigation.js";
 import type { RefusalCode, StartInput, TransitionContext, TransitionOutcome } from "./types.js";
 
@@ -16,14 +17,8 @@ const SCOPE = "start";
 export function start(registry: WorkflowRegistry, input: StartInput, ctx: TransitionContext): TransitionOutcome<RefusalCode<"start">> {
   const bad = argumentError(SCOPE, registry, ctx);
   if (bad !== undefined) return { ok: false, error: bad };
-  if (typeof input !== "object" || input === null || typeof input.taskId !== "string" || input.taskId.length === 0 || typeof input.taskDescription !== "string") {
-    const error = refusal(SCOPE, "INVALID_OPTIONS", "start needs { workflowKey, taskId (non-empty), taskDescription } strings.", {
-      field: "taskId",
-      value: typeof input === "object" && input !== null ? input.taskId : undefined,
-      hint: "Generate a run id in the adapter.",
-    });
-    return { ok: false, error };
-  }
+  const badInput = inputError(input);
+  if (badInput !== undefined) return { ok: false, error: badInput };
   if (!registry.workflows.has(input.workflowKey)) {
     const known = [...registry.workflows.keys()].join(", ");
     const error = refusal(SCOPE, "UNKNOWN_WORKFLOW", `no workflow "${input.workflowKey}" is loaded (known: ${known || "none"}).`, {
@@ -58,6 +53,17 @@ export function start(registry: WorkflowRegistry, input: StartInput, ctx: Transi
   });
   const top = path[path.length - 1] as PathSegment;
   return { ok: true, state, happened: { type: "started", workflowKey: input.workflowKey, to: phaseRef(top.workflowKey, entered.phase, path.length), entered: entered.entered } };
+}
+
+/** INVALID_OPTIONS naming the first field of `input` that is not a string of the right kind. */
+function inputError(input: unknown): Refusal<"INVALID_OPTIONS"> | undefined {
+  const hint = "Call start(registry, { workflowKey, taskId, taskDescription }, ctx); the adapter makes the run id.";
+  if (typeof input !== "object" || input === null) return optionError(SCOPE, "input", "must be { workflowKey, taskId, taskDescription }", input, hint);
+  const { workflowKey, taskId, taskDescription } = input as Partial<Record<keyof StartInput, unknown>>;
+  if (typeof workflowKey !== "string") return optionError(SCOPE, "workflowKey", "must be a string", workflowKey, hint);
+  if (typeof taskId !== "string" || taskId === "") return optionError(SCOPE, "taskId", "must be a non-empty string", taskId, hint);
+  if (typeof taskDescription !== "string") return optionError(SCOPE, "taskDescription", "must be a string", taskDescription, hint);
+  return undefined;
 }
 
 /** The fingerprints of `root` and every workflow it reaches through references, keys sorted. */
