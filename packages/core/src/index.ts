@@ -30,6 +30,7 @@ export type { WorkflowRegistry } from "./definitions/registry.js";
 export { compileDefinitions, definitionProblemsError } from "./definitions/compile.js";
 export type { CompileResult, CompileOptions, CompileCode } from "./definitions/compile.js";
 export type { DefinitionProblem } from "./errors/problems.js";
+export { isBlocking } from "./errors/problems.js";
 
 export {
   WorkflowStateSchema,

@@ -63,9 +63,10 @@ describe("compileDefinitions: every problem kind", () => {
     expect(p).toMatchObject({ code: "INVALID_DEFINITION", path: "a.phases[0].name", workflowKey: "a" });
     expect(p?.message).toBe("a.phases[0].name: expected a string, got 7");
   });
-  it("a malformed phase id, in the schema's own words", () => {
-    const [p] = only({ a: wf([phase("1st")]) });
-    expect(p?.message).toBe('a.phases[0].id: must start with a letter and contain only letters, digits, \'_\' or \'-\' (≤ 64 chars), got "1st"');
+  it("a malformed phase id, in the schema's own words (any text with a visible character is an id, as in pi-workflows)", () => {
+    const [p] = only({ a: wf([phase(" \t")]) });
+    expect(p?.message).toBe('a.phases[0].id: must contain a visible character, got " \\t"');
+    for (const id of ["1st", "1-research", "research.v2", "Research Phase", "a/b", "研究"]) expect(compileDefinitions({ a: wf([phase(id)]) }).ok).toBe(true);
   });
   it("unknown fields, with the known ones in the hint", () => {
     const [p] = only({ a: wf([phase("x", { tols: {} })]) });
@@ -108,10 +109,13 @@ describe("compileDefinitions: every problem kind", () => {
     expect([...reg(compileDefinitions({ codeReview: wf([phase("x")]) })).commands]).toEqual([["codeReview", "codeReview"]]);
     expect([...reg(compileDefinitions({ qa_pipeline: wf([phase("x")]) })).commands]).toEqual([["qa_pipeline", "qa_pipeline"]]);
   });
-  it("duplicate command names across workflows, on every workflow that uses the name", () => {
-    const ps = only({ a: wf([phase("x")], { commandName: "go" }), go: wf([phase("y")]), c: wf([phase("z")], { commandName: "go", show: false }) });
-    expect(ps.map((p) => [p.code, p.workflowKey])).toEqual([["DUPLICATE_COMMAND_NAME", "a"], ["DUPLICATE_COMMAND_NAME", "go"]]);
-    expect(ps[0]?.message).toContain('"/go" is also used by workflow "go"');
+  it("duplicate command names across workflows: a warning on every workflow that uses the name, both load (as in pi-workflows)", () => {
+    const r = compileDefinitions({ go: wf([phase("y")]), a: wf([phase("x")], { commandName: "go" }), c: wf([phase("z")], { commandName: "go", show: false }) });
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.problems.map((p) => [p.code, p.workflowKey, p.severity])).toEqual([["DUPLICATE_COMMAND_NAME", "a", "warning"], ["DUPLICATE_COMMAND_NAME", "go", "warning"]]);
+    expect(r.problems[0]?.message).toContain('"/go" is also used by workflow "go"; this workflow answers it');
+    expect([...r.registry.workflows.keys()].sort()).toEqual(["a", "c", "go"]);
+    expect(r.registry.commands.get("go")).toBe("a"); // the first key by code unit, whatever the order read
   });
   it("empty phases", () => {
     expect(only({ a: wf([]) })[0]).toMatchObject({ code: "EMPTY_PHASES", path: "a.phases" });
@@ -120,9 +124,12 @@ describe("compileDefinitions: every problem kind", () => {
     const [p] = only({ a: wf([phase("x", { availableProfiles: ["known", "nope"] })], { profiles: [{ name: "known" }] }) });
     expect(p).toMatchObject({ code: "UNKNOWN_PROFILE", path: "a.phases[0].availableProfiles[1]" });
   });
-  it("bad and reserved workflow keys", () => {
-    const ps = only(JSON.parse('{"9lives": {"name":"W","phases":[{"id":"x","name":"X"}],"show":false}, "constructor": {"name":"W","phases":[{"id":"x","name":"X"}]}}'));
-    expect(ps.map((p) => [p.code, p.path])).toEqual([["INVALID_DEFINITION", "[\"9lives\"]"], ["INVALID_DEFINITION", "constructor"]]);
+  it("bad and reserved workflow keys; pi-workflows' folder names are keys", () => {
+    const ps = only(JSON.parse('{" ": {"name":"W","phases":[{"id":"x","name":"X"}],"show":false}, "__proto__": {"name":"W","phases":[{"id":"x","name":"X"}],"show":false}}'));
+    expect(ps.map((p) => [p.code, p.path])).toEqual([["INVALID_DEFINITION", "[\" \"]"], ["INVALID_DEFINITION", "__proto__"]]);
+    const names = ["9lives", "2024-release", "1st-pass", "01-review", "code.review", "Review Flow", "_private", "constructor", "レビュー", "x".repeat(70)];
+    const r = compileDefinitions(Object.fromEntries(names.map((k) => [k, wf([phase("x")], { show: false })])));
+    expect(r.ok ? [...r.registry.workflows.keys()].sort() : r.error.message).toEqual([...names].sort());
   });
   it("an input that is no object", () => {
     for (const raw of [null, 3, "x", [wf([])]]) expect(only(raw)).toEqual([expect.objectContaining({ code: "INVALID_DEFINITION", path: "(root)" })]);

@@ -160,7 +160,7 @@ describe("compileDefinitions on hostile input", () => {
   });
   it("reports own __proto__ keys that zod would drop, at every level", () => {
     const raw = JSON.parse(
-      '{"workflows":{"__proto__":{"name":"P","phases":[]},"ok":{"name":"O","__proto__":{"polluted":1},"phases":[{"id":"a","name":"A","__proto__":{"polluted":1},"tools":{"__proto__":{"whitelist":[]}}}]}}}',
+      '{"__proto__":{"name":"P","phases":[]},"ok":{"name":"O","__proto__":{"polluted":1},"phases":[{"id":"a","name":"A","__proto__":{"polluted":1},"tools":{"__proto__":{"whitelist":[]}}}]}}',
     ) as unknown;
     const r = compileDefinitions(raw);
     expect(r.ok).toBe(false);
@@ -169,13 +169,16 @@ describe("compileDefinitions on hostile input", () => {
     expect(r.ok ? r.registry.workflows.size : 0).toBe(0);
     assertClean();
   });
-  it("constructor and prototype keys are refused and stay out of every prototype", () => {
+  it("constructor and prototype keys are plain keys (pi-workflows loads such folders) and stay out of every prototype", () => {
     const raw = JSON.parse(
       '{"constructor":{"name":"C","phases":[{"id":"a","name":"A"}],"prototype":{"polluted":1}},"prototype":{"name":"P","phases":[{"subworkflow":"constructor"}]},"x":{"name":"X","phases":[{"id":"a","name":"A","constructor":{"prototype":{"polluted":1}}}]}}',
     ) as unknown;
     const r = compileDefinitions(raw);
     expect(r.ok ? r.registry.workflows.size : 0).toBe(0);
-    expect(r.problems.map((p) => p.path)).toEqual(expect.arrayContaining(["constructor", "prototype", "constructor.prototype", "x.phases[0].constructor"]));
+    expect(r.problems.map((p) => p.path)).toEqual(expect.arrayContaining(["constructor.prototype", "prototype.phases[0].subworkflow", "x.phases[0].constructor"]));
+    assertClean();
+    const clean = compileDefinitions(JSON.parse('{"constructor":{"name":"C","phases":[{"id":"a","name":"A"}]},"prototype":{"name":"P","phases":[{"subworkflow":"constructor"}]}}'));
+    expect(clean.ok ? [...clean.registry.workflows.keys()] : clean.problems).toEqual(["constructor", "prototype"]);
     assertClean();
   });
   it("deeply nested garbage and long reference chains", () => {

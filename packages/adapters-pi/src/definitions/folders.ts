@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { compileDefinitions, type WorkflowErrorCode, type WorkflowRegistry } from "@phasekit/core";
 import { parseFrontMatter } from "./front-matter.js";
+import { phaseFields, referenceEntry, workflowFields, type IgnoredField } from "./pi-fields.js";
 import { parseYamlSource } from "./yaml-source.js";
 
 /** One thing wrong with a definition folder: where (file, 1-based line) and what. */
@@ -19,6 +20,8 @@ export interface DefinitionFileProblem {
   readonly message: string;
   readonly hint?: string;
   readonly workflowKey?: string;
+  /** "warning": told once, the workflow still loads (a field pi-workflows ignores too, a shared command name). */
+  readonly severity?: "warning";
 }
 
 /** The workflows found, compiled, with every problem and where each workflow came from. */
@@ -41,7 +44,9 @@ interface Source {
   file: string;
   lineOf: LineOf;
   /** Per phase index: the phase file and its front-matter lines, when the entry is a file. */
-  phases: Map<number, { file: string; lineOf: LineOf }>;
+  phases: Map<number, { file: string; lineOf: LineOf; bodyLine: number }>;
+  /** The lines of workflow.yaml, to find where a block scalar's text starts. */
+  lines: readonly string[];
 }
 
 /**
@@ -105,11 +110,12 @@ function readInside(file: string, root: string, problems: DefinitionFileProblem[
   }
 }
 
-// Fields of workflow.yaml passed to core as they are (pi-workflows' names are phasekit's names).
-const COPIED_FIELDS = [
-  "name", "description", "commandName", "initialMessage", "loopable", "maxLoops", "sessionNamePrefix", "sessionNameMaxLength",
-  "roleInstruction", "advanceReminder", "blockReasonTemplate", "completionMessage", "cancelledMessage", "notDoneReminder", "profiles",
-] as const;
+function ignoredWarnings(file: string, lineOf: LineOf, key: string, ignored: readonly IgnoredField[], problems: DefinitionFileProblem[]): void {
+  for (const f of ignored) {
+    const line = lineOf(f.path);
+    problems.push({ file, line, code: "INVALID_DEFINITION", message: `${file}:${line}: ${f.reason}`, workflowKey: key, severity: "warning" });
+  }
+}
 
 function readWorkflow(key: string, dir: string, root: string, problems: DefinitionFileProblem[]): { def: Record<string, unknown>; source: Source } | undefined {
   const file = path.join(dir, WORKFLOW_FILE);
@@ -122,11 +128,10 @@ function readWorkflow(key: string, dir: string, root: string, problems: Definiti
     return void problems.push({ file, line: 1, code: "INVALID_DEFINITION", message: `${file} must be a YAML mapping (name, phases …)`, workflowKey: key });
   }
   const y = doc as Record<string, unknown>;
-  const def: Record<string, unknown> = {};
-  for (const field of COPIED_FIELDS) if (Object.hasOwn(y, field) && y[field] !== null) def[field] = y[field];
-  // pi-workflows: show "workflows" = usable only inside other workflows, which is phasekit's show false.
-  if (Object.hasOwn(y, "show")) def["show"] = typeof y["show"] === "boolean" ? y["show"] : y["show"] !== "workflows";
-  const source: Source = { file, lineOf: parsed.lineOf, phases: new Map() };
+  const ignored: IgnoredField[] = [];
+  const def = workflowFields(y, ignored);
+  ignoredWarnings(file, parsed.lineOf, key, ignored, problems);
+  const source: Source = { file, lineOf: parsed.lineOf, phases: new Map(), lines: text.split("\n") };
   if (!Array.isArray(y["phases"])) {
     const line = parsed.lineOf(["phases"]);
     return void problems.push({ file, line, code: "INVALID_DEFINITION", message: `${file}:${line}: phases must be a list of phase files or { subworkflow: key } entries`, workflowKey: key });
@@ -134,7 +139,8 @@ function readWorkflow(key: string, dir: string, root: string, problems: Definiti
   const phases: unknown[] = [];
   for (const [i, entry] of (y["phases"] as unknown[]).entries()) {
     if (typeof entry === "object" && entry !== null) {
-      phases.push(entry); // a reference (or a malformed entry): core checks it and names the path
+      // A reference, read as pi-workflows reads it; anything else goes to core, which names the path.
+      phases.push(Array.isArray(entry) ? entry : (referenceEntry(entry as Record<string, unknown>) ?? entry));
       continue;
     }
     const line = parsed.lineOf(["phases", i]);
@@ -146,35 +152,39 @@ function readWorkflow(key: string, dir: string, root: string, problems: Definiti
     if (phaseText === undefined) return undefined;
     const fm = parseFrontMatter(phaseText);
     if (!fm.ok) return void problems.push({ file: phaseFile, line: fm.line, code: "INVALID_DEFINITION", message: `${phaseFile}:${fm.line}: front matter: ${fm.reason}`, workflowKey: key });
-    source.phases.set(i, { file: phaseFile, lineOf: fm.lineOf });
-    phases.push(phaseOf(fm.data, fm.body));
+    // Instructions are the body trimmed: their line 1 is the body's first line that is not blank.
+    const leading = fm.body.slice(0, fm.body.length - fm.body.trimStart().length).split("\n").length - 1;
+    source.phases.set(i, { file: phaseFile, lineOf: fm.lineOf, bodyLine: fm.bodyLine + leading });
+    const phaseIgnored: IgnoredField[] = [];
+    phases.push(phaseFields(fm.data, fm.body, phaseIgnored));
+    ignoredWarnings(phaseFile, fm.lineOf, key, phaseIgnored, problems);
   }
   def["phases"] = phases;
   return { def, source };
 }
 
-function phaseOf(d: Record<string, unknown>, body: string): Record<string, unknown> {
-  const phase: Record<string, unknown> = { id: d["id"], name: d["name"], emoji: d["emoji"] ?? "", instructions: body.trim() };
-  if (d["tools"] !== undefined) phase["tools"] = d["tools"];
-  if (d["availableProfiles"] !== undefined) phase["availableProfiles"] = d["availableProfiles"];
-  return phase;
-}
+type CoreProblem = { code: WorkflowErrorCode; path: string; message: string; hint: string; workflowKey?: string; severity?: "warning"; line?: number };
 
 /** Points a compiler problem (`ship.phases[2].id`) at the file and line it came from. */
-function locate(p: { code: WorkflowErrorCode; path: string; message: string; hint: string; workflowKey?: string }, sources: ReadonlyMap<string, Source>): DefinitionFileProblem {
+function locate(p: CoreProblem, sources: ReadonlyMap<string, Source>): DefinitionFileProblem {
   const segments = splitPath(p.path);
   const key = p.workflowKey ?? (typeof segments[0] === "string" ? segments[0] : undefined);
+  const severity = p.severity === undefined ? {} : { severity: p.severity };
   const source = key === undefined ? undefined : sources.get(key);
-  if (source === undefined) return { file: "(definitions)", line: 1, code: p.code, message: p.message, hint: p.hint, ...(key ? { workflowKey: key } : {}) };
+  if (source === undefined) return { file: "(definitions)", line: 1, code: p.code, message: p.message, hint: p.hint, ...(key ? { workflowKey: key } : {}), ...severity };
   const rest = segments.slice(1);
   let file = source.file;
   let line = source.lineOf(rest);
   const phase = rest[0] === "phases" && typeof rest[1] === "number" ? source.phases.get(rest[1]) : undefined;
   if (phase !== undefined) {
     file = phase.file;
-    line = phase.lineOf(rest.slice(2));
+    line = rest[2] === "instructions" ? phase.bodyLine + (p.line ?? 1) - 1 : phase.lineOf(rest.slice(2));
+  } else if (p.line !== undefined) {
+    // A text field: a block scalar (`field: |`) starts on the next line, a plain one on the key's line.
+    const block = /:\s*[|>][-+0-9]*\s*(#.*)?$/.test(source.lines[line - 1] ?? "");
+    line += p.line - 1 + (block ? 1 : 0);
   }
-  return { file, line, code: p.code, message: p.message, hint: p.hint, workflowKey: key as string };
+  return { file, line, code: p.code, message: p.message, hint: p.hint, workflowKey: key as string, ...severity };
 }
 
 function splitPath(text: string): Array<string | number> {

@@ -19,8 +19,11 @@ import type { DefinitionProblem, FieldPath } from "../errors/problems.js";
 import { asObject } from "./raw.js";
 import type { RawWorkflowView } from "./raw.js";
 
-/** Keys that are legal identifiers but name Object.prototype machinery; refused so no consumer can trip on them. */
-const RESERVED_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+/**
+ * The one key refused: `__proto__` cannot be an own key of a plain object (JSON, YAML and zod drop or
+ * rewire it), so no document could name it. Other Object.prototype names are plain keys here (Maps only).
+ */
+const RESERVED_KEYS: ReadonlySet<string> = new Set(["__proto__"]);
 
 /** Builds one problem for workflow `key` at `path` (relative to the workflow). */
 export function problemAt(code: WorkflowErrorCode, key: string, path: FieldPath, reason: string, hint: string): DefinitionProblem {
@@ -34,7 +37,7 @@ export function keyProblems(key: string): DefinitionProblem[] {
     return [problemAt("INVALID_DEFINITION", key, [], `the workflow key ${describeValue(key)} is reserved`, "rename the workflow")];
   }
   if (!KEY_PATTERN.test(key)) {
-    const reason = `the workflow key ${describeValue(key)} must start with a letter and contain only letters, digits, '_' or '-' (at most 64 characters)`;
+    const reason = `the workflow key ${describeValue(key)} must contain a visible character`;
     return [problemAt("INVALID_DEFINITION", key, [], reason, "rename the workflow")];
   }
   return [];
@@ -140,7 +143,8 @@ function phaseProblems(key: string, view: RawWorkflowView, exists: (key: string)
       const reason = "sets both tools.whitelist and tools.blacklist";
       problems.push(problemAt("TOOL_LISTS_CONFLICT", key, [...at, "tools"], reason, "keep one of the two lists"));
     }
-    for (const { index: i, name } of phase.availableProfiles) {
+    // pi-workflows has no workflow-level profile list: names are free unless the workflow declares one.
+    for (const { index: i, name } of view.declaresProfiles ? phase.availableProfiles : []) {
       if (view.profileNames.has(name)) continue;
       const reason = `profile ${describeValue(name)} is not among the workflow's profiles`;
       const hint = `add { "name": ${JSON.stringify(name)} } to profiles, or remove it here`;

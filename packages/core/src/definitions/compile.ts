@@ -11,8 +11,9 @@ import { refusal, type Refusal } from "../errors/refusal.js";
 import { workflowFingerprint } from "./fingerprint.js";
 import { graphFacts, type GraphFacts } from "./fold.js";
 import { describeValue } from "../errors/problems.js";
-import type { DefinitionProblem } from "../errors/problems.js";
+import { isBlocking, type DefinitionProblem } from "../errors/problems.js";
 import { keyProblems, problemAt, resolvedCommand, shapeProblems, structureProblems } from "./checks.js";
+import { templateProblems } from "./template-check.js";
 import { byCodeUnit, cyclicComponents, healthyKeys, shortestCycle } from "./graph.js";
 import type { ReferenceGraph } from "./graph.js";
 import { readWorkflows, referencesOf, viewWorkflow } from "./raw.js";
@@ -107,11 +108,20 @@ function duplicateCommandProblems(compiled: ReadonlyMap<string, Compiled>): Defi
     if (keys.length < 2) continue;
     for (const key of keys) {
       const others = keys.filter((k) => k !== key).sort(byCodeUnit).map((k) => JSON.stringify(k)).join(", ");
-      const reason = `the command "/${name}" is also used by workflow ${others}`;
-      problems.push(problemAt("DUPLICATE_COMMAND_NAME", key, ["commandName"], reason, "give each shown workflow its own commandName"));
+      // pi-workflows warns and loads both: so does phasekit. The first key by code unit answers the command, so
+      // the outcome does not depend on the order the folders were read in.
+      const owner = commandOwner(keys);
+      const first = owner === key ? "this workflow answers it" : `workflow ${JSON.stringify(owner)} answers it`;
+      const reason = `the command "/${name}" is also used by workflow ${others}; ${first}`;
+      problems.push({ ...problemAt("DUPLICATE_COMMAND_NAME", key, ["commandName"], reason, "give each shown workflow its own commandName"), severity: "warning" });
     }
   }
   return problems;
+}
+
+/** Which of the workflows sharing a command answers it: the first key by code unit. */
+function commandOwner(keys: readonly string[]): string {
+  return [...keys].sort(byCodeUnit)[0] ?? "";
 }
 
 function compileEach(raws: readonly RawWorkflow[]): { compiled: Map<string, Compiled>; problems: DefinitionProblem[] } {
@@ -122,6 +132,7 @@ function compileEach(raws: readonly RawWorkflow[]): { compiled: Map<string, Comp
     const view = viewWorkflow(def);
     const shape = shapeProblems(key, def);
     problems.push(...keyProblems(key), ...shape.problems, ...structureProblems(key, view, (k) => present.has(k)));
+    if (shape.parsed !== undefined) problems.push(...templateProblems(key, shape.parsed));
     compiled.set(key, { key, view, parsed: shape.parsed, refs: referencesOf(view) });
   }
   return { compiled, problems };
@@ -143,7 +154,8 @@ function seal(workflows: ReadonlyMap<string, WorkflowDefinition>, compiled: Read
   for (const [key, def] of workflows) {
     const view = compiled.get(key)?.view;
     const name = def.show && view !== undefined ? resolvedCommand(key, view) : undefined;
-    if (name !== undefined) commands.set(name, key);
+    const holder = name === undefined ? undefined : commands.get(name);
+    if (name !== undefined && (holder === undefined || byCodeUnit(key, holder) < 0)) commands.set(name, key);
     fingerprints.set(key, workflowFingerprint(def));
   }
   return sealRegistry({ workflows, commands, phaseCounts: facts.phaseCount, fingerprints });
@@ -162,7 +174,7 @@ function nestingProblems(facts: GraphFacts): DefinitionProblem[] {
 
 /** A workflow left out without a problem of its own would be a silent drop: name it. */
 function droppedProblems(raws: readonly RawWorkflow[], kept: ReadonlyMap<string, unknown>, problems: readonly DefinitionProblem[]): DefinitionProblem[] {
-  const named = new Set(problems.map((p) => p.workflowKey));
+  const named = new Set(problems.filter(isBlocking).map((p) => p.workflowKey));
   const out: DefinitionProblem[] = [];
   for (const { key } of raws) {
     if (kept.has(key) || named.has(key)) continue;
@@ -178,7 +190,7 @@ function compile(raws: readonly RawWorkflow[], options: CompileOptions): Compile
   const cycles = cycleProblems(graph, compiled);
   problems.push(...cycles.problems);
   const broken = new Set<string>(cycles.inCycle.keys());
-  for (const p of problems) if (p.workflowKey !== undefined) broken.add(p.workflowKey);
+  for (const p of problems) if (p.workflowKey !== undefined && isBlocking(p)) broken.add(p.workflowKey);
   const healthy = healthyKeys(graph, broken);
   problems.push(...brokenTargetProblems(compiled, healthy, cycles.inCycle));
   let workflows = buildRegistry(raws, compiled, healthy);
@@ -194,8 +206,9 @@ function compile(raws: readonly RawWorkflow[], options: CompileOptions): Compile
   problems.push(...droppedProblems(raws, workflows, problems));
   // Stable sort by workflow: the list reads per workflow and is the same for any key order of the input.
   problems.sort((a, b) => byCodeUnit(a.workflowKey ?? "", b.workflowKey ?? ""));
-  if (problems.length === 0 || options.keepHealthy === true) return { ok: true, registry: seal(workflows, compiled, facts), problems };
-  return { ok: false, error: summary(problems), problems };
+  const blocking = problems.filter(isBlocking);
+  if (blocking.length === 0 || options.keepHealthy === true) return { ok: true, registry: seal(workflows, compiled, facts), problems };
+  return { ok: false, error: summary(blocking), problems };
 }
 
 function failure(message: string, hint: string): CompileResult {

@@ -28,6 +28,8 @@ export interface RawWorkflowView {
   readonly phases: readonly RawPhaseView[] | undefined;
   readonly commandName: string | undefined;
   readonly show: boolean;
+  /** Whether the workflow lists its `profiles` (only then are `availableProfiles` checked against it). */
+  readonly declaresProfiles: boolean;
   readonly profileNames: ReadonlySet<string>;
 }
 
@@ -103,6 +105,7 @@ export function viewWorkflow(def: unknown): RawWorkflowView {
     phases: Array.isArray(phases) ? Array.from(phases as unknown[], (entry, i) => phaseView(entry, i)) : undefined,
     commandName: typeof commandName === "string" ? commandName : undefined,
     show: own(obj, "show") !== false,
+    declaresProfiles: Array.isArray(profiles),
     profileNames,
   };
 }

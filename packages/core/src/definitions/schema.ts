@@ -6,12 +6,19 @@ import { z } from "zod";
 import type { DeepReadonly } from "../errors/deep-readonly.js";
 
 /** `/command` names: letters, digits, '_' and '-' (pi-workflows 1.0.0's rule, so `codeReview` and `qa_pipeline` work). */
-export const COMMAND_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-/** Workflow keys and phase ids: identifiers that are safe in paths, templates and JSON. */
-export const KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+export const COMMAND_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
+/**
+ * Workflow keys, phase ids and references: the user's own spelling, as pi-workflows 1.0.0 accepts it (any text
+ * with a visible character: `1-research`, `research.v2`, `Review Flow`, `_private`, non-Latin). phasekit never
+ * parses them out of a string: state paths hold them as JSON values, field paths quote them (`a["x.y"]`).
+ */
+export const KEY_PATTERN = /\S/u;
 
-const key = z.string().regex(KEY_PATTERN, "must start with a letter and contain only letters, digits, '_' or '-' (≤ 64 chars)");
-const toolName = z.string().min(1).max(128);
+const key = z.string().regex(KEY_PATTERN, "must contain a visible character");
+/** A tool name as written; pi-workflows keeps even "" (it matches no tool). */
+const toolName = z.string();
+/** A display text that must show something (pi-workflows: a non-empty string after trimming). */
+const label = z.string().regex(KEY_PATTERN, "must contain a visible character");
 
 /** Per-phase tool rules: a whitelist or a blacklist, never both (checked in compileDefinitions for a clear message). */
 export const ToolRulesSchema = z.strictObject({
@@ -22,11 +29,12 @@ export const ToolRulesSchema = z.strictObject({
 /** A concrete phase the agent works in. */
 export const PhaseDefinitionSchema = z.strictObject({
   id: key,
-  name: z.string().min(1).max(200),
-  emoji: z.string().max(16).default(""),
+  name: label,
+  emoji: z.string().default(""),
   instructions: z.string().default(""),
   tools: ToolRulesSchema.optional(),
-  availableProfiles: z.array(z.string().min(1)).optional(),
+  /** Profile names; checked against `profiles` only when the workflow declares that list (pi-workflows has none). */
+  availableProfiles: z.array(z.string()).optional(),
 });
 
 /** A reference to another workflow, run as a nested scope at this position. */
@@ -39,13 +47,14 @@ export const PhaseEntrySchema = z.union([PhaseDefinitionSchema, SubworkflowRefSc
 
 /** A named agent profile a phase may hand work to. */
 export const ProfileSchema = z.strictObject({
-  name: z.string().min(1).max(100),
+  name: z.string().min(1),
   description: z.string().default(""),
 });
 
 /** A workflow: an ordered list of phases and sub-workflow references, with its texts and limits. */
 export const WorkflowDefinitionSchema = z.strictObject({
-  name: z.string().min(1).max(200),
+  name: label,
+  /** What the workflow is for (lists, `{workflowDescription}`); `{description}` is the user's task, as in pi-workflows. */
   description: z.string().default(""),
   /** The `/command` that starts it; defaults to the workflow key when that is a valid command name. */
   commandName: z.string().optional(),
@@ -57,8 +66,9 @@ export const WorkflowDefinitionSchema = z.strictObject({
   loopable: z.boolean().default(true),
   /** How many times one scope of this workflow may loop back to its start; unlimited when absent. */
   maxLoops: z.number().int().min(0).optional(),
-  sessionNamePrefix: z.string().max(100).optional(),
-  sessionNameMaxLength: z.number().int().min(8).max(500).optional(),
+  sessionNamePrefix: z.string().optional(),
+  /** Any number, as pi-workflows reads it (`description.slice(0, n)`); the adapter that names sessions decides. */
+  sessionNameMaxLength: z.number().optional(),
   roleInstruction: z.string().optional(),
   advanceReminder: z.string().optional(),
   blockReasonTemplate: z.string().optional(),

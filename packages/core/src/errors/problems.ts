@@ -16,8 +16,17 @@ export interface DefinitionProblem {
   readonly message: string;
   /** How to fix it, in one sentence. */
   readonly hint: string;
-  /** The workflow this problem makes unusable, when there is one. */
+  /** The workflow this problem makes unusable (or, for a warning, concerns), when there is one. */
   readonly workflowKey?: string;
+  /** "warning": the workflow still loads (pi-workflows warns there too), the user is told once. Absent: an error. */
+  readonly severity?: "warning";
+  /** For a problem inside a text field (a template): the 1-based line within that text. */
+  readonly line?: number;
+}
+
+/** True for a problem that keeps its workflow from loading (every problem that is not a warning). */
+export function isBlocking(problem: Pick<DefinitionProblem, "severity">): boolean {
+  return problem.severity !== "warning";
 }
 
 /** A path into a JSON document: object keys and array indexes. */

@@ -15,6 +15,7 @@ export type WorkflowErrorCode =
   | "EMPTY_PHASES"
   | "DUPLICATE_COMMAND_NAME"
   | "UNKNOWN_PROFILE"
+  | "UNKNOWN_TEMPLATE_VARIABLE"
   | "UNKNOWN_WORKFLOW"
   | "NESTING_TOO_DEEP"
   // state and transitions

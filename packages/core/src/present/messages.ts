@@ -5,7 +5,7 @@
 import type { WorkflowDefinition } from "../definitions/schema.js";
 import type { WorkflowRegistry } from "../definitions/registry.js";
 import type { Outcome, Refusal } from "../errors/refusal.js";
-import { definitionAt } from "../transitions/navigation.js";
+import { definitionAt, drill } from "../transitions/navigation.js";
 import { argumentError, statusRefusal } from "../transitions/apply.js";
 import type { CommonCode } from "../transitions/types.js";
 import { pickText, promptVars } from "./prompt-vars.js";
@@ -41,7 +41,8 @@ export function cancelledMessage(registry: WorkflowRegistry, state: WorkflowStat
   const top = state.currentPath[state.currentPath.length - 1];
   const phase = top === undefined ? undefined : registry.workflows.get(top.workflowKey)?.phases[top.phaseIndex];
   const phaseName = phase !== undefined && "name" in phase ? phase.name : undefined;
-  const vars = { workflowName: def.name, taskDescription: state.taskDescription, taskId: state.taskId, phaseName };
+  const phaseCount = registry.phaseCounts.get(state.workflowKey) ?? 0;
+  const vars = { workflowName: def.name, taskDescription: state.taskDescription, taskId: state.taskId, phaseCount, phaseName };
   return { ok: true, text: renderTemplate(def.cancelledMessage ?? DEFAULT_CANCELLED_MESSAGE, vars, CANCELLED_VARS) };
 }
 
@@ -79,11 +80,29 @@ export function notDoneReminder(active: ActiveWorkflow): string {
   return renderTemplate(pickText(active, "notDoneReminder") ?? DEFAULT_NOT_DONE_REMINDER, vars, NOT_DONE_VARS);
 }
 
-/** The workflow's `initialMessage` rendered for this run, or null when the definition has none. */
+/**
+ * The workflow's `initialMessage` rendered for this run, or null when the definition has none. As in pi-workflows,
+ * `{description}` is the user's task and `{firstPhase…}` name the first concrete phase (references drilled into);
+ * `{firstPhaseProfiles}` is its profiles joined by ", ", "(none)" when it lists none.
+ */
 export function initialMessage(registry: WorkflowRegistry, state: WorkflowState): Outcome<{ text: string | null }, MessageCode> {
   const def = rootOf(registry, state);
   if ("details" in def) return { ok: false, error: def };
   if (def.initialMessage === undefined) return { ok: true, text: null };
-  const vars = { workflowName: def.name, workflowKey: state.workflowKey, description: def.description, taskId: state.taskId, taskDescription: state.taskDescription };
+  const entry = def.phases[0];
+  const first = entry === undefined ? undefined : drill("messages", registry, entry, state.workflowKey, 0, "first");
+  const phase = first?.ok === true ? first.phase : undefined;
+  const vars = {
+    workflowName: def.name,
+    workflowKey: state.workflowKey,
+    description: state.taskDescription,
+    firstPhaseId: phase?.id,
+    firstPhaseName: phase?.name,
+    firstPhaseEmoji: phase?.emoji,
+    firstPhaseProfiles: phase === undefined ? undefined : (phase.availableProfiles?.join(", ") ?? "(none)"),
+    workflowDescription: def.description,
+    taskId: state.taskId,
+    taskDescription: state.taskDescription,
+  };
   return { ok: true, text: renderTemplate(def.initialMessage, vars, INITIAL_MESSAGE_VARS) };
 }

@@ -7,7 +7,7 @@ import { WORKFLOW_STEP_TOOL } from "./text.js";
 type TextField = "roleInstruction" | "advanceReminder" | "blockReasonTemplate" | "notDoneReminder";
 
 /** A definition text for the current phase: the innermost workflow on the path that sets it wins. */
-export function pickText(active: ActiveWorkflow, field: TextField): string | undefined {
+export function pickText(active: Pick<ActiveWorkflow, "scopes">, field: TextField): string | undefined {
   for (let i = active.scopes.length - 1; i >= 0; i--) {
     const text = active.scopes[i]?.[field];
     if (text !== undefined) return text;
@@ -15,11 +15,14 @@ export function pickText(active: ActiveWorkflow, field: TextField): string | und
   return undefined;
 }
 
-/** "a, b" for a blacklist; "all except: a, b" for a whitelist (everything else is blocked); "" without rules. */
+/**
+ * "a, b" for a blacklist, "(none)" when nothing is blocked (pi-workflows' words). A whitelist blocks everything
+ * else: "all except: workflow_step, a" (pi-workflows says "(none)" there, which is not true).
+ */
 export function blockedToolsList(tools: ToolRules | undefined): string {
-  if (tools?.blacklist !== undefined) return tools.blacklist.join(", ");
   if (tools?.whitelist !== undefined) return `all except: ${[WORKFLOW_STEP_TOOL, ...tools.whitelist].join(", ")}`;
-  return "";
+  const blocked = tools?.blacklist ?? [];
+  return blocked.length === 0 ? "(none)" : blocked.join(", ");
 }
 
 /** `Release Pipeline > Code Review ▸ 🔍 Static Analysis`: the workflows along the path, then the phase. */
@@ -29,21 +32,28 @@ export function breadcrumbPath(active: ActiveWorkflow): string {
   return `${names.join(" > ")} ▸ ${phase}`;
 }
 
-/** The variables of the prompt templates (role instruction, instructions, advance reminder). */
+/**
+ * The variables of the prompt templates (role instruction, instructions, advance reminder), with pi-workflows'
+ * meanings: `{description}` is the user's task, `{previousPhaseName}` is "(start)" on the first phase and
+ * `{nextPhaseName}` "DONE" on the last, `{breadcrumbPath}` the workflows entered ("Release > Review"). Previous
+ * and next are the concrete phases around this one at any depth (pi-workflows reads them from the root's list).
+ */
 export function promptVars(active: ActiveWorkflow): TemplateVars {
   const { state, definition, phase } = active;
   return {
     workflowName: definition.name,
     workflowKey: state.workflowKey,
-    description: definition.description,
+    description: state.taskDescription,
+    workflowDescription: definition.description,
+    taskDescription: state.taskDescription,
     taskId: state.taskId,
     phaseId: phase.id,
     phaseName: phase.name,
-    previousPhaseName: active.previousPhase?.phaseName,
-    nextPhaseName: active.nextPhase?.phaseName,
+    previousPhaseName: active.previousPhase?.phaseName ?? "(start)",
+    nextPhaseName: active.nextPhase?.phaseName ?? "DONE",
     blockedToolsList: blockedToolsList(phase.tools),
     toolName: WORKFLOW_STEP_TOOL,
-    breadcrumbPath: breadcrumbPath(active),
+    breadcrumbPath: active.breadcrumb.filter((b) => b.entered).map((b) => b.workflowName).join(" > "),
     globalStepCount: state.globalStepCount,
   };
 }

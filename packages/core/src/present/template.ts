@@ -18,11 +18,30 @@ export function renderTemplate(template: string, vars: TemplateVars, allowlist: 
   });
 }
 
-/** Variables of the role instruction, phase instructions and advance reminder. */
+/** The placeholders of `text` that `allowlist` does not name, each once, with the 1-based line it first appears on. */
+export function unknownPlaceholders(text: string, allowlist: ReadonlySet<string>): Array<{ name: string; line: number }> {
+  const out: Array<{ name: string; line: number }> = [];
+  const seen = new Set<string>();
+  for (const m of text.matchAll(PLACEHOLDER)) {
+    const name = m[1] as string;
+    if (allowlist.has(name) || seen.has(name)) continue;
+    seen.add(name);
+    out.push({ name, line: text.slice(0, m.index).split("\n").length });
+  }
+  return out;
+}
+
+/**
+ * Variables of the role instruction, phase instructions and advance reminder: pi-workflows' names with pi's
+ * meaning (`{description}` is the user's task), and phasekit's extras under names pi does not use
+ * (`{workflowDescription}`, `{taskDescription}`).
+ */
 export const PROMPT_VARS: ReadonlySet<string> = new Set([
   "workflowName",
   "workflowKey",
   "description",
+  "workflowDescription",
+  "taskDescription",
   "taskId",
   "phaseId",
   "phaseName",
@@ -40,8 +59,8 @@ export const BLOCK_REASON_VARS: ReadonlySet<string> = new Set(["workflowName", "
 /** Variables of the completion message. */
 export const COMPLETION_VARS: ReadonlySet<string> = new Set(["workflowName", "taskDescription", "taskId", "phaseCount"]);
 
-/** Variables of the cancelled message. */
-export const CANCELLED_VARS: ReadonlySet<string> = new Set(["workflowName", "taskDescription", "taskId", "phaseName"]);
+/** Variables of the cancelled message (pi-workflows' cancel path uses the completion message's variables). */
+export const CANCELLED_VARS: ReadonlySet<string> = new Set(["workflowName", "taskDescription", "taskId", "phaseCount", "phaseName"]);
 
 /** Variables of the failed message (no definition field: phasekit's own text). */
 export const FAILED_VARS: ReadonlySet<string> = new Set(["workflowName", "taskDescription", "taskId", "failureReason"]);
@@ -57,5 +76,28 @@ export const NOT_DONE_VARS: ReadonlySet<string> = new Set([
   "workflowKey",
 ]);
 
-/** Variables of a workflow's initial message (sent when it starts). */
-export const INITIAL_MESSAGE_VARS: ReadonlySet<string> = new Set(["workflowName", "workflowKey", "description", "taskId", "taskDescription"]);
+/** Variables of a workflow's initial message (sent when it starts): pi-workflows' seven, and phasekit's extras. */
+export const INITIAL_MESSAGE_VARS: ReadonlySet<string> = new Set([
+  "workflowName",
+  "workflowKey",
+  "description",
+  "firstPhaseId",
+  "firstPhaseName",
+  "firstPhaseEmoji",
+  "firstPhaseProfiles",
+  "workflowDescription",
+  "taskId",
+  "taskDescription",
+]);
+
+/** Which variables each text field of a definition may use (what the load-time check holds templates to). */
+export const FIELD_VARS = {
+  roleInstruction: PROMPT_VARS,
+  advanceReminder: PROMPT_VARS,
+  instructions: PROMPT_VARS,
+  blockReasonTemplate: BLOCK_REASON_VARS,
+  completionMessage: COMPLETION_VARS,
+  cancelledMessage: CANCELLED_VARS,
+  notDoneReminder: NOT_DONE_VARS,
+  initialMessage: INITIAL_MESSAGE_VARS,
+} as const satisfies Readonly<Record<string, ReadonlySet<string>>>;
