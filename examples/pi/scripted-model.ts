@@ -7,7 +7,11 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** One model reply. */
-export type ScriptedReply = { text: string; hold?: boolean } | { tool: string; args: Record<string, unknown>; hold?: boolean };
+export type ScriptedReply =
+  | { text: string; hold?: boolean }
+  | { tool: string; args: Record<string, unknown>; hold?: boolean }
+  /** An HTTP error instead of a stream (pi treats a 5xx as retryable). */
+  | { status: number; hold?: boolean };
 
 /** One request pi made, as the model received it. */
 export interface SeenRequest {
@@ -29,7 +33,7 @@ export interface ScriptedModel {
   close(): Promise<void>;
 }
 
-function sse(res: http.ServerResponse, reply: ScriptedReply, n: number): void {
+function sse(res: http.ServerResponse, reply: Exclude<ScriptedReply, { status: number }>, n: number): void {
   const base = { id: `chatcmpl-${n}`, object: "chat.completion.chunk", created: 0, model: "scripted" };
   const send = (choice: Record<string, unknown>, extra: Record<string, unknown> = {}): void => {
     res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, ...choice }], ...extra })}\n\n`);
@@ -69,6 +73,10 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       const n = requests.length;
       for (const w of waiters.filter((x) => x.n <= n)) w.resolve();
       const reply = queue.shift() ?? model.fallback;
+      if ("status" in reply) {
+        res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `scripted ${reply.status} server error`, type: "server_error" } }));
+        return;
+      }
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       if (reply.hold) held.push(() => (res.destroyed ? undefined : sse(res, reply, n)));
       else sse(res, reply, n);

@@ -12,6 +12,8 @@ export interface E2eProject {
   readonly root: string;
   readonly cwd: string;
   readonly sessionDir: string;
+  /** `$PI_CODING_AGENT_DIR` (models.json; a test may add settings.json). */
+  readonly agentDir: string;
   readonly model: ScriptedModel;
   start(o?: { continueSession?: boolean; env?: Record<string, string>; extension?: string; sessionDir?: string }): PiProcess;
   session(): Array<Record<string, unknown>>;
@@ -33,6 +35,7 @@ export async function e2eProject(host: PiHost, prefix: string): Promise<E2eProje
     root,
     cwd,
     sessionDir,
+    agentDir,
     model,
     start(o = {}) {
       const pi = startPi({
