@@ -125,9 +125,9 @@ describe("compileDefinitions: every problem kind", () => {
     expect(p).toMatchObject({ code: "UNKNOWN_PROFILE", path: "a.phases[0].availableProfiles[1]" });
   });
   it("bad and reserved workflow keys; pi-workflows' folder names are keys", () => {
-    const ps = only(JSON.parse('{" ": {"name":"W","phases":[{"id":"x","name":"X"}],"show":false}, "__proto__": {"name":"W","phases":[{"id":"x","name":"X"}],"show":false}}'));
-    expect(ps.map((p) => [p.code, p.path])).toEqual([["INVALID_DEFINITION", "[\" \"]"], ["INVALID_DEFINITION", "__proto__"]]);
-    const names = ["9lives", "2024-release", "1st-pass", "01-review", "code.review", "Review Flow", "_private", "constructor", "レビュー", "x".repeat(70)];
+    const ps = only(JSON.parse('{"": {"name":"W","phases":[{"id":"x","name":"X"}],"show":false}, "__proto__": {"name":"W","phases":[{"id":"x","name":"X"}],"show":false}}'));
+    expect(ps.map((p) => [p.code, p.path])).toEqual([["INVALID_DEFINITION", "[\"\"]"], ["INVALID_DEFINITION", "__proto__"]]);
+    const names = [" ", "9lives", "2024-release", "1st-pass", "01-review", "code.review", "Review Flow", "_private", "constructor", "レビュー", "x".repeat(70)];
     const r = compileDefinitions(Object.fromEntries(names.map((k) => [k, wf([phase("x")], { show: false })])));
     expect(r.ok ? [...r.registry.workflows.keys()].sort() : r.error.message).toEqual([...names].sort());
   });

@@ -1,88 +1,124 @@
 /**
- * Compatibility with pi-workflows 1.0.0 definitions: every definition set its own validation accepts
- * (`validateWorkflowDefinition` per workflow, `detectCycles` over the set, read from the installed package)
- * compiles in phasekit once mapped mechanically to phasekit's shape: `show: "workflows"` → `show: false`, and a
- * reference `{ subworkflow: true, workflowKey }` → `{ subworkflow: workflowKey }`. Keys such as `codeReview` and
- * `qa_pipeline` are workflow keys and command names in both.
+ * Compatibility with pi-workflows 1.0.0 definitions, with pi-workflows' own code as the oracle (read from the
+ * installed package, which vitest transpiles): definition sets are drawn from the space its validator accepts
+ * (any key, any id or name with a visible character, any command name of its pattern — shared ones too — any
+ * number for sessionNameMaxLength, tool names "" included), pi's loader steps decide which workflows load
+ * (`validateWorkflowDefinition`, `removeCycles`, `resolveSubworkflowRefs`), and then:
+ *  - every workflow pi loads, phasekit loads (no blocking problem names it);
+ *  - started from the same command, both walk the same phases (same path, same phase id) to the end, with `next`.
+ * Mapped mechanically to phasekit's shape: `show: "workflows"` → `show: false`, `{ subworkflow: true, workflowKey }`
+ * → `{ subworkflow: workflowKey }`.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileDefinitions } from "../src/definitions/compile.js";
+import type { WorkflowRegistry } from "../src/definitions/registry.js";
+import { isBlocking } from "../src/errors/problems.js";
+import type { WorkflowState } from "../src/state/schema.js";
+import { reduce } from "../src/transitions/reduce.js";
+import { resolveActive } from "../src/transitions/resolve-active.js";
 
-/** The parts of pi-workflows' definition type this test uses (its sources are TS without extensions). */
 interface PiPhase {
   id: string;
   name: string;
   emoji: string;
   instructions: string;
   tools?: { whitelist?: string[]; blacklist?: string[] } | undefined;
+  availableProfiles?: string[] | undefined;
 }
-type PiEntry = PiPhase | { subworkflow: true; workflowKey: string; resolved: null };
+interface PiRef {
+  subworkflow: true;
+  workflowKey: string;
+  resolved: PiDefinition | null;
+}
+type PiEntry = PiPhase | PiRef;
 interface PiDefinition {
   name: string;
   commandName: string;
   initialMessage: string;
   show?: "user" | "workflows" | undefined;
   loopable?: boolean | undefined;
+  sessionNameMaxLength?: number | undefined;
   phases: PiEntry[];
 }
-interface PiValidation {
-  validateWorkflowDefinition(key: string, def: PiDefinition): string | null;
-  detectCycles(definitions: Record<string, PiDefinition>): string[];
+interface PiSegment {
+  workflowKey: string;
+  phaseIndex: number;
 }
-// Loaded by path from the installed package (vitest transpiles its TypeScript sources); typed above.
-const PI_VALIDATION: string = "../../../node_modules/@harms-haus/pi-workflows/src/config/validation.ts";
-const { validateWorkflowDefinition, detectCycles } = (await import(PI_VALIDATION)) as PiValidation;
-
-const NUM_RUNS = process.env.CI === "true" ? 500 : 100;
-const KEYS = ["codeReview", "qa_pipeline", "release", "hot-fix", "Deploy2", "x"];
-const word = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_-]{0,20}$/);
-
-const phaseArb = fc.record({
-  id: word,
-  name: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== ""),
-  emoji: fc.constantFrom("🔍", "📦", "✅", "x"),
-  instructions: fc.string({ minLength: 1, maxLength: 60 }).filter((s) => s.trim() !== ""),
-  tools: fc.option(fc.oneof(fc.record({ whitelist: fc.array(word, { maxLength: 3 }) }), fc.record({ blacklist: fc.array(word, { maxLength: 3 }) })), { nil: undefined }),
-});
-const entryArb = fc.oneof({ weight: 3, arbitrary: phaseArb }, { weight: 1, arbitrary: fc.constantFrom(...KEYS).map((k) => ({ subworkflow: true as const, workflowKey: k, resolved: null })) });
-const defArb = fc.record({
-  name: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== ""),
-  commandName: fc.option(fc.stringMatching(/^[a-zA-Z0-9_-]{1,30}$/), { nil: undefined }),
-  initialMessage: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== ""),
-  show: fc.option(fc.constantFrom("user" as const, "workflows" as const), { nil: undefined }),
-  loopable: fc.option(fc.boolean(), { nil: undefined }),
-  phases: fc.array(entryArb, { minLength: 1, maxLength: 4 }),
-});
-const setArb = fc.uniqueArray(fc.tuple(fc.constantFrom(...KEYS), defArb), { selector: (t) => t[0], minLength: 1, maxLength: KEYS.length });
-
-/** pi-workflows' own verdict on a set: every workflow valid, every reference present, no cycle, no duplicate command. */
-function piAccepts(set: Record<string, PiDefinition>): boolean {
-  for (const [key, def] of Object.entries(set)) {
-    if (validateWorkflowDefinition(key, def) !== null) return false;
-    for (const e of def.phases) if ("subworkflow" in e && !(e.workflowKey in set)) return false;
-  }
-  // pi-workflows refuses cycles, but its detectCycles never returns on some cyclic sets (e.g. b → c, c → c and
-  // c → b: its cycle reconstruction loops until the heap is gone), so cyclic sets are decided here first.
-  if (hasCycle(set) || detectCycles(set).length > 0) return false;
-  const shown = Object.values(set).filter((d) => (d.show ?? "user") === "user").map((d) => d.commandName);
-  return new Set(shown).size === shown.length;
+interface PiState {
+  active: boolean;
+  currentPath: PiSegment[];
 }
-
-function hasCycle(set: Record<string, PiDefinition>): boolean {
-  const state = new Map<string, "open" | "done">();
-  const visit = (key: string): boolean => {
-    if (state.get(key) === "done") return false;
-    if (state.get(key) === "open") return true;
-    state.set(key, "open");
-    for (const e of set[key]?.phases ?? []) if ("subworkflow" in e && e.workflowKey in set && visit(e.workflowKey)) return true;
-    state.set(key, "done");
-    return false;
+type Defs = Record<string, PiDefinition>;
+interface PiModules {
+  validation: { validateWorkflowDefinition(key: string, def: PiDefinition): string | null };
+  resolve: { removeCycles(d: Defs): Defs; resolveSubworkflowRefs(d: Defs): Defs };
+  state: {
+    createInitialState(key: string, description: string): PiState;
+    autoEnterSubworkflowRefs(s: PiState, entry: PiRef): { newState: PiState };
+    advancePhase(s: PiState, d: Defs): { newState: PiState };
+    resolveActive(s: PiState, d: Defs): { currentPhase: PiPhase } | null;
   };
-  return Object.keys(set).some((k) => visit(k));
+}
+const PI = "../../../node_modules/@harms-haus/pi-workflows/src/";
+const pi: PiModules = {
+  validation: (await import(`${PI}config/validation.ts`)) as PiModules["validation"],
+  resolve: (await import(`${PI}config/loading-resolve.ts`)) as PiModules["resolve"],
+  state: (await import(`${PI}state.ts`)) as PiModules["state"],
+};
+
+const NUM_RUNS = process.env.CI === "true" ? 500 : 150;
+
+/** Text pi-workflows accepts where it wants "a non-empty string" (trimmed): ids, names, emoji, instructions. */
+const visible = fc
+  .oneof(
+    fc.constantFrom("1-research", "research.v2", "Research Phase", "a/b", "研究", "_x", "01", "constructor", "x".repeat(250)),
+    fc.string({ minLength: 1, maxLength: 30 }),
+    fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }),
+  )
+  .filter((s) => s.trim() !== "");
+/** Workflow keys are folder names: any non-empty text (not `__proto__`, which no object can hold as a key). */
+const KEYS = ["2024-release", "1st-pass", "01-review", "code.review", "Review Flow", "_private", "レビュー", "k".repeat(70), " ", "rpir"];
+const toolName = fc.oneof(fc.constant(""), fc.string({ maxLength: 12 }));
+const phaseArb: fc.Arbitrary<PiPhase> = fc.record(
+  {
+    id: visible,
+    name: visible,
+    emoji: visible,
+    instructions: visible,
+    tools: fc.oneof(fc.record({ whitelist: fc.array(toolName, { maxLength: 3 }) }), fc.record({ blacklist: fc.array(toolName, { maxLength: 3 }) })),
+    availableProfiles: fc.array(fc.string({ maxLength: 10 }), { maxLength: 3 }),
+  },
+  { requiredKeys: ["id", "name", "emoji", "instructions"] },
+);
+const refArb = (keys: readonly string[]): fc.Arbitrary<PiRef> => fc.constantFrom(...keys).map((k) => ({ subworkflow: true as const, workflowKey: k, resolved: null }));
+/** Workflow `i` references only keys after it, so sets are acyclic (pi's detectCycles can hang on some cyclic sets). */
+const defArb = (later: readonly string[]): fc.Arbitrary<PiDefinition> =>
+  fc.record(
+    {
+      name: visible,
+      commandName: fc.constantFrom("review", "codeReview", "qa_pipeline", "2024", "x-y", "a".repeat(90)),
+      initialMessage: visible,
+      show: fc.constantFrom("user" as const, "workflows" as const),
+      loopable: fc.boolean(),
+      sessionNameMaxLength: fc.oneof(fc.constantFrom(5, 1000, 0, -3), fc.double()),
+      phases: fc.array(later.length === 0 ? phaseArb : fc.oneof({ weight: 3, arbitrary: phaseArb }, { weight: 1, arbitrary: refArb(later) }), { minLength: 1, maxLength: 4 }),
+    },
+    { requiredKeys: ["name", "commandName", "initialMessage", "phases"] },
+  );
+const setArb: fc.Arbitrary<Defs> = fc
+  .shuffledSubarray(KEYS, { minLength: 1, maxLength: 5 })
+  .chain((keys) => fc.tuple(...keys.map((_, i) => defArb(keys.slice(i + 1)))).map((defs) => Object.fromEntries(keys.map((k, i) => [k, defs[i] as PiDefinition]))));
+
+/** The workflows pi-workflows 1.0.0 loads from `set` (its loadWorkflows after reading the files). */
+function piLoads(set: Defs): Defs {
+  const copy: Defs = structuredClone(set);
+  const valid: Defs = {};
+  for (const [key, def] of Object.entries(copy)) if (pi.validation.validateWorkflowDefinition(key, def) === null) valid[key] = def;
+  return pi.resolve.resolveSubworkflowRefs(pi.resolve.removeCycles(valid));
 }
 
-function toPhasekit(set: Record<string, PiDefinition>): Record<string, unknown> {
+function toPhasekit(set: Defs): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, def] of Object.entries(set)) {
     out[key] = {
@@ -91,37 +127,78 @@ function toPhasekit(set: Record<string, PiDefinition>): Record<string, unknown> 
       initialMessage: def.initialMessage,
       show: (def.show ?? "user") === "user",
       ...(def.loopable === undefined ? {} : { loopable: def.loopable }),
+      ...(def.sessionNameMaxLength === undefined ? {} : { sessionNameMaxLength: def.sessionNameMaxLength }),
       phases: def.phases.map((e) => ("subworkflow" in e ? { subworkflow: e.workflowKey } : e)),
     };
   }
   return out;
 }
 
-describe("pi-workflows 1.0.0 definitions", () => {
-  it("keys like codeReview and qa_pipeline compile as workflows and commands", () => {
-    const phase = { id: "p", name: "P", emoji: "🔍", instructions: "do it" };
-    const set: Record<string, PiDefinition> = {
-      codeReview: { name: "Code Review", commandName: "codeReview", initialMessage: "go", phases: [phase] },
-      qa_pipeline: { name: "QA", commandName: "qa_pipeline", initialMessage: "go", phases: [phase, { subworkflow: true, workflowKey: "codeReview", resolved: null }] },
+type Position = { path: string; phaseId: string };
+
+function piWalk(defs: Defs, key: string): Position[] {
+  let s = pi.state.createInitialState(key, "task");
+  const first = defs[key]?.phases[0];
+  if (first !== undefined && "subworkflow" in first) s = pi.state.autoEnterSubworkflowRefs(s, first).newState;
+  const out: Position[] = [];
+  for (let i = 0; s.active && i < 100; i++) {
+    const a = pi.state.resolveActive(s, defs);
+    if (a === null) throw new Error("pi lost its position");
+    out.push({ path: JSON.stringify(s.currentPath.map((g) => [g.workflowKey, g.phaseIndex])), phaseId: a.currentPhase.id });
+    s = pi.state.advancePhase(s, defs).newState;
+  }
+  return out;
+}
+
+function phasekitWalk(registry: WorkflowRegistry, key: string): Position[] {
+  const started = reduce(registry, null, { type: "start", workflowKey: key, taskId: "t", taskDescription: "task" }, { now: 1 });
+  if (!started.ok) throw new Error(started.error.message);
+  let s: WorkflowState = started.state;
+  const out: Position[] = [];
+  for (let i = 0; s.status === "running" && i < 100; i++) {
+    const a = resolveActive(registry, s);
+    if (!a.ok || a.active === null) throw new Error(`phasekit lost its position: ${a.ok ? "finished" : a.error.message}`);
+    out.push({ path: JSON.stringify(s.currentPath.map((g) => [g.workflowKey, g.phaseIndex])), phaseId: a.active.phase.id });
+    const r = reduce(registry, s, { type: "advance" }, { now: 2 + i });
+    if (!r.ok) throw new Error(r.error.message);
+    s = r.state;
+  }
+  expect(s.status).toBe("completed");
+  return out;
+}
+
+describe("pi-workflows 1.0.0 definitions (pi's own validator and loader as the oracle)", () => {
+  it("the names the issue found refused load: phase ids, folder names, sessionNameMaxLength 5 and 1000, long names, shared commands, empty tool names", () => {
+    const phase = (id: string): PiPhase => ({ id, name: "N".repeat(250), emoji: "🔍", instructions: "do it", tools: { blacklist: [""] } });
+    const set: Defs = {
+      "2024-release": { name: "R", commandName: "release", initialMessage: "go", sessionNameMaxLength: 5, phases: [phase("1-research"), phase("research.v2"), { subworkflow: true, workflowKey: "code.review", resolved: null }] },
+      "code.review": { name: "C", commandName: "release", initialMessage: "go", sessionNameMaxLength: 1000, phases: [phase("Research Phase")] },
     };
-    expect(piAccepts(set)).toBe(true);
+    expect(Object.keys(piLoads(set)).sort()).toEqual(["2024-release", "code.review"]);
     const r = compileDefinitions(toPhasekit(set));
     if (!r.ok) throw new Error(r.error.message);
-    expect([...r.registry.commands]).toEqual([["codeReview", "codeReview"], ["qa_pipeline", "qa_pipeline"]]);
+    expect(r.problems.map((p) => [p.code, p.severity])).toEqual([["DUPLICATE_COMMAND_NAME", "warning"], ["DUPLICATE_COMMAND_NAME", "warning"]]);
+    expect(phasekitWalk(r.registry, "2024-release")).toEqual(piWalk(piLoads(set), "2024-release"));
   });
 
-  it(`every set pi-workflows accepts compiles (${NUM_RUNS} random sets)`, () => {
-    let accepted = 0;
+  it(`every workflow pi loads, phasekit loads, and both walk the same phases (${NUM_RUNS} sets from pi's space)`, () => {
+    let loaded = 0;
     fc.assert(
-      fc.property(setArb, (entries) => {
-        const set = Object.fromEntries(entries.map(([k, d]) => [k, { ...d, commandName: d.commandName ?? "" } as PiDefinition]));
-        if (!piAccepts(set)) return;
-        accepted += 1;
-        const r = compileDefinitions(toPhasekit(set));
-        expect(r.ok ? [] : r.problems.map((p) => p.message)).toEqual([]);
+      fc.property(setArb, (set) => {
+        const piDefs = piLoads(set);
+        const r = compileDefinitions(toPhasekit(set), { keepHealthy: true });
+        if (!r.ok) throw new Error(r.error.message);
+        const blocking = r.problems.filter(isBlocking).filter((p) => p.workflowKey !== undefined && p.workflowKey in piDefs);
+        expect(blocking.map((p) => p.message)).toEqual([]);
+        for (const key of Object.keys(piDefs)) {
+          expect(r.registry.workflows.has(key)).toBe(true);
+          loaded += 1;
+          if ((piDefs[key]?.show ?? "user") !== "user") continue;
+          expect(phasekitWalk(r.registry, key)).toEqual(piWalk(piDefs, key));
+        }
       }),
       { numRuns: NUM_RUNS },
     );
-    expect(accepted).toBeGreaterThan(0);
+    expect(loaded).toBeGreaterThan(NUM_RUNS);
   });
 });

@@ -5,7 +5,6 @@
 import type { z } from "zod";
 import {
   COMMAND_NAME_PATTERN,
-  KEY_PATTERN,
   PhaseDefinitionSchema,
   ProfileSchema,
   SubworkflowRefSchema,
@@ -36,8 +35,9 @@ export function keyProblems(key: string): DefinitionProblem[] {
   if (RESERVED_KEYS.has(key)) {
     return [problemAt("INVALID_DEFINITION", key, [], `the workflow key ${describeValue(key)} is reserved`, "rename the workflow")];
   }
-  if (!KEY_PATTERN.test(key)) {
-    const reason = `the workflow key ${describeValue(key)} must contain a visible character`;
+  // A key is a folder name: any non-empty text (pi-workflows loads a folder named " " too).
+  if (key === "") {
+    const reason = "the workflow key is empty";
     return [problemAt("INVALID_DEFINITION", key, [], reason, "rename the workflow")];
   }
   return [];
