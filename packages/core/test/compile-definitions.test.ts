@@ -23,7 +23,7 @@ describe("compileDefinitions: valid input", () => {
     hotfix: wf([phase("fix")], { commandName: "fix-now" }),
   };
   it("returns every workflow with defaults applied and no problems", () => {
-    const r = compileDefinitions({ workflows: defs });
+    const r = compileDefinitions(defs);
     expect(r).toMatchObject({ ok: true, problems: [] });
     expect(keys(r)).toEqual(["release", "review", "hotfix"]);
     expect(reg(r).workflows.get("release")).toMatchObject({ loopable: true, show: true, profiles: [], description: "" });
@@ -33,19 +33,20 @@ describe("compileDefinitions: valid input", () => {
     const r = compileDefinitions(defs);
     expect([...reg(r).commands]).toEqual([["release", "release"], ["fix-now", "hotfix"]]);
   });
-  it("accepts the settings wrapper, a bare map and a Map alike", () => {
-    const a = compileDefinitions({ workflows: defs, otherSetting: true });
+  it("accepts a map by key and a Map alike; a settings document is never unwrapped by guessing", () => {
     const b = compileDefinitions(defs);
     const c = compileDefinitions(new Map(Object.entries(defs)));
-    expect(b).toEqual(a);
-    expect(c).toEqual(a);
+    expect(c).toEqual(b);
+    const doc = compileDefinitions({ workflows: defs, otherSetting: true }, { keepHealthy: true });
+    expect(doc.problems.map((p) => p.workflowKey)).toEqual(expect.arrayContaining(["otherSetting", "workflows"]));
+    expect(doc.problems.find((p) => p.workflowKey === "workflows")?.hint).toContain("compileDefinitions(doc.workflows)");
   });
   it("takes a workflow literally named 'workflows' as a workflow, not the wrapper", () => {
     const r = compileDefinitions({ workflows: wf([phase("a")]) });
     expect(keys(r)).toEqual(["workflows"]);
   });
   it("does not write to its input", () => {
-    const raw = JSON.parse(JSON.stringify({ workflows: defs }));
+    const raw = JSON.parse(JSON.stringify(defs));
     const before = JSON.stringify(raw);
     compileDefinitions(raw);
     expect(JSON.stringify(raw)).toBe(before);

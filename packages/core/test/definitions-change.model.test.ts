@@ -92,14 +92,16 @@ describe("definitions changing under a live run (model)", () => {
     expect(seen.unchanged).toBeGreaterThan(0);
   });
 
-  it("a renamed phase is reported by position; the run continues when its position still resolves", () => {
+  it("a renamed phase marks its workflow changed; the run continues when its position still resolves", () => {
     const defs = { w: { name: "W", phases: [{ id: "a", name: "A" }, { id: "b", name: "B" }] } };
     const s = started(registryOf(defs), "w");
     const edited = registryOf({ w: { name: "W", phases: [{ id: "a", name: "A" }, { id: "b", name: "B renamed" }, { id: "c", name: "C" }] } });
     expect(checkDefinitions(edited, s)).toEqual({
       ok: true,
       verdict: "changed",
-      diff: [{ workflowKey: "w", change: "changed", phases: [{ index: 1, change: "changed" }, { index: 2, change: "added" }] }],
+      // One fingerprint per workflow (state v3, issue 18): which phases changed needs the definitions the run
+      // started with, not their hash, so the state no longer carries a per-position diff.
+      diff: [{ workflowKey: "w", change: "changed", phases: [] }],
     });
     const shrunk = registryOf({ w: { name: "W", phases: [{ id: "z", name: "Z" }] } });
     const at1 = reduce(shrunk, s, { type: "advance" }, { now: 2 });

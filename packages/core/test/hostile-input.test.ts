@@ -6,6 +6,7 @@ import type { CompileResult } from "../src/definitions/compile.js";
 import { migrateState, parseState } from "../src/state/migrate.js";
 import type { MigrateResult } from "../src/state/migrate.js";
 import { WorkflowStateSchema } from "../src/state/schema.js";
+import { FrozenMap } from "../src/definitions/frozen.js";
 
 const runs = process.env.CI === "true" ? 1_000 : 100;
 
@@ -45,8 +46,9 @@ function assertTypedCompile(r: CompileResult): void {
     expect(structuredClone(r.error)).toEqual(r.error);
     return;
   }
-  expect(r.registry.workflows).toBeInstanceOf(Map);
-  expect(r.registry.commands).toBeInstanceOf(Map);
+  // Read-only maps whose entries are private (issue 18): not Map instances, so Map.prototype.set cannot reach them.
+  expect(r.registry.workflows).toBeInstanceOf(FrozenMap);
+  expect(r.registry.commands).toBeInstanceOf(FrozenMap);
   for (const [name, key] of r.registry.commands) expect(r.registry.workflows.has(key) && typeof name === "string").toBe(true);
 }
 

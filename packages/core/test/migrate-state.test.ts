@@ -59,6 +59,8 @@ const FROZEN: Readonly<Record<string, string>> = {
   "state-v2-current.json": "0e181f9cbe8385cc",
   "state-v2-failed.expected.json": "6d42b9182c1fc6a9",
   "state-v2-failed.json": "ddea8102db72bddf",
+  "state-v2-with-definitions.expected.json": "2fe96b44872dce40",
+  "state-v2-with-definitions.json": "ef762fd81ace6905",
 };
 
 describe("frozen fixtures", () => {
@@ -93,7 +95,7 @@ describe("frozen fixtures", () => {
     for (const file of inputs) {
       const first = migrateState(read(file));
       if (!first.ok) throw first.error;
-      expect(parseState(JSON.stringify(first.state))).toEqual({ ok: true, state: first.state, fromVersion: 2, notes: [] });
+      expect(parseState(JSON.stringify(first.state))).toEqual({ ok: true, state: first.state, fromVersion: STATE_SCHEMA_VERSION, notes: [] });
     }
   });
 });
@@ -146,9 +148,9 @@ describe("v1 → v2 mapping", () => {
 
 describe("refusals name the field and why", () => {
   it("refuses a newer version, naming it and the newest known", () => {
-    const r = migrateState({ ...v1, schemaVersion: 3 });
+    const r = migrateState({ ...v1, schemaVersion: STATE_SCHEMA_VERSION + 1 });
     expect(!r.ok && isWorkflowError(r.error, "UNSUPPORTED_VERSION")).toBe(true);
-    expect(!r.ok && r.error.message).toMatch(/schemaVersion 3 .*newest.*\(2\)/);
+    expect(!r.ok && r.error.message).toMatch(new RegExp(`schemaVersion ${STATE_SCHEMA_VERSION + 1} .*newest.*\\(${STATE_SCHEMA_VERSION}\\)`));
   });
   it("refuses a malformed schemaVersion", () => {
     expect(refusal({ ...v1, schemaVersion: "2" })).toMatchObject({ code: "INVALID_STATE", field: "schemaVersion" });

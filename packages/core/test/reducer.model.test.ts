@@ -9,7 +9,7 @@ import { migrateState } from "../src/state/migrate.js";
 import { reduce } from "../src/transitions/reduce.js";
 import { resolveActive } from "../src/transitions/resolve-active.js";
 import { start } from "../src/transitions/start.js";
-import { isFinished, toPersisted, type WorkflowState } from "../src/state/schema.js";
+import { isFinished, STATE_SCHEMA_VERSION, toPersisted, type WorkflowState } from "../src/state/schema.js";
 import type { WorkflowEvent } from "../src/transitions/types.js";
 import { deepFreeze, registryOf } from "./helpers/core-fixtures.js";
 import { buildDefinitions, workflowShape } from "./helpers/model-definitions.js";
@@ -58,7 +58,7 @@ function runScenario(registry: WorkflowRegistry, events: WorkflowEvent[]): void 
     expect(state).toEqual(before); // frozen too: a mutation would have thrown
     expect(structuredClone(outcome)).toEqual(outcome); // refusals are plain data
     const next = outcome.ok ? outcome.state : state; // a refusal changes nothing
-    expect(next.schemaVersion).toBe(2);
+    expect(next.schemaVersion).toBe(STATE_SCHEMA_VERSION);
     expect(next.globalStepCount).toBeGreaterThanOrEqual(state.globalStepCount);
     expect(next.generation).toBe(outcome.ok ? state.generation + 1 : state.generation);
     if (outcome.ok) expect(next.updatedAt).toBe(now);

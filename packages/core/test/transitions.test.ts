@@ -6,6 +6,7 @@ import { loop } from "../src/transitions/loop.js";
 import { reduce } from "../src/transitions/reduce.js";
 import { start } from "../src/transitions/start.js";
 import type { TransitionOutcome, WorkflowEvent } from "../src/transitions/types.js";
+import { STATE_SCHEMA_VERSION } from "../src/state/schema.js";
 import { at, deep, deepFreeze, pathOf, started, without } from "./helpers/core-fixtures.js";
 
 const ctx = { now: 2_000 };
@@ -30,7 +31,7 @@ describe("start", () => {
     if (!r.ok) throw new Error(r.error.message);
     expect(pathOf(r.state)).toBe("outer:0/mid:0/inner:0");
     expect(r.state.globalStepCount).toBe(2);
-    expect(r.state).toMatchObject({ status: "running", generation: 0, startedAt: 5, updatedAt: 5, cancelPending: false, schemaVersion: 2 });
+    expect(r.state).toMatchObject({ status: "running", generation: 0, startedAt: 5, updatedAt: 5, cancelPending: false, schemaVersion: STATE_SCHEMA_VERSION });
     expect(r.happened).toEqual({ type: "started", workflowKey: "outer", entered: ["mid", "inner"], to: { workflowKey: "inner", phaseId: "i1", phaseName: "Inner One", emoji: "1️⃣", depth: 3 } });
   });
 

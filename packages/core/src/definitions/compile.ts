@@ -17,7 +17,7 @@ import { templateProblems } from "./template-check.js";
 import { byCodeUnit, cyclicComponents, healthyKeys, shortestCycle } from "./graph.js";
 import type { ReferenceGraph } from "./graph.js";
 import { readWorkflows, referencesOf, viewWorkflow } from "./raw.js";
-import type { RawWorkflow, RawWorkflowView } from "./raw.js";
+import type { RawSet, RawWorkflow, RawWorkflowView } from "./raw.js";
 
 /** The refusal codes of compileDefinitions (the first problem's code; every problem is in `details.problems`). */
 export type CompileCode = DefinitionProblem["code"];
@@ -128,7 +128,13 @@ function compileEach(raws: readonly RawWorkflow[]): { compiled: Map<string, Comp
   const present = new Set(raws.map((r) => r.key));
   const compiled = new Map<string, Compiled>();
   const problems: DefinitionProblem[] = [];
-  for (const { key, def } of raws) {
+  for (const { key, def, unreadable } of raws) {
+    if (unreadable !== undefined) {
+      // Not plain data: nothing in it is read, so it references nothing; its referrers are told it is broken.
+      problems.push(...keyProblems(key), problemAt("INVALID_DEFINITION", key, unreadable.path, unreadable.reason, "pass plain data (JSON-like objects and arrays)"));
+      compiled.set(key, { key, view: viewWorkflow(undefined), parsed: undefined, refs: new Map() });
+      continue;
+    }
     const view = viewWorkflow(def);
     const shape = shapeProblems(key, def);
     problems.push(...keyProblems(key), ...shape.problems, ...structureProblems(key, view, (k) => present.has(k)));
@@ -183,8 +189,10 @@ function droppedProblems(raws: readonly RawWorkflow[], kept: ReadonlyMap<string,
   return out;
 }
 
-function compile(raws: readonly RawWorkflow[], options: CompileOptions): CompileResult {
+function compile(set: RawSet, options: CompileOptions): CompileResult {
+  const raws = set.workflows;
   const { compiled, problems } = compileEach(raws);
+  for (const { reason } of set.rootProblems) problems.push({ code: "INVALID_DEFINITION", path: "(root)", message: `(root): ${reason}`, hint: "use workflow keys (strings) as the Map's keys" });
   problems.push(...duplicateCommandProblems(compiled));
   const graph: ReferenceGraph = new Map([...compiled.values()].map((c) => [c.key, c.refs]));
   const cycles = cycleProblems(graph, compiled);
@@ -204,11 +212,20 @@ function compile(raws: readonly RawWorkflow[], options: CompileOptions): Compile
     facts = graphFacts(workflows);
   }
   problems.push(...droppedProblems(raws, workflows, problems));
+  settingsHint(problems);
   // Stable sort by workflow: the list reads per workflow and is the same for any key order of the input.
   problems.sort((a, b) => byCodeUnit(a.workflowKey ?? "", b.workflowKey ?? ""));
   const blocking = problems.filter(isBlocking);
   if (blocking.length === 0 || options.keepHealthy === true) return { ok: true, registry: seal(workflows, compiled, facts), problems };
   return { ok: false, error: summary(blocking), problems };
+}
+
+/** A broken workflow keyed "workflows" is most likely a whole settings document passed by mistake: say how. */
+function settingsHint(problems: DefinitionProblem[]): void {
+  problems.forEach((p, i) => {
+    if (p.workflowKey !== "workflows") return;
+    problems[i] = { ...p, hint: `${p.hint} (if "workflows" is a settings document's field, compile that field instead: compileDefinitions(doc.workflows))` };
+  });
 }
 
 function failure(message: string, hint: string): CompileResult {
@@ -227,17 +244,18 @@ function summary(problems: readonly DefinitionProblem[]): Refusal<CompileCode> {
 }
 
 /**
- * Validates raw definitions: `{ "workflows": { key: def } }` (a settings document), `{ key: def }`, or a Map.
- * Returns a sealed registry, or a refusal with every problem found. Never throws, never writes to `raw`.
+ * Validates raw definitions, given as one shape: the workflows by key, `{ key: def }` or a `Map` (a settings
+ * document is compiled as `compileDefinitions(doc.workflows)`). Each definition is read once into own, plain
+ * data. Returns a sealed registry, or a refusal with every problem found. Never throws, never writes to `raw`.
  */
 export function compileDefinitions(raw: unknown, options: CompileOptions = {}): CompileResult {
   try {
-    const raws = readWorkflows(raw);
-    if (raws === undefined) {
-      const message = `(root): expected an object of workflow definitions, got ${describeValue(raw)}`;
-      return failure(message, 'write { "workflows": { "<key>": { … } } }');
+    const set = readWorkflows(raw);
+    if (set === undefined) {
+      const message = `(root): expected an object of workflow definitions by key, got ${describeValue(raw)}`;
+      return failure(message, 'pass { "<key>": { … } } or a Map (for a settings document, its "workflows" field)');
     }
-    return compile(raws, options);
+    return compile(set, options);
   } catch {
     // Only exotic inputs (proxies, throwing getters) get here; the contract is still a typed result.
     return failure("(root): the definitions could not be read as plain JSON", "pass plain JSON data");

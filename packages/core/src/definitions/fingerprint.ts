@@ -16,12 +16,17 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * A workflow's fingerprint: 16 hex digits for the whole definition, then 8 per phase entry
- * (`wwwwwwwwwwwwwwww/pppppppp.pppppppp`), so a verdict can say which phases changed without the old text.
+ * A workflow's fingerprint: 16 hex digits for the whole definition. One hash per workflow, so a run that
+ * records the fingerprints of the workflows it reaches stays small whatever their size (state v2 also kept 8
+ * digits per phase: a 10,000-phase workflow made a 90 KB state). Saying which phases changed needs the
+ * definitions the run started with, not their hash.
  */
 export function workflowFingerprint(def: { readonly phases: readonly unknown[] }): string {
-  return `${fingerprint(def)}/${def.phases.map((p) => fingerprint(p).slice(0, 8)).join(".")}`;
+  return fingerprint(def);
 }
+
+/** The fingerprint format a state records (see `workflowFingerprint`). */
+export const FINGERPRINT_PATTERN = /^[0-9a-f]{16}$/;
 
 /** 16 hex digits identifying `value`'s canonical JSON. */
 export function fingerprint(value: unknown): string {

@@ -1,13 +1,18 @@
 /**
  * A lenient, read-only view of raw definitions, used for the checks that must run even when zod rejects a
- * definition (so every problem is reported at once). Reads own properties only; never writes.
+ * definition (so every problem is reported at once). Reads the plain copy made at the boundary (plain.ts), so it
+ * sees exactly what zod sees; never writes.
  */
+import { describeValue, type FieldPath } from "../errors/problems.js";
+import { plainCopy } from "./plain.js";
 import { KEY_PATTERN } from "./schema.js";
 
 /** One workflow as written: its key and its raw definition. */
 export interface RawWorkflow {
   readonly key: string;
+  /** The plain copy of the definition (undefined when it could not be read: see `unreadable`). */
   readonly def: unknown;
+  readonly unreadable?: Unreadable;
 }
 
 /** What the structural checks need from one phase entry, as far as it can be read. */
@@ -55,22 +60,66 @@ function strings(value: unknown): Array<{ index: number; name: string }> {
   return out;
 }
 
+/** Why one top-level entry could not be read as a workflow (`path` relative to it). */
+export interface Unreadable {
+  readonly path: FieldPath;
+  readonly reason: string;
+}
+
+/** What the top level holds: the workflows by key, each a plain copy or why it is not plain data. */
+export interface RawSet {
+  readonly workflows: RawWorkflow[];
+  /** Entries that name no workflow key (a Map key that is not a string), for problems at the root. */
+  readonly rootProblems: Array<{ readonly reason: string }>;
+}
+
+function entry(key: string, value: unknown): RawWorkflow {
+  const copy = plainCopy(value);
+  return copy.ok ? { key, def: copy.value } : { key, def: undefined, unreadable: { path: copy.path, reason: copy.reason } };
+}
+
 /**
- * The workflows in `raw`. Accepts a settings document `{ "workflows": { key: def } }`, a bare map
- * `{ key: def }`, or a `Map`. A top-level `workflows` entry counts as the wrapper unless it looks like a
- * definition itself (its `phases` is an array or its `name` a string), so a workflow may still be called "workflows".
+ * The workflows in `raw`, which is always a map of workflows by key: a plain object `{ key: def }` or a `Map`.
+ * Keys are never guessed from values (a settings document is compiled as `compileDefinitions(doc.workflows)`).
+ * Every entry is read once into own, plain data (see plain.ts); an entry that cannot be is kept, with why, so
+ * it is reported and never dropped in silence. undefined when `raw` is not such a map.
  */
-export function readWorkflows(raw: unknown): RawWorkflow[] | undefined {
+export function readWorkflows(raw: unknown): RawSet | undefined {
+  const workflows: RawWorkflow[] = [];
+  const rootProblems: Array<{ reason: string }> = [];
   if (raw instanceof Map) {
-    return [...raw.entries()].filter((e): e is [string, unknown] => typeof e[0] === "string").map(([key, def]) => ({ key, def }));
+    let i = 0;
+    for (const [key, def] of raw) {
+      if (typeof key === "string") workflows.push(entry(key, def));
+      else rootProblems.push({ reason: `Map entry ${i} has the key ${describeValue(key)}, not a string, so it names no workflow` });
+      i += 1;
+    }
+    return { workflows, rootProblems };
   }
-  const top = asObject(raw);
-  if (top === undefined) return undefined;
-  const wrapped = asObject(own(top, "workflows"));
-  // Keys are data: a workflow keyed "phases" or "name" has an object there, a definition has an array / a string.
-  const looksLikeDefinition = wrapped !== undefined && (Array.isArray(own(wrapped, "phases")) || typeof own(wrapped, "name") === "string");
-  const map = wrapped !== undefined && !looksLikeDefinition ? wrapped : top;
-  return Object.keys(map).map((key) => ({ key, def: map[key] }));
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
+  const proto = Object.getPrototypeOf(raw) as object | null;
+  if (proto !== null && proto !== Object.prototype && !isKeyedObject(raw)) return undefined;
+  for (const key of Object.getOwnPropertyNames(raw)) {
+    const desc = Object.getOwnPropertyDescriptor(raw, key);
+    if (desc === undefined) continue;
+    if (!("value" in desc)) workflows.push({ key, def: undefined, unreadable: { path: [], reason: "is an accessor (a getter or setter), not a data field; pass plain data" } });
+    else workflows.push(entry(key, desc.value));
+  }
+  // Workflows inherited from a prototype would be seen by nobody: name each one.
+  const seen = new Set(workflows.map((w) => w.key));
+  for (let p = proto; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+    for (const key of Object.getOwnPropertyNames(p)) {
+      if (key === "constructor" || seen.has(key)) continue;
+      seen.add(key);
+      workflows.push({ key, def: undefined, unreadable: { path: [], reason: "is inherited from a prototype, not an own field; copy it onto the object ({ ...defaults, ...value })" } });
+    }
+  }
+  return { workflows, rootProblems };
+}
+
+/** A top level with a prototype that may still be a map by key (a class instance, Object.create), unlike a Date or Set. */
+function isKeyedObject(raw: object): boolean {
+  return !(raw instanceof Set || raw instanceof Date || raw instanceof RegExp || raw instanceof WeakMap || raw instanceof WeakSet);
 }
 
 function phaseView(entry: unknown, index: number): RawPhaseView {

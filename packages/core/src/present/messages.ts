@@ -4,9 +4,10 @@
  */
 import type { WorkflowDefinition } from "../definitions/schema.js";
 import type { WorkflowRegistry } from "../definitions/registry.js";
-import type { Outcome, Refusal } from "../errors/refusal.js";
+import type { Outcome } from "../errors/refusal.js";
 import { definitionAt, drill } from "../transitions/navigation.js";
-import { argumentError, statusRefusal } from "../transitions/apply.js";
+import { statusRefusal } from "../transitions/apply.js";
+import { registryError, stateError } from "../transitions/arguments.js";
 import type { CommonCode } from "../transitions/types.js";
 import { pickText, promptVars } from "./prompt-vars.js";
 import type { ActiveWorkflow } from "../transitions/resolve-active.js";
@@ -21,23 +22,26 @@ export type EndOfRunMessage = { readonly kind: "completed" | "cancelled" | "fail
 export type MessageCode = CommonCode | "MISSING_DEFINITION";
 type Text = Outcome<{ text: string }, MessageCode>;
 
-function rootOf(registry: WorkflowRegistry, state: WorkflowState): WorkflowDefinition | Refusal<MessageCode> {
-  const bad = argumentError("messages", registry, { now: 0 });
-  return bad ?? definitionAt("messages", registry, state.workflowKey, 0);
+/** The argument checks of every message function, then the run's root definition. */
+function rootOf(registry: WorkflowRegistry, state: WorkflowState): Outcome<{ value: WorkflowDefinition }, MessageCode> {
+  const bad = registryError("messages", registry) ?? stateError("messages", state);
+  return bad !== undefined ? { ok: false, error: bad } : definitionAt("messages", registry, state.workflowKey, 0);
 }
 
 /** The completion message (definition's `completionMessage` or the default). */
 export function completionMessage(registry: WorkflowRegistry, state: WorkflowState): Text {
-  const def = rootOf(registry, state);
-  if ("details" in def) return { ok: false, error: def };
+  const root = rootOf(registry, state);
+  if (!root.ok) return root;
+  const def = root.value;
   const vars = { workflowName: def.name, taskDescription: state.taskDescription, taskId: state.taskId, phaseCount: registry.phaseCounts.get(state.workflowKey) ?? 0 };
   return { ok: true, text: renderTemplate(def.completionMessage ?? DEFAULT_COMPLETION_MESSAGE, vars, COMPLETION_VARS) };
 }
 
 /** The cancelled message (definition's `cancelledMessage` or its own default — never the completion text). */
 export function cancelledMessage(registry: WorkflowRegistry, state: WorkflowState): Text {
-  const def = rootOf(registry, state);
-  if ("details" in def) return { ok: false, error: def };
+  const root = rootOf(registry, state);
+  if (!root.ok) return root;
+  const def = root.value;
   const top = state.currentPath[state.currentPath.length - 1];
   const phase = top === undefined ? undefined : registry.workflows.get(top.workflowKey)?.phases[top.phaseIndex];
   const phaseName = phase !== undefined && "name" in phase ? phase.name : undefined;
@@ -48,14 +52,17 @@ export function cancelledMessage(registry: WorkflowRegistry, state: WorkflowStat
 
 /** The failed message, with the recorded reason. */
 export function failedMessage(registry: WorkflowRegistry, state: WorkflowState): Text {
-  const def = rootOf(registry, state);
-  if ("details" in def) return { ok: false, error: def };
+  const root = rootOf(registry, state);
+  if (!root.ok) return root;
+  const def = root.value;
   const vars = { workflowName: def.name, taskDescription: state.taskDescription, taskId: state.taskId, failureReason: state.failureReason ?? "unknown" };
   return { ok: true, text: renderTemplate(DEFAULT_FAILED_MESSAGE, vars, FAILED_VARS) };
 }
 
 /** The message for a finished run, chosen by its status; NOT_FINISHED while it is still live. */
 export function endOfRunMessage(registry: WorkflowRegistry, state: WorkflowState): Outcome<EndOfRunMessage, MessageCode | "NOT_FINISHED"> {
+  const root = rootOf(registry, state);
+  if (!root.ok) return root;
   if (state.status === "running" || state.status === "paused") {
     return { ok: false, error: statusRefusal("messages", state, "NOT_FINISHED", "completed, cancelled or failed") };
   }
@@ -86,8 +93,9 @@ export function notDoneReminder(active: ActiveWorkflow): string {
  * `{firstPhaseProfiles}` is its profiles joined by ", ", "(none)" when it lists none.
  */
 export function initialMessage(registry: WorkflowRegistry, state: WorkflowState): Outcome<{ text: string | null }, MessageCode> {
-  const def = rootOf(registry, state);
-  if ("details" in def) return { ok: false, error: def };
+  const root = rootOf(registry, state);
+  if (!root.ok) return root;
+  const def = root.value;
   if (def.initialMessage === undefined) return { ok: true, text: null };
   const entry = def.phases[0];
   const first = entry === undefined ? undefined : drill("messages", registry, entry, state.workflowKey, 0, "first");

@@ -1,8 +1,10 @@
 /**
  * Single-pass templates: `{name}` is replaced only when `name` is in the template's allowlist and has a value;
  * anything else stays as written. Substituted text is never scanned again, so a task description that
- * contains `{taskId}` stays literal (the seed expanded values a second time).
+ * contains `{taskId}` stays literal (the seed expanded values a second time). The allowlists are frozen in fact
+ * (FrozenSet): no caller can widen what a template may read.
  */
+import { FrozenSet } from "../definitions/frozen.js";
 
 /** Values a template may use; `undefined` means "no value" (the placeholder stays). */
 export type TemplateVars = Readonly<Record<string, string | number | undefined>>;
@@ -36,7 +38,7 @@ export function unknownPlaceholders(text: string, allowlist: ReadonlySet<string>
  * meaning (`{description}` is the user's task), and phasekit's extras under names pi does not use
  * (`{workflowDescription}`, `{taskDescription}`).
  */
-export const PROMPT_VARS: ReadonlySet<string> = new Set([
+export const PROMPT_VARS: ReadonlySet<string> = new FrozenSet([
   "workflowName",
   "workflowKey",
   "description",
@@ -54,19 +56,19 @@ export const PROMPT_VARS: ReadonlySet<string> = new Set([
 ]);
 
 /** Variables of a blocked tool's reason. */
-export const BLOCK_REASON_VARS: ReadonlySet<string> = new Set(["workflowName", "phaseName", "toolName", "allowedTools"]);
+export const BLOCK_REASON_VARS: ReadonlySet<string> = new FrozenSet(["workflowName", "phaseName", "toolName", "allowedTools"]);
 
 /** Variables of the completion message. */
-export const COMPLETION_VARS: ReadonlySet<string> = new Set(["workflowName", "taskDescription", "taskId", "phaseCount"]);
+export const COMPLETION_VARS: ReadonlySet<string> = new FrozenSet(["workflowName", "taskDescription", "taskId", "phaseCount"]);
 
 /** Variables of the cancelled message (pi-workflows' cancel path uses the completion message's variables). */
-export const CANCELLED_VARS: ReadonlySet<string> = new Set(["workflowName", "taskDescription", "taskId", "phaseCount", "phaseName"]);
+export const CANCELLED_VARS: ReadonlySet<string> = new FrozenSet(["workflowName", "taskDescription", "taskId", "phaseCount", "phaseName"]);
 
 /** Variables of the failed message (no definition field: phasekit's own text). */
-export const FAILED_VARS: ReadonlySet<string> = new Set(["workflowName", "taskDescription", "taskId", "failureReason"]);
+export const FAILED_VARS: ReadonlySet<string> = new FrozenSet(["workflowName", "taskDescription", "taskId", "failureReason"]);
 
 /** Variables of the not-done reminder. */
-export const NOT_DONE_VARS: ReadonlySet<string> = new Set([
+export const NOT_DONE_VARS: ReadonlySet<string> = new FrozenSet([
   "workflowName",
   "phaseName",
   "phaseEmoji",
@@ -77,7 +79,7 @@ export const NOT_DONE_VARS: ReadonlySet<string> = new Set([
 ]);
 
 /** Variables of a workflow's initial message (sent when it starts): pi-workflows' seven, and phasekit's extras. */
-export const INITIAL_MESSAGE_VARS: ReadonlySet<string> = new Set([
+export const INITIAL_MESSAGE_VARS: ReadonlySet<string> = new FrozenSet([
   "workflowName",
   "workflowKey",
   "description",

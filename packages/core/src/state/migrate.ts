@@ -7,6 +7,8 @@ import type { z } from "zod";
 import { refusal, type Outcome, type Refusal } from "../errors/refusal.js";
 import { describeIssue, describeValue, findProtoKeys, formatPath, valueAt } from "../errors/problems.js";
 import { migrations } from "./migrations.js";
+import { brokenInvariant } from "./invariants.js";
+import { MAX_NESTING } from "../definitions/registry.js";
 import { STATE_SCHEMA_VERSION, WorkflowStateSchema } from "./schema.js";
 import type { WorkflowState } from "./schema.js";
 
@@ -48,19 +50,6 @@ export function detectStateVersion(raw: Readonly<Record<string, unknown>>): Outc
   };
 }
 
-function checkInvariants(state: WorkflowState): WorkflowError | undefined {
-  const root = state.currentPath[0];
-  if (root !== undefined && root.workflowKey !== state.workflowKey) {
-    return invalid(
-      "currentPath[0].workflowKey",
-      `expected the root workflow ${describeValue(state.workflowKey)}, got ${describeValue(root.workflowKey)}`,
-      root.workflowKey,
-      "the first path segment must be the workflow named by workflowKey",
-    );
-  }
-  return undefined;
-}
-
 function migrateObject(raw: Readonly<Record<string, unknown>>): MigrateResult {
   const detected = detectStateVersion(raw);
   if (!detected.ok) return detected;
@@ -76,6 +65,11 @@ function migrateObject(raw: Readonly<Record<string, unknown>>): MigrateResult {
       ),
     };
   }
+  // Bounds before any full read: a path longer than the nesting limit is refused without parsing a million segments.
+  const path = Object.hasOwn(raw, "currentPath") ? raw["currentPath"] : undefined;
+  if (Array.isArray(path) && path.length > MAX_NESTING) {
+    return { ok: false, error: invalid("currentPath", `has ${path.length} segments; at most ${MAX_NESTING} (the nesting limit)`, undefined, "repair or remove the stored state") };
+  }
   const proto = findProtoKeys(raw)[0];
   if (proto !== undefined) {
     return { ok: false, error: invalid(formatPath(proto), "the key \"__proto__\" is not allowed", undefined, "remove the key") };
@@ -90,8 +84,8 @@ function migrateObject(raw: Readonly<Record<string, unknown>>): MigrateResult {
   }
   const parsed = WorkflowStateSchema.safeParse(current);
   if (!parsed.success) return { ok: false, error: fromIssue(parsed.error.issues[0] as z.core.$ZodIssue, current, STATE_SCHEMA_VERSION) };
-  const broken = checkInvariants(parsed.data);
-  if (broken !== undefined) return { ok: false, error: broken };
+  const broken = brokenInvariant(parsed.data);
+  if (broken !== undefined) return { ok: false, error: invalid(broken.field, broken.reason, broken.value, broken.hint) };
   // A cancel is confirmed in the session that armed it, never by a reload: every parse disarms.
   const rawId = raw["taskId"];
   const notes = fromVersion < 2 && (typeof rawId !== "string" || rawId === "") ? [`taskId was ${rawId === "" ? "empty" : "missing"}; derived "${parsed.data.taskId}" from the workflow, start time and task`] : [];

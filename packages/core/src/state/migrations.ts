@@ -5,11 +5,13 @@
  * - v0: early pi-workflows entries, one flat `currentPhaseIndex` (no sub-workflows), maybe no `globalStepCount`.
  * - v1: pi-workflows 1.0.0 session entries: `active`/`cancelled`, `_cancelPending`, the `currentPath` stack.
  * - v2: phasekit (`schemaVersion: 2`): a `status` lifecycle, `generation`, loop counters, `updatedAt`.
+ * - v3: `definitions` holds one 16-digit fingerprint per workflow (v2 added 8 digits per phase: the state grew
+ *   with the definitions).
  *
  * Old shapes are read with non-strict zod objects: fields we do not know are dropped, fields we need are checked.
  */
 import { z } from "zod";
-import type { WorkflowStatus } from "./schema.js";
+import { WorkflowStateSchema, type WorkflowStatus } from "./schema.js";
 import { fingerprint } from "../definitions/fingerprint.js";
 
 // Messages start with "expected" so describeIssue uses them as written: `expected a non-negative integer, got "x"`.
@@ -97,9 +99,29 @@ export function derivedTaskId(input: Pick<StateV1, "workflowKey" | "startedAt" |
   return `migrated-${fingerprint([input.workflowKey, input.startedAt, input.taskDescription])}`;
 }
 
+/** v2: phasekit's first own shape; `definitions` values are `<16 hex>/<8 hex per phase, dot-joined>`. */
+export const StateV2Schema = WorkflowStateSchema.extend({
+  schemaVersion: z.literal(2),
+  definitions: z.record(z.string(), z.string({ error: "expected a string" })).optional(),
+});
+export type StateV2 = z.infer<typeof StateV2Schema>;
+
+/**
+ * v2 → v3: each recorded fingerprint keeps its workflow hash (the 16 digits before "/"), which is what v3 computes
+ * for the same definition, so a run recorded by v2 still reads "unchanged" against the same files.
+ */
+function v2ToV3(input: StateV2): unknown {
+  const { definitions, ...rest } = input;
+  if (definitions === undefined) return { ...rest, schemaVersion: 3 };
+  const heads: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [key, value] of Object.entries(definitions)) heads[key] = value.slice(0, 16);
+  return { ...rest, schemaVersion: 3, definitions: heads };
+}
+
 /** Every migration, in order; the index is the version each one reads. */
 export const migrations: readonly Migration[] = [
   { from: 0, summary: "pi-workflows flat currentPhaseIndex → currentPath stack", schema: StateV0Schema, up: v0ToV1 },
   { from: 1, summary: "pi-workflows 1.0.0 active/cancelled → phasekit status lifecycle", schema: StateV1Schema, up: v1ToV2 },
+  { from: 2, summary: "one fingerprint per workflow instead of one per phase (the state no longer grows with the definitions)", schema: StateV2Schema, up: v2ToV3 },
 ];
 

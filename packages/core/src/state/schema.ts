@@ -4,9 +4,11 @@
  */
 import { z } from "zod";
 import type { DeepReadonly } from "../errors/deep-readonly.js";
+import { FINGERPRINT_PATTERN } from "../definitions/fingerprint.js";
+import { MAX_NESTING } from "../definitions/registry.js";
 
 /** The version written by this release; `migrateState` refuses anything newer. */
-export const STATE_SCHEMA_VERSION = 2 as const;
+export const STATE_SCHEMA_VERSION = 3 as const;
 
 /** Lifecycle of a run. Replaces pi-workflows' `active`/`cancelled` pair. */
 export const WorkflowStatusSchema = z.enum(["running", "paused", "completed", "cancelled", "failed"]);
@@ -28,7 +30,8 @@ export const WorkflowStateSchema = z.strictObject({
   workflowKey: z.string().min(1),
   status: WorkflowStatusSchema,
   failureReason: z.string().optional(),
-  currentPath: z.array(PathSegmentSchema).min(1),
+  /** At most MAX_NESTING levels, like every path the walker accepts (checked before parsing: see migrate.ts). */
+  currentPath: z.array(PathSegmentSchema).min(1).max(MAX_NESTING),
   /** Counts every advance, loop and sub-workflow entry; never decreases. */
   globalStepCount: z.number().int().min(0),
   /** Loops taken in the whole run. */
@@ -47,10 +50,11 @@ export const WorkflowStateSchema = z.strictObject({
    */
   cancelPending: z.boolean().default(false),
   /**
-   * Fingerprint of every workflow the run can reach, recorded at start (see `checkDefinitions`). Absent on
-   * runs started before phasekit recorded it (their verdict is "unknown").
+   * Fingerprint of every workflow the run can reach, recorded at start (see `checkDefinitions`): one 16-digit
+   * hash per workflow, so the state does not grow with the definitions. Absent on runs started before phasekit
+   * recorded it (their verdict is "unknown").
    */
-  definitions: z.record(z.string(), z.string()).optional(),
+  definitions: z.record(z.string(), z.string().regex(FINGERPRINT_PATTERN, "expected a 16-digit hex fingerprint")).optional(),
 });
 
 /** Lifecycle of a run. */
