@@ -4,12 +4,12 @@ import { describe, expect, it } from "vitest";
 import { useTempRepos } from "./helpers/temp-repos.js";
 import { execFileSync } from "node:child_process";
 import { isWorkflowError } from "@phasekit/core";
-import { analyzeResumeTarget, createReporter, resolveVerificationConfig, runWorkflow, type RunContext } from "@phasekit/adapters-pi";
+import { analyzeResumeTarget, createReporter, requestPause, resolveVerificationConfig, runWorkflow, type RunContext } from "@phasekit/adapters-pi";
 import { isRunId } from "@phasekit/adapters-pi/plan-folder";
 import { releaseRegistry } from "../../../examples/release-workflow.js";
 
 const repo = useTempRepos("pk-core-");
-function onDisk(root: string, slug: string): { status: string; phase?: string; state: { status: string; cancelPending: boolean; currentPath: unknown[] } } {
+function onDisk(root: string, slug: string): { status: string; phase?: string; state: { status: string; cancelPending: boolean; currentPath: unknown[]; generation: number } } {
   return JSON.parse(readFileSync(path.join(root, "ai_plan", slug, "workflow.json"), "utf8"));
 }
 const withRelease = (root: string, target?: string) => ({
@@ -76,6 +76,60 @@ describe("runWorkflow with a core workflow", () => {
     expect(r).toMatchObject({ status: "paused" });
     expect(onDisk(root, "half")).toMatchObject({ status: "paused", phase: "static-analysis", state: { status: "running" } });
     expect(await analyzeResumeTarget({ repoRoot: root, target: "half", invokedTool: "release-bot" })).toMatchObject({ kind: "resumable", phase: "static-analysis" });
+  });
+});
+
+describe("runWorkflow: the lifecycle's moves and a replaying body", () => {
+  it("a body resumed after a pause continues from the run's latest state: its next move never steps the state's generation back", async () => {
+    const root = repo();
+    const generations: number[] = [];
+    const body = async (ctx: RunContext) => {
+      const wf = ctx.workflow;
+      if (wf === null) throw new Error("no workflow");
+      expect((await wf.dispatch({ type: "advance" })).ok).toBe(true);
+      if (generations.length === 0) await requestPause({ repoRoot: root, target: "gen", reason: "a break" });
+      generations.push(onDisk(root, "gen").state.generation);
+      await ctx.step("s1", {}, () => 1);
+      // Replayed, then live: the second advance moves from the state the run is in now (paused, then resumed).
+      expect((await wf.dispatch({ type: "advance" })).ok).toBe(true);
+      generations.push(onDisk(root, "gen").state.generation);
+      expect(wf.state().generation).toBe(onDisk(root, "gen").state.generation);
+      return "x";
+    };
+    const first = await runWorkflow(withRelease(root, "gen"), body);
+    expect(first).toMatchObject({ status: "paused", reason: "a break" });
+    const paused = onDisk(root, "gen").state;
+    expect(paused.status).toBe("paused");
+    const second = await runWorkflow(withRelease(root, "gen"), body);
+    expect(second.status).toBe("paused"); // the body returned mid-way
+    const [, atResume, afterMove] = generations as [number, number, number];
+    // At resume the lifecycle moved the state on (resumed): the body's next move comes after that, not before.
+    expect(atResume).toBeGreaterThan(paused.generation);
+    expect(afterMove).toBeGreaterThan(atResume);
+    expect(onDisk(root, "gen")).toMatchObject({ status: "paused", phase: "threat-model", state: { status: "running" } });
+  });
+});
+
+describe("runWorkflow: a body that diverges from its history", () => {
+  it("moves on from the replayed state but never behind the run's generation", async () => {
+    const root = repo();
+    const first = await runWorkflow(withRelease(root, "div"), async (ctx) => {
+      expect((await ctx.workflow?.dispatch({ type: "advance" }))?.ok).toBe(true);
+      await requestPause({ repoRoot: root, target: "div", reason: "a break" });
+      return ctx.step("s1", {}, () => 1);
+    });
+    expect(first.status).toBe("paused");
+    const resumedAt: number[] = [];
+    const second = await runWorkflow(withRelease(root, "div"), async (ctx) => {
+      resumedAt.push(onDisk(root, "div").state.generation);
+      // Another first move than the history holds: live from the recorded starting state.
+      expect((await ctx.workflow?.dispatch({ type: "cancel" }))?.ok).toBe(true);
+      const confirmed = await ctx.workflow?.dispatch({ type: "cancel" });
+      expect(confirmed?.ok && confirmed.happened.type).toBe("cancelled");
+      return "x";
+    });
+    expect(second.status).toBe("cancelled");
+    expect(onDisk(root, "div").state.generation).toBeGreaterThan(resumedAt[0] as number);
   });
 });
 

@@ -64,10 +64,15 @@ export function phaseOf(state: WorkflowState, registry: WorkflowRegistry): strin
 export async function openWorkflowHandle(registry: WorkflowRegistry, initial: WorkflowState, ports: WorkflowHandlePorts): Promise<WorkflowHandleInternals> {
   const { history } = ports;
   const base = await history.entry(WORKFLOW_BASE_KEY, null, async () => toJson(initial));
-  let current = base.reused ? decodeState(WORKFLOW_BASE_KEY, history.file, base.output) : initial;
   let made = 0;
   // Live once the body has made a dispatch the history does not hold (or one that differs from it).
   let live = !(await history.has(dispatchKey(1)));
+  // Replaying, the body sees the state as it was; past the recorded dispatches it sees the run as it is now:
+  // `initial` holds the lifecycle's moves since the last recorded dispatch (a pause, the resume at start, a
+  // stop's cancel), which are not dispatches of the body and would otherwise be lost (and the state's
+  // generation would step back).
+  const recorded = base.reused ? decodeState(WORKFLOW_BASE_KEY, history.file, base.output) : initial;
+  let current = live && initial.generation > recorded.generation ? initial : recorded;
   // Dispatches apply one at a time, in call order: the nth sees the state the (n-1)th left.
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -76,7 +81,9 @@ export async function openWorkflowHandle(registry: WorkflowRegistry, initial: Wo
     const from = current;
     let fresh: TransitionOutcome | undefined;
     const r = await history.entry(key, dispatchInput(event, fingerprint(toJson(from))), async () => {
-      fresh = reduce(registry, from, event, { now: ports.now() });
+      // A body that diverged from its history moves on from the replayed state, never behind the run's generation.
+      const base = from.generation < initial.generation ? { ...from, generation: initial.generation } : from;
+      fresh = reduce(registry, base, event, { now: ports.now() });
       if (fresh.ok && fresh.happened.type !== "cancel-armed") {
         await ports.persist(toPersisted(fresh.state), phaseOf(fresh.state, registry));
         await ports.journal(`workflow:${fresh.happened.type}`, toJson(fresh.happened));
@@ -84,9 +91,15 @@ export async function openWorkflowHandle(registry: WorkflowRegistry, initial: Wo
       return encodeOutcome(fresh);
     });
     const outcome = fresh ?? decodeOutcome(key, history.file, r.output);
-    // Off the recorded dispatches (a different event or state), or past them: from here on the body is live.
-    if (!r.reused || !(await history.has(dispatchKey(n + 1)))) live = true;
     if (outcome.ok) current = outcome.state;
+    // Off the recorded dispatches (a different event or state): live from here on, from this state.
+    if (!r.reused) live = true;
+    else if (!(await history.has(dispatchKey(n + 1)))) {
+      // The last recorded dispatch, replayed: the body catches up with the run as it is now, if the lifecycle
+      // moved it since (a move bumps the generation; an armed cancel, never written, stays armed).
+      live = true;
+      if (initial.generation > current.generation) current = initial;
+    }
     return outcome;
   };
 
