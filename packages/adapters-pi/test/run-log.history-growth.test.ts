@@ -68,8 +68,9 @@ describe("a history that grows with change, not with acquisitions", () => {
   it("closing a long segment folds it: one copy of the outputs remains, not the segment and a snapshot of it", async () => {
     const runDir = temp();
     const log = await openRunLog({ runDir });
+    // Each output unlike the one before it (no delta pays): the segment holds every output whole.
     const pad = "x".repeat(10 * 1024);
-    for (let i = 0; i < 500; i++) await log.step(`s${i}`, { i }, () => ({ i, pad }));
+    for (let i = 0; i < 500; i++) await log.step(`s${i}`, { i }, () => ({ i, pad: `${i % 10}${pad.slice(1)}` }));
     await log.close();
     const bytes = history(runDir).reduce((sum, name) => sum + statSync(path.join(runDir, "runlog", name)).size, 0);
     const outputs = 500 * (pad.length + 20);
@@ -85,7 +86,7 @@ describe("a history that grows with change, not with acquisitions", () => {
     const runDir = temp();
     const log = await openRunLog({ runDir });
     const pad = "y".repeat(10 * 1024);
-    for (let i = 0; i < 200; i++) await log.step(`s${i}`, { i }, () => ({ i, pad }));
+    for (let i = 0; i < 200; i++) await log.step(`s${i}`, { i }, () => ({ i, pad: `${i % 10}${pad.slice(1)}` }));
     await log.compact();
     await log.close();
     const bytes = history(runDir).reduce((sum, name) => sum + statSync(path.join(runDir, "runlog", name)).size, 0);

@@ -14,7 +14,7 @@ describe("a compaction's snapshot streams its values", () => {
     const out: Buffer[] = [];
     let most = 0;
     for (const chunk of batches([index, ...payloads])) {
-      out.push(chunk);
+      out.push(Buffer.from(chunk)); // a copy: batches reuses its group buffer
       // At most about one batch (1 MiB) of values was read ahead of what was written.
       most = Math.max(most, reads.length * values[0]!.length - (Buffer.concat(out).length - index.length));
     }

@@ -11,12 +11,13 @@ import { workflowError } from "@phasekit/core";
 import { nodeFs, type FsFileHandle } from "../../io/fs-port.js";
 import { isAlreadyExists, openRegular, syncRealDir } from "../../io/safe-open.js";
 import { RealDir } from "../../io/safe-open-sync.js";
-import { corrupt, encodeLine, type RunLogRecord } from "./format.js";
+import { corrupt, encodeLine } from "./format.js";
 import { artifactId, RUN_ARTIFACTS_DIR, segmentEpoch, snapshotId, snapshotName } from "./file-names.js";
 import { batches, planSnapshot, type LazyPayload, type PlannedItem, type SnapshotChunk } from "./snapshot-layout.js";
 import { loadSnapshot } from "./read-chain.js";
 import type { LogParts } from "./log-parts.js";
-import type { StepEntry, ValueLocation } from "./run-index.js";
+import type { ValueLocation } from "./run-index.js";
+import { snapshotStepItems } from "./snapshot-outputs.js";
 import type { StateKeeper } from "./state-keeper.js";
 
 /** What a compaction did. */
@@ -50,10 +51,11 @@ export function compactRunLog(parts: LogParts, states: StateKeeper): Promise<Com
 
 function snapshotItems(parts: LogParts, states: StateKeeper): PlannedItem[] {
   const out: PlannedItem[] = [];
-  for (const entry of parts.index.steps.values()) out.push(stepItem(parts, entry));
+  // Steps first: their payloads must lie one after the other, in this order (snapshot-outputs.ts).
+  out.push(...snapshotStepItems(parts));
   // The latest state must rebuild (CORRUPT_FILE otherwise, before anything is written); every generation is
   // carried forward as it was stored (full or delta), in history order with the events: the journal is
-  // rendered from them (D16).
+  // rendered from them (D17).
   states.current();
   const { states: all, events } = parts.index;
   let s = 0;
@@ -89,27 +91,6 @@ function checkedCopy(parts: LogParts, loc: ValueLocation, what: string): LazyPay
 
 function held(bytes: Buffer): LazyPayload {
   return { length: bytes.length, read: () => bytes };
-}
-
-// Outputs are checked here and read again when written (snapshot-layout.ts planSnapshot): a compaction holds one
-// output at a time, not every output of the run (a 10,000-step run of 10 KB outputs held ~150 MiB at close).
-function stepItem(parts: LogParts, s: StepEntry): PlannedItem {
-  const base = { e: s.epoch, k: s.key, in: s.inputFingerprint, a: s.attempt, ...(s.at === undefined ? {} : { at: s.at }) };
-  const st = s.startedAt === undefined ? {} : { st: s.startedAt };
-  if (s.status === "started") return { header: { t: "start", ...base } };
-  if (s.status === "failed") return { header: { t: "fail", ...base, err: s.error ?? "", ...st } };
-  const done: RunLogRecord = { t: "done", ...base, ofp: s.outputFingerprint as string, ...(s.artifact === undefined ? {} : { art: s.artifact }), ...st };
-  const loc = s.output;
-  if (loc === undefined) return { header: done };
-  const r = parts.values.readBytes(loc, s.outputFingerprint);
-  // An output that no longer verifies is not carried forward: the step reruns, as it would have anyway.
-  if (!r.ok) return { header: { t: "start", ...base } };
-  const read = (): Buffer => {
-    const again = parts.values.readBytes(loc, s.outputFingerprint);
-    if (!again.ok) throw new Error(`compaction: the output of ${s.key} changed while it was copied (${again.detail})`);
-    return again.bytes;
-  };
-  return { header: done, payload: { length: loc.length, read } };
 }
 
 async function writeSnapshot(parts: LogParts, bytes: readonly SnapshotChunk[]): Promise<{ name: string; file: string }> {

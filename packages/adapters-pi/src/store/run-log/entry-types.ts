@@ -5,6 +5,8 @@ export interface ValueLocation {
   file: string;
   offset: number;
   length: number;
+  /** A step output stored as a delta on an earlier output of the same file (output-delta.ts). */
+  delta?: boolean;
 }
 
 /** The latest record of one step key. */

@@ -48,6 +48,8 @@ export interface DoneRecord {
   a: number;
   ofp: string;
   art?: string;
+  /** The inline output is a delta on an earlier output of the same file (output-delta.ts). */
+  d?: 1;
   at?: number;
   /** When the attempt started (epoch ms). */
   st?: number;
@@ -226,7 +228,7 @@ function isRecord(v: unknown): v is RunLogRecord {
     case "start":
       return str(r.k) && str(r.in) && nat(r.a);
     case "done":
-      return str(r.k) && str(r.in) && nat(r.a) && str(r.ofp) && (r.art === undefined || (str(r.art) && isArtifactPath(r.art as string)));
+      return str(r.k) && str(r.in) && nat(r.a) && str(r.ofp) && (r.art === undefined || (str(r.art) && isArtifactPath(r.art as string))) && (r.d === undefined || (r.d === 1 && r.art === undefined));
     case "fail":
       return str(r.k) && str(r.in) && nat(r.a) && str(r.err);
     case "state":

@@ -20,6 +20,7 @@ import { eventsOf, stateOf } from "./state-keeper.js";
 import { ValueFiles } from "./values.js";
 import { countTimeline, timelineOf, type TimelineItem } from "./timeline.js";
 import { readArtifact } from "./run-artifacts.js";
+import { readOutputText } from "./output-delta.js";
 
 /** A read-only view of a run log. Call `close()` when done (it holds read descriptors). */
 export interface RunLogView {
@@ -70,7 +71,7 @@ export async function readRunLog(runDir: string): Promise<RunLogView | null> {
         }
       }
       if (entry.output === undefined) return undefined;
-      const r = values.read(entry.output, entry.outputFingerprint);
+      const r = readOutputText(values, entry.output, entry.outputFingerprint);
       return r.ok ? r.text : undefined;
     },
     state: () => stateOf(index, values),

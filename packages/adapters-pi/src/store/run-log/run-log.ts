@@ -17,6 +17,8 @@ import { settleAtClose } from "./fold.js";
 import type { LogParts } from "./log-parts.js";
 import { encodeLine, type DoneRecord, type StartRecord } from "./format.js";
 import type { StepEntry } from "./run-index.js";
+import { OutputChain } from "./output-chain.js";
+import { readOutputText } from "./output-delta.js";
 import { moveAside, readArtifact, writeArtifact } from "./run-artifacts.js";
 import { eventsOf, StateKeeper } from "./state-keeper.js";
 import { countTimeline, timelineOf, type TimelineItem } from "./timeline.js";
@@ -95,6 +97,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
   values.register(writer.file, writer.handle.fd);
   const parts: LogParts = { runDir, dir, epoch, writer, values, index: claim.chain.index, boundary, snapshots: 0, claimed: claim.facts };
   const states = new StateKeeper(parts);
+  const outputs = new OutputChain(writer);
 
   const checkLost = (): void => {
     if (writer.lost !== undefined) throw writer.lost;
@@ -122,7 +125,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       return { ok: false, reason: "artifact-corrupt", movedAside: await moveAside(parts, entry.artifact) };
     }
     if (entry.output === undefined) return { ok: false, reason: "artifact-missing" };
-    const r = parts.values.read(entry.output, entry.outputFingerprint);
+    const r = readOutputText(parts.values, entry.output, entry.outputFingerprint);
     return r.ok ? { ok: true, output: JSON.parse(r.text) } : { ok: false, reason: r.reason === "missing" ? "artifact-missing" : "artifact-corrupt" };
   }
 
@@ -169,9 +172,8 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     const done: DoneRecord = { t: "done", e: epoch, k: key, in: inputFingerprint, a: attempt, ofp: outputFingerprint, at, st };
     let entry: StepEntry;
     if (Buffer.byteLength(text) <= inlineMax) {
-      const { offset, line } = await appendRecord(done, text, true);
-      const length = Buffer.byteLength(text);
-      entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, output: { file: writer.file, offset: offset + line.length - 1 - length, length }, at, startedAt: st };
+      const output = await outputs.append(done, text);
+      entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, output, at, startedAt: st };
     } else {
       const art = await writeArtifact(parts, text, outputFingerprint);
       await appendRecord({ ...done, art }, undefined, true);

@@ -18,8 +18,14 @@ import { segmentEpoch } from "./file-names.js";
 /** Called before every file-system call of the run log, with its name (tests stop or kill the process there). */
 export type FsBoundary = (name: string) => void;
 
+/**
+ * Bytes to append, or a function that makes them from the offset they will land at (called when the batch is
+ * written, in order; it must not throw): an output delta names its base by distance (output-delta.ts).
+ */
+export type AppendBytes = Buffer | ((offset: number) => Buffer);
+
 interface Pending {
-  bytes: Buffer;
+  bytes: AppendBytes;
   durable: boolean;
   resolve: (offset: number) => void;
   reject: (error: unknown) => void;
@@ -50,7 +56,7 @@ export class SegmentWriter {
   }
 
   /** Queues `bytes`; resolves with the offset they landed at once written (and synced + fenced if durable). */
-  append(bytes: Buffer, durable: boolean): Promise<number> {
+  append(bytes: AppendBytes, durable: boolean): Promise<number> {
     if (this.lostError !== undefined) return Promise.reject(this.lostError);
     return new Promise<number>((resolve, reject) => {
       this.pending.push({ bytes, durable, resolve, reject });
@@ -149,13 +155,16 @@ export class SegmentWriter {
     this.pending = [];
     const start = this.size;
     const offsets: number[] = [];
+    const chunks: Buffer[] = [];
     let total = 0;
     for (const p of batch) {
       offsets.push(start + total);
-      total += p.bytes.length;
+      const bytes = typeof p.bytes === "function" ? p.bytes(start + total) : p.bytes;
+      chunks.push(bytes);
+      total += bytes.length;
     }
     try {
-      this.writeAll(batch.length === 1 ? (batch[0] as Pending).bytes : Buffer.concat(batch.map((p) => p.bytes), total));
+      this.writeAll(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total));
       if (batch.some((p) => p.durable)) {
         this.sync();
         this.fence();

@@ -21,10 +21,13 @@ export interface SnapshotItem {
   payload?: string | Buffer;
 }
 
-/** A value of the payload section, read only when its turn to be written comes (a compaction streams them). */
+/**
+ * A value of the payload section, read only when its turn to be written comes (a compaction streams them).
+ * `read` may return a buffer it reuses (valid until the next read) or text; `length` is its UTF-8 byte length.
+ */
 export interface LazyPayload {
   readonly length: number;
-  read(): Buffer;
+  read(): Buffer | string;
 }
 
 /** A snapshot record whose value (if any) is read when written. */
@@ -50,12 +53,14 @@ export function layoutSnapshot(epoch: number, items: readonly SnapshotItem[]): B
     return { header: i.header, payload: { length: bytes.length, read: () => bytes } };
   });
   const { index, payloads } = planSnapshot(epoch, planned);
-  return [index, ...payloads.map((p) => p.read())];
+  return [index, ...payloads.map((p) => p.read() as Buffer)];
 }
 
 /**
  * The index section of a snapshot of `items` written by `epoch`, and the values to write after it, in order:
  * offsets need only each value's length, so a compaction holds one value at a time, not the whole history.
+ * The values are laid out in the order of `items` (the lines are sorted, the values are not): an output delta
+ * names its base by distance, and snapshot-outputs.ts chains each output on the one laid out just before it.
  */
 export function planSnapshot(epoch: number, items: readonly PlannedItem[]): { index: Buffer; payloads: LazyPayload[] } {
   const others = items.filter((i) => !isStep(i.header));
@@ -64,20 +69,23 @@ export function planSnapshot(epoch: number, items: readonly PlannedItem[]): { in
   const sorted = [...steps].sort((a, b) => Buffer.compare(a.key, b.key));
   for (let i = 1; i < sorted.length; i++) if (Buffer.compare((sorted[i - 1] as { key: Buffer }).key, (sorted[i] as { key: Buffer }).key) === 0) throw new Error("snapshot: a step key appears twice");
   const ordered = [...others, ...sorted.map((s) => s.item)];
-  const payloads = ordered.map((i) => i.payload);
-  const payloadBytes = payloads.reduce((n, p) => n + (p?.length ?? 0), 0);
+  // Where each value lies in the payload section, in the order of `items`.
+  const within = new Map<PlannedItem, number>();
+  let payloadBytes = 0;
+  for (const item of items) {
+    if (item.payload === undefined) continue;
+    within.set(item, payloadBytes);
+    payloadBytes += item.payload.length;
+  }
   const keys = Buffer.concat(sorted.map((s) => s.key));
   const tableBytes = sorted.length * TABLE_ENTRY_BYTES + TABLE_END_BYTES;
   // Payload offsets are absolute, so the index's length depends on its own digits: iterate to the fixpoint.
   let idx = 0;
   let snapLength = 0;
   for (;;) {
-    const lines: Buffer[] = [];
-    let at = idx;
-    ordered.forEach((item, k) => {
-      const p = payloads[k];
-      lines.push(encodeLine(p === undefined ? item.header : ({ ...item.header, po: at, pl: p.length } as RunLogRecord)));
-      at += p?.length ?? 0;
+    const lines = ordered.map((item) => {
+      const p = item.payload;
+      return encodeLine(p === undefined ? item.header : ({ ...item.header, po: idx + (within.get(item) as number), pl: p.length } as RunLogRecord));
     });
     const otherBytes = lines.slice(0, others.length).reduce((n, l) => n + l.length, 0);
     const stepBytes = lines.slice(others.length).reduce((n, l) => n + l.length, 0);
@@ -89,7 +97,7 @@ export function planSnapshot(epoch: number, items: readonly PlannedItem[]): { in
     if (snap.length === snapLength && I === idx) {
       if (I > 0xffff_ffff) throw new Error("snapshot: an index section past 4 GiB");
       const table = offsetTable(lines.slice(others.length), sorted, A, K, T);
-      const present = payloads.filter((p): p is LazyPayload => p !== undefined);
+      const present = items.flatMap((i) => (i.payload === undefined ? [] : [i.payload]));
       return { index: Buffer.concat([snap, ...lines, keys, table]), payloads: present };
     }
     snapLength = snap.length;
@@ -118,21 +126,28 @@ function offsetTable(stepLines: Buffer[], sorted: ReadonlyArray<{ key: Buffer; o
 
 /**
  * `chunks` regrouped into writes of about 1 MiB (few system calls, and never one copy of everything); a lazy
- * value is read when its group is being filled.
+ * value is read when its group is being filled and copied into the group at once. One group buffer is reused:
+ * each yielded buffer is valid until the next one is asked for (write it first).
  */
 export function* batches(chunks: readonly SnapshotChunk[], size = 1 << 20): Generator<Buffer> {
-  let group: Buffer[] = [];
+  let group: Buffer | undefined;
   let bytes = 0;
   for (const chunk of chunks) {
     const c = Buffer.isBuffer(chunk) ? chunk : chunk.read();
-    if (c.length !== chunk.length) throw new Error(`snapshot: a value of ${chunk.length} bytes read as ${c.length}`);
-    group.push(c);
-    bytes += c.length;
-    if (bytes >= size) {
-      yield group.length === 1 ? (group[0] as Buffer) : Buffer.concat(group, bytes);
-      group = [];
+    const length = typeof c === "string" ? Buffer.byteLength(c, "utf8") : c.length;
+    if (length !== chunk.length) throw new Error(`snapshot: a value of ${chunk.length} bytes read as ${length}`);
+    if (bytes > 0 && bytes + length > size) {
+      yield (group as Buffer).subarray(0, bytes);
       bytes = 0;
     }
+    if (length >= size) {
+      yield typeof c === "string" ? Buffer.from(c, "utf8") : c;
+      continue;
+    }
+    group ??= Buffer.allocUnsafe(size);
+    if (typeof c === "string") group.write(c, bytes, "utf8");
+    else c.copy(group, bytes);
+    bytes += length;
   }
-  if (group.length > 0) yield group.length === 1 ? (group[0] as Buffer) : Buffer.concat(group, bytes);
+  if (bytes > 0) yield (group as Buffer).subarray(0, bytes);
 }

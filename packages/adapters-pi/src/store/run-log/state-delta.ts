@@ -3,6 +3,7 @@
  * A delta is a list of operations `[path, value]` (set) or `[path]` (delete); arrays of a new length are set
  * whole. Applying the delta to the old state gives the new one exactly (a property test holds it).
  */
+import { encodeCanonical } from "../../io/canonical-json.js";
 import type { JsonValue } from "../../io/plain-json.js";
 
 /** One change: set the value at `path`, or delete it when the value is absent. */
@@ -28,6 +29,16 @@ export function parseDelta(value: unknown): DeltaOp[] {
 
 function isKey(k: unknown): boolean {
   return typeof k === "string" || (Number.isSafeInteger(k) && (k as number) >= 0);
+}
+
+/**
+ * The rule of when a value is stored as a delta (states and step outputs alike): the canonical text of the
+ * operations that turn `from` into `to`, when it is less than half of `fullLength` (the bytes of `to`'s own
+ * canonical text); else undefined, and the value is stored whole.
+ */
+export function smallDelta(from: JsonValue, to: JsonValue, fullLength: number): string | undefined {
+  const ops = encodeCanonical(diffJson(from, to));
+  return ops.length * 2 < fullLength ? ops : undefined;
 }
 
 /** The operations that turn `from` into `to` (empty when they are equal). */
@@ -60,14 +71,26 @@ function diff(a: JsonValue, b: JsonValue, path: Array<string | number>, ops: Del
   }
 }
 
-/** `from` with `ops` applied; `from` is not modified (changed containers are copied along each path). */
-export function applyDelta(from: JsonValue, ops: readonly DeltaOp[]): JsonValue {
+/**
+ * `from` with `ops` applied; `from` is not modified: a container on an op's path is copied the first time it is
+ * changed, and the copy (remembered in `fresh`) takes every later change. Passing one `fresh` set to a sequence
+ * of calls (a chain of deltas) copies each container once for the whole chain; a container already in `fresh`
+ * belongs to the caller and is changed in place.
+ */
+export function applyDelta(from: JsonValue, ops: readonly DeltaOp[], fresh: Set<object> = new Set()): JsonValue {
   let root = from;
-  for (const op of ops) root = applyOp(root, op[0], 0, op.length === 2 ? { value: op[1] } : undefined);
+  for (const op of ops) root = applyOp(root, op[0], 0, op.length === 2 ? { value: op[1] } : undefined, fresh);
   return root;
 }
 
-function applyOp(node: JsonValue, path: ReadonlyArray<string | number>, i: number, set: { value: JsonValue } | undefined): JsonValue {
+function own<T extends object>(fresh: Set<object>, node: T, copy: () => T): T {
+  if (fresh.has(node)) return node;
+  const c = copy();
+  fresh.add(c);
+  return c;
+}
+
+function applyOp(node: JsonValue, path: ReadonlyArray<string | number>, i: number, set: { value: JsonValue } | undefined, fresh: Set<object>): JsonValue {
   if (i === path.length) {
     if (set === undefined) throw new DeltaError(`delta path ${JSON.stringify(path)} deletes what it names whole`);
     return set.value;
@@ -75,15 +98,21 @@ function applyOp(node: JsonValue, path: ReadonlyArray<string | number>, i: numbe
   const key = path[i] as string | number;
   // Only an existing index: `diff` sets an array of another length whole, and a far index would allocate it.
   if (Array.isArray(node) && typeof key === "number" && key < node.length) {
-    const copy = node.slice();
-    copy[key] = applyOp(node[key] as JsonValue, path, i + 1, set);
+    const copy = own(fresh, node, () => node.slice());
+    copy[key] = applyOp(node[key] as JsonValue, path, i + 1, set, fresh);
     return copy;
   }
   if (isObject(node) && typeof key === "string") {
-    const copy: { [key: string]: JsonValue } = { ...node };
+    const copy = own(fresh, node, () => ({ ...node }));
     if (i === path.length - 1 && set === undefined) delete copy[key];
-    // defineProperty: a key named __proto__ must stay an own property, as JSON.parse makes it.
-    else Object.defineProperty(copy, key, { value: applyOp(node[key] as JsonValue, path, i + 1, set), enumerable: true, writable: true, configurable: true });
+    else {
+      // Own keys only: `diff` never names an inherited one, and a path must not walk into Object.prototype.
+      const value = applyOp(Object.hasOwn(node, key) ? (node[key] as JsonValue) : (undefined as unknown as JsonValue), path, i + 1, set, fresh);
+      // defineProperty for __proto__: it must stay an own property, as JSON.parse makes it (assignment would
+      // set the prototype).
+      if (key === "__proto__") Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+      else copy[key] = value;
+    }
     return copy;
   }
   throw new DeltaError(`delta path ${JSON.stringify(path)} does not fit the state`);

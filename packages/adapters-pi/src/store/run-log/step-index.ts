@@ -108,7 +108,8 @@ export function entryOf(r: StartRecord | DoneRecord | FailRecord, output: ValueL
     attempt: r.a,
     outputFingerprint: done ? r.ofp : undefined,
     artifact: done ? r.art : undefined,
-    output: done ? output : undefined,
+    // Always the same shape of location for an output (delta or not), for the reason above.
+    output: done && output !== undefined ? { file: output.file, offset: output.offset, length: output.length, delta: r.d === 1 } : undefined,
     error: r.t === "fail" ? r.err : undefined,
     at: r.at,
     startedAt: r.t === "start" ? r.at : r.st,

@@ -15,6 +15,14 @@ export type ValueRead = { ok: true; text: string } | { ok: false; reason: "missi
 /** Open read descriptors of run-log files, by path; the holder's own segment is registered with its fd. */
 export class ValueFiles {
   private readonly fds = new Map<string, { fd: number; owned: boolean }>();
+  /** One buffer reused by `readBytes(…, scratch)`: a compaction reads every value once, and must not keep them. */
+  private scratchBuffer: Buffer | undefined;
+  /**
+   * The output materialized last (output-delta.ts): a resume replays its steps in order, and the next output is
+   * stored as a delta on this one, so a hit in order applies one delta. Never handed out (callers get a parse of
+   * its text), so it is never mutated.
+   */
+  lastOutput: { file: string; offset: number; value: unknown } | undefined;
 
   /** Uses `fd` (not closed here) for reads of `file`. */
   register(file: string, fd: number): void {
@@ -27,8 +35,11 @@ export class ValueFiles {
     return r.ok ? { ok: true, text: r.bytes.toString("utf8") } : r;
   }
 
-  /** The bytes at `loc`, checked against `fingerprint` when given. */
-  readBytes(loc: ValueLocation, fingerprint?: string): { ok: true; bytes: Buffer } | { ok: false; reason: "missing" | "corrupt"; detail: string } {
+  /**
+   * The bytes at `loc`, checked against `fingerprint` when given. `scratch`: read into a buffer this object
+   * reuses, valid until the next scratch read (nothing allocated per value).
+   */
+  readBytes(loc: ValueLocation, fingerprint?: string, scratch = false): { ok: true; bytes: Buffer } | { ok: false; reason: "missing" | "corrupt"; detail: string } {
     let fd: number;
     try {
       fd = this.descriptor(loc.file);
@@ -37,7 +48,7 @@ export class ValueFiles {
     }
     // A length comes from a header a hostile file may have written: never allocate past the cap on its word.
     if (loc.length > MAX_FILE_BYTES.log) return { ok: false, reason: "corrupt", detail: `${loc.file} names a value of ${loc.length} bytes at byte ${loc.offset}, above the cap of ${MAX_FILE_BYTES.log}` };
-    const buf = Buffer.allocUnsafe(loc.length);
+    const buf = scratch ? this.scratch(loc.length) : Buffer.allocUnsafe(loc.length);
     let got = 0;
     while (got < loc.length) {
       const n = readSync(fd, buf, got, loc.length - got, loc.offset + got);
@@ -50,8 +61,14 @@ export class ValueFiles {
     return { ok: true, bytes: buf };
   }
 
+  private scratch(length: number): Buffer {
+    if (this.scratchBuffer === undefined || this.scratchBuffer.length < length) this.scratchBuffer = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
+    return this.scratchBuffer.subarray(0, length);
+  }
+
   /** Forgets (and closes, when opened here) every descriptor of files other than those in `keep`. */
   retain(keep: ReadonlySet<string>): void {
+    if (this.lastOutput !== undefined && !keep.has(this.lastOutput.file)) this.lastOutput = undefined;
     for (const [file, { fd, owned }] of this.fds) {
       if (keep.has(file)) continue;
       if (owned) closeSync(fd);
