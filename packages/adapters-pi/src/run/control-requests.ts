@@ -71,7 +71,8 @@ export async function controlForRun(store: PlanStore, slug: string, endedGenerat
     const r = await readControl(slug, signal);
     if (!r.ok) throw r.error;
   }
-  return new Proxy(store, { get: (target, key) => (key === "readControl" ? readControl : Reflect.get(target, key)) });
+  // The store itself with this one method in front (a store written as a class keeps its methods and `this`).
+  return Object.create(store, { readControl: { value: readControl, enumerable: true } }) as PlanStore;
 }
 
 /**
