@@ -22,15 +22,18 @@ export function registerDefinitionCommands(program: Command, io: CliIo, setExit:
       const loaded = loadDefinitionFolders(targets, { onFolder: (n) => bar.tick(n) });
       bar.done();
       const workflows = [...loaded.registry.workflows.keys()].sort();
-      if (loaded.problems.length > 0) setExit(EXIT.failed);
-      if (c.json) return printJson(io, JSON_SCHEMAS.validate, { ok: loaded.problems.length === 0, folders: loaded.folders, workflows, problems: loaded.problems });
+      // Warnings (a field pi-workflows ignores too, a shared command, an unknown template variable) are told, not failed.
+      const errors = loaded.problems.filter((p) => p.severity !== "warning");
+      if (errors.length > 0) setExit(EXIT.failed);
+      if (c.json) return printJson(io, JSON_SCHEMAS.validate, { ok: errors.length === 0, folders: loaded.folders, workflows, problems: loaded.problems });
       for (const p of loaded.problems) {
         const where = `${p.file}:${p.line}`;
         const text = p.message.startsWith(where) ? p.message : `${where}: ${p.message.replace(/^\[[^\]]*\] (\[[^\]]*\] )?/, "")}`;
-        io.stdout.write(`${text}${p.hint ? `\n  hint: ${p.hint}` : ""}\n`);
+        io.stdout.write(`${p.severity === "warning" ? "warning: " : ""}${text}${p.hint ? `\n  hint: ${p.hint}` : ""}\n`);
       }
-      const n = loaded.problems.length;
-      io.stdout.write(`${loaded.folders} workflow folder(s), ${workflows.length} compiled, ${n} problem${n === 1 ? "" : "s"}\n`);
+      const n = errors.length;
+      const w = loaded.problems.length - n;
+      io.stdout.write(`${loaded.folders} workflow folder(s), ${workflows.length} compiled, ${n} problem${n === 1 ? "" : "s"}${w > 0 ? `, ${w} warning${w === 1 ? "" : "s"}` : ""}\n`);
     });
 
   program

@@ -68,7 +68,7 @@ export const WorkflowDefinitionSchema = z.strictObject({
   maxLoops: z.number().int().min(0).optional(),
   sessionNamePrefix: z.string().optional(),
   /** Any number, as pi-workflows reads it (`description.slice(0, n)`); the adapter that names sessions decides. */
-  sessionNameMaxLength: z.custom<number>((v) => typeof v === "number", "expected a number").optional(),
+  sessionNameMaxLength: z.custom<number>((v) => typeof v === "number", "expected a number").meta({ type: "number" }).optional(),
   roleInstruction: z.string().optional(),
   advanceReminder: z.string().optional(),
   blockReasonTemplate: z.string().optional(),
