@@ -119,10 +119,22 @@ async function endReplaced(rt: Runtime, old: WorkflowState, ctx: PiCommandContex
   if (warning) rt.tell(ctx, warning, "warning");
 }
 
+/** A run paused in this session (e.g. by `phasekit pause`) goes on where it stopped. */
+async function unpause(rt: Runtime, cont: Continuation, s: WorkflowState, ctx: PiCommandContext): Promise<void> {
+  const r = move("resume", s, rt.registry, rt.now());
+  if (!r.ok) return rt.tell(ctx, `[phasekit] resume refused: ${r.error.message}`, "error");
+  cont.resetBudget();
+  const warning = await rt.commit(r.state, ctx);
+  if (warning) rt.tell(ctx, warning, "warning");
+  const a = active(r.state, rt.registry);
+  rt.pi.sendUserMessage(`The workflow run ${s.taskId} was paused and goes on now, in ${a?.phase.name ?? "its current phase"}.`);
+}
+
 async function resumeCommand(rt: Runtime, cont: Continuation, id: string, ctx: PiCommandContext): Promise<void> {
+  const current = rt.state;
+  if (current?.status === "paused" && (id === "" || id === current.taskId) && rt.drivenElsewhere !== current.taskId) return unpause(rt, cont, current, ctx);
   if (id === "") return rt.tell(ctx, "Usage: /workflow-resume <id> (the run id /workflow-status shows)", "warning");
   rt.reload(ctx);
-  const current = rt.state;
   if (current !== null && isLive(current) && current.taskId !== id && rt.drivenElsewhere !== current.taskId) {
     const ok = await ctx.ui.confirm("A workflow is active", `Task: ${current.taskDescription}\n\nLeave it and resume run ${id}?`);
     if (!ok) return rt.tell(ctx, "Kept the active workflow.");

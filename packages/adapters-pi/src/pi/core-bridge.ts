@@ -14,6 +14,8 @@ import {
   isLive,
   loop as coreLoop,
   markCompletionNotified,
+  pause as corePause,
+  resume as coreResume,
   migrateState,
   refusalToError,
   notDoneReminder as coreNotDoneReminder,
@@ -62,7 +64,7 @@ export function startRun(registry: WorkflowRegistry, workflowKey: string, taskId
 }
 
 /** One `workflow_step` / command move. */
-export function move(kind: "advance" | "loop" | "cancel" | "cancel-now" | "mark-notified", state: WorkflowState, registry: WorkflowRegistry, now: number): Step {
+export function move(kind: "advance" | "loop" | "cancel" | "cancel-now" | "mark-notified" | "pause" | "resume", state: WorkflowState, registry: WorkflowRegistry, now: number): Step {
   const ctx = { now };
   const r = (() => {
     switch (kind) {
@@ -76,6 +78,10 @@ export function move(kind: "advance" | "loop" | "cancel" | "cancel-now" | "mark-
         return coreCancelNow(registry, state, ctx);
       case "mark-notified":
         return markCompletionNotified(registry, state, ctx);
+      case "pause":
+        return corePause(registry, state, ctx);
+      case "resume":
+        return coreResume(registry, state, ctx);
       default: {
         const never: never = kind;
         throw new Error(`unknown move ${String(never)}`);

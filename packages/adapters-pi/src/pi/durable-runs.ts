@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import type { WorkflowError } from "@phasekit/core";
 import { describeHolder } from "../lock/holder.js";
 import { judgeLiveness } from "../lock/liveness.js";
+import type { ControlRequest } from "../store/control-signals.js";
 import { createFsPlanStore, type PlanStore, type StoreLock } from "../store/plan-store.js";
 import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
 
@@ -47,6 +48,10 @@ export interface DurableRuns {
   resume(cwd: string, id: string): Promise<DurableResult<{ state: WorkflowState }>>;
   /** Lets the held run go (session end, replaced run). */
   release(): Promise<void>;
+  /** The held run's pending pause/stop request (filed by `phasekit pause/stop`; a stop first), or null. */
+  pendingControl(): Promise<ControlRequest | null>;
+  /** Clears a request this session honoured (only if it is still that very request). */
+  clearControl(request: ControlRequest): Promise<void>;
 }
 
 const TOOL = "pi";
@@ -146,6 +151,18 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       const state = fresh.ok ? fresh.state : st.state;
       held = { store: locked.lock.store ?? store, slug: id, lock: locked.lock, generation: again.ok && again.metadata ? again.metadata.generation : meta.metadata.generation, createdAt: meta.metadata.createdAt };
       return { ok: true, state };
+    },
+    async pendingControl() {
+      const h = held;
+      if (h === undefined) return null;
+      const r = await h.store.readControl(h.slug).catch(() => undefined);
+      return r?.ok ? r.request : null;
+    },
+    async clearControl(request) {
+      const h = held;
+      if (h === undefined) return;
+      await h.store.clearControl(h.slug, request).catch(() => undefined);
+      await h.store.appendJournal(h.slug, { generation: h.generation ?? 0, at: new Date().toISOString(), event: `control-${request.signal}`, data: { reason: request.reason, by: "pi" } }).catch(() => undefined);
     },
     async release() {
       const h = held;

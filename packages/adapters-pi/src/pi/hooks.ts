@@ -9,6 +9,15 @@ import type { Continuation, RunEnd } from "./continuation.js";
 import type { PiApi, PiContext } from "./host.js";
 import { MESSAGE, type Runtime } from "./runtime.js";
 import { endAnnouncedOnBranch } from "./session-entries.js";
+import { honourControl } from "./control.js";
+
+function refresh(rt: Runtime, ctx: PiContext): void {
+  try {
+    rt.refreshUi(ctx);
+  } catch {
+    // stale ctx: the next session event refreshes the UI
+  }
+}
 
 /** How the last assistant message of a run ended. */
 export function runEndOf(messages: readonly unknown[]): RunEnd {
@@ -59,14 +68,8 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
   };
 
   const idle = async (ctx: PiContext, end: RunEnd): Promise<void> => {
-    if (await rt.deliverEnd()) {
-      try {
-        rt.refreshUi(ctx);
-      } catch {
-        // stale ctx: the next session event refreshes the UI
-      }
-      return;
-    }
+    if ((await honourControl(rt, ctx)) !== undefined) return refresh(rt, ctx);
+    if (await rt.deliverEnd()) return refresh(rt, ctx);
     cont.onIdle(ctx, end);
   };
 
@@ -92,8 +95,9 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     const d = rt.decide(e.toolName);
     return d.allowed ? undefined : { block: true, reason: d.reason };
   });
-  pi.on("before_agent_start", (_e, ctx) => {
+  pi.on("before_agent_start", async (_e, ctx) => {
     cont.cancel(ctx.ui);
+    await honourControl(rt, ctx);
     const a = active(rt.state, rt.registry);
     if (a === null || a.state.status !== "running") return undefined;
     rt.contextGivenFor = contextKey(a.state);

@@ -7,6 +7,7 @@
 import { active, contextPrompt, move, type WorkflowState } from "./core-bridge.js";
 import type { PiContext, PiToolDefinition, PiToolResult } from "./host.js";
 import type { Continuation } from "./continuation.js";
+import { honourControl } from "./control.js";
 import type { Runtime } from "./runtime.js";
 import { SUMMARY_ENTRY, summariesOf } from "./session-entries.js";
 import { stepCallComponent, stepResultComponent } from "./renderers.js";
@@ -55,6 +56,9 @@ export function createStepTool(rt: Runtime, cont: Continuation): PiToolDefinitio
         throw new Error(`[phasekit] workflow_step: action must be one of ${ACTIONS.join(", ")}, got ${JSON.stringify(action)}`);
       }
       const summary = typeof params.summary === "string" && params.summary.trim() !== "" ? params.summary.trim() : undefined;
+      const honoured = await honourControl(rt, ctx);
+      if (honoured === "stopped") return text(`The user stopped the workflow from outside this session; it is cancelled. Stop working on it.`, { status: "cancelled" });
+      if (honoured === "paused") return text(`The user paused the workflow from outside this session. Stop and wait for the user; do not call workflow_step until they resume it.`, { status: "paused" });
       return runAction(rt, action as Action, summary, ctx);
     },
     renderCall: (args, theme) => stepCallComponent(args, theme),

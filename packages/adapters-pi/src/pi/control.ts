@@ -1,0 +1,39 @@
+/**
+ * Pause and stop requests filed from outside pi (`phasekit pause <run>` / `phasekit stop <run>`, the inspector)
+ * for the run this session holds: read through the store's control methods, the same records runWorkflow
+ * honours, at the extension's step boundaries (a workflow_step call, the agent going idle, a new prompt). A stop
+ * ends the run cancelled; a pause keeps its place (`/workflow-resume <id>` goes on).
+ */
+import { isLive, move } from "./core-bridge.js";
+import type { PiContext } from "./host.js";
+import type { Runtime } from "./runtime.js";
+
+/** What a pending request did: nothing, or the run was paused or stopped. */
+export type Honoured = "paused" | "stopped" | undefined;
+
+/** Honours the held run's pending request, if any. */
+export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Promise<Honoured> {
+  const s = rt.state;
+  if (s === null || !isLive(s) || rt.durable.heldSlug() !== s.taskId) return undefined;
+  const request = await rt.durable.pendingControl();
+  if (request === null) return undefined;
+  if (request.signal === "pause" && s.status === "paused") {
+    await rt.durable.clearControl(request);
+    return undefined;
+  }
+  const r = move(request.signal === "stop" ? "cancel-now" : "pause", s, rt.registry, rt.now());
+  if (!r.ok) {
+    rt.tell(ctx, `[phasekit] a ${request.signal} request for run ${s.taskId} could not be honoured: ${r.error.message}`, "warning");
+    return undefined;
+  }
+  const warning = await rt.commit(r.state, ctx);
+  await rt.durable.clearControl(request);
+  if (warning) rt.tell(ctx, warning, "warning");
+  if (request.signal === "stop") {
+    rt.tell(ctx, `[phasekit] run ${s.taskId} stopped from outside this session (${request.reason}).`, "warning");
+    await rt.deliverEnd();
+    return "stopped";
+  }
+  rt.tell(ctx, `[phasekit] run ${s.taskId} paused from outside this session (${request.reason}); /workflow-resume ${s.taskId} goes on.`, "warning");
+  return "paused";
+}
