@@ -6,6 +6,7 @@
 import { generateRunId } from "../run/id.js";
 import { active, emptyRegistry, endOfRunText, isLive, move, readState, statusLine, toolDecision, toPersisted, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
 import { defaultDefinitionRoots, loadDefinitionFolders, type DefinitionLoadProblem, type DefinitionRoots, type LoadedDefinitions } from "./definition-folders.js";
+import { createActiveTools } from "./active-tools.js";
 import { createDurableRuns, type DurableRuns } from "./durable-runs.js";
 import type { PlanStore } from "../store/plan-store.js";
 import type { PiApi, PiContext } from "./host.js";
@@ -90,6 +91,7 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
   let decisions = new Map<string, ReturnType<typeof toolDecision>>();
   let decidedFor: { state: WorkflowState | null; registry: WorkflowRegistry } | undefined;
   const now = options.now ?? Date.now;
+  const activeTools = createActiveTools(pi);
   const rt: Runtime = {
     pi,
     options: { ...options, countdownMs: options.countdownMs ?? 3000, maxReminders: options.maxReminders ?? 3 },
@@ -134,6 +136,7 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
       return d.ok ? undefined : d.message;
     },
     refreshUi(ctx) {
+      activeTools.sync((name) => rt.decide(name).allowed);
       const a = active(rt.state, rt.registry);
       ctx.ui.setStatus(UI_KEY.status, a === null ? undefined : statusLine(a));
       if (ctx.hasUI) ctx.ui.setWidget(UI_KEY.phases, a === null ? undefined : phaseListWidget(a));
