@@ -64,7 +64,7 @@ async function firstAttempt(repo: string): Promise<void> {
     });
     proc.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`child ended with ${signal ?? code} before the kill`))));
   });
-  console.log(`   ✗ child killed (SIGKILL); workflow.json, the journal and the checkpoints stay as they were\n`);
+  console.log(`   ✗ child killed (SIGKILL); the run's history (runlog/) and its view workflow.json stay as they were\n`);
 }
 
 async function resumeHere(repo: string): Promise<void> {
@@ -85,7 +85,7 @@ async function printJournalAndStatus(repo: string): Promise<void> {
   const store = createFsPlanStore({ repoRoot: repo });
   const journal = await store.readJournal(SLUG);
   if (!journal.ok) throw journal.error;
-  console.log(`3. Journal (${path.join(store.planRoot, SLUG, "journal.ndjson")}${journal.torn ? ", torn last line ignored" : ""})`);
+  console.log(`3. Journal (rendered from the history in ${path.join(store.planRoot, SLUG, "runlog")})`);
   for (const e of journal.entries) {
     const d = (e.data ?? {}) as Record<string, unknown>;
     console.log(`   #${String(e.seq).padStart(2)} gen ${String(e.generation).padStart(2)}  ${e.event.padEnd(28)} ${describeEntry(e.event, d)}`);
