@@ -3,13 +3,13 @@ import type { BenchSuite } from "../../../bench/harness.js";
 import { medians } from "../../../bench/harness.js";
 import { releaseRegistry } from "../../../examples/release-workflow.js";
 import { advance } from "../src/transitions/advance.js";
-import type { WorkflowState } from "../src/state/schema.js";
+import { STATE_SCHEMA_VERSION, type WorkflowState } from "../src/state/schema.js";
 
 const registry = releaseRegistry();
 
 function stateAt(path: Array<[string, number]>): WorkflowState {
   return {
-    schemaVersion: 2,
+    schemaVersion: STATE_SCHEMA_VERSION,
     workflowKey: "release",
     status: "running",
     currentPath: path.map(([workflowKey, phaseIndex]) => ({ workflowKey, phaseIndex, loops: 0 })),

@@ -29,7 +29,7 @@ export { isCompiledRegistry, MAX_NESTING } from "./definitions/registry.js";
 export type { WorkflowRegistry } from "./definitions/registry.js";
 export { compileDefinitions, definitionProblemsError } from "./definitions/compile.js";
 export type { CompileResult, CompileOptions, CompileCode } from "./definitions/compile.js";
-export type { DefinitionProblem } from "./errors/problems.js";
+export type { DefinitionProblem, DefinitionCode } from "./errors/problems.js";
 export { isBlocking } from "./errors/problems.js";
 
 export {
@@ -44,6 +44,8 @@ export {
 export type { WorkflowState, WorkflowStatus, PathSegment } from "./state/schema.js";
 export { migrateState, parseState } from "./state/migrate.js";
 export type { MigrateResult, MigrateCode } from "./state/migrate.js";
+export { migrations } from "./state/migrations.js";
+export type { Migration } from "./state/migrations.js";
 
 export type {
   TransitionContext,

@@ -12,9 +12,8 @@ import {
   WorkflowDefinitionSchema,
 } from "./schema.js";
 import type { WorkflowDefinition } from "./schema.js";
-import type { WorkflowErrorCode } from "../errors/workflow-error.js";
 import { describeIssue, describeValue, findProtoKeys, joinPath, valueAt } from "../errors/problems.js";
-import type { DefinitionProblem, FieldPath } from "../errors/problems.js";
+import type { DefinitionCode, DefinitionProblem, FieldPath } from "../errors/problems.js";
 import { asObject } from "./raw.js";
 import type { RawWorkflowView } from "./raw.js";
 
@@ -25,7 +24,7 @@ import type { RawWorkflowView } from "./raw.js";
 const RESERVED_KEYS: ReadonlySet<string> = new Set(["__proto__"]);
 
 /** Builds one problem for workflow `key` at `path` (relative to the workflow). */
-export function problemAt(code: WorkflowErrorCode, key: string, path: FieldPath, reason: string, hint: string): DefinitionProblem {
+export function problemAt(code: DefinitionCode, key: string, path: FieldPath, reason: string, hint: string): DefinitionProblem {
   const where = joinPath(joinPath("", [key]), path);
   return { code, path: where, message: `${where}: ${reason}`, hint, workflowKey: key };
 }

@@ -7,9 +7,25 @@
 import type { z } from "zod";
 import type { WorkflowErrorCode } from "./workflow-error.js";
 
+/** The codes a definition problem can carry: exactly what compileDefinitions reports and refuses with. */
+export type DefinitionCode = Extract<
+  WorkflowErrorCode,
+  | "INVALID_DEFINITION"
+  | "DANGLING_REFERENCE"
+  | "DEFINITION_CYCLE"
+  | "DUPLICATE_PHASE_ID"
+  | "TOOL_LISTS_CONFLICT"
+  | "INVALID_COMMAND_NAME"
+  | "EMPTY_PHASES"
+  | "DUPLICATE_COMMAND_NAME"
+  | "UNKNOWN_PROFILE"
+  | "NESTING_TOO_DEEP"
+  | "UNKNOWN_TEMPLATE_VARIABLE"
+>;
+
 /** One thing wrong with a set of workflow definitions, with where it is and how to fix it. */
 export interface DefinitionProblem {
-  readonly code: WorkflowErrorCode;
+  readonly code: DefinitionCode;
   /** Where, starting at the workflow key: `release.phases[2].subworkflow`. */
   readonly path: string;
   /** A full sentence that names the path and the offending value. */

@@ -8,10 +8,10 @@
  *    (`cancel`, or `restart-scope`: start the workflow again). `advance` and `loop` refuse such a run too.
  */
 import { workflowFingerprint } from "../definitions/fingerprint.js";
-import { isCompiledRegistry, type WorkflowRegistry } from "../definitions/registry.js";
+import type { WorkflowRegistry } from "../definitions/registry.js";
 import { refusal, type Outcome } from "../errors/refusal.js";
 import type { WorkflowState } from "../state/schema.js";
-import { argumentError } from "../transitions/apply.js";
+import { registryError, stateError } from "../transitions/arguments.js";
 import { walkPath } from "../transitions/navigation.js";
 import type { CommonCode } from "../transitions/types.js";
 
@@ -42,10 +42,8 @@ export type DefinitionsVerdict = Outcome<
 
 /** Compares the run's recorded fingerprints with `registry`, and checks that its position still resolves. */
 export function checkDefinitions(registry: WorkflowRegistry, state: WorkflowState): DefinitionsVerdict {
-  if (!isCompiledRegistry(registry)) {
-    const bad = argumentError("definitions", registry, { now: 0 });
-    if (bad !== undefined) return { ok: false, error: bad };
-  }
+  const bad = registryError("definitions", registry) ?? stateError("definitions", state);
+  if (bad !== undefined) return { ok: false, error: bad };
   const diff = diffOf(registry, state.definitions);
   const walked = walkPath("definitions", registry, state);
   if (!walked.ok) {

@@ -10,7 +10,7 @@
 import { isCompiledRegistry, MAX_NESTING } from "../definitions/registry.js";
 import { describeValue } from "../errors/problems.js";
 import { refusal, type Refusal } from "../errors/refusal.js";
-import { STATE_SCHEMA_VERSION } from "../state/schema.js";
+import { STATE_SCHEMA_VERSION, type WorkflowState } from "../state/schema.js";
 import type { CommonCode, TransitionContext } from "./types.js";
 
 const STATE_HINT = "Pass a state from migrateState or from a core transition, unchanged.";
@@ -45,29 +45,51 @@ export function optionError(scope: string, field: string, reason: string, value:
   return refusal(scope, "INVALID_OPTIONS", `${field} ${reason}, got ${describeValue(value)}.`, { field, value: isPrimitive(value) ? value : undefined, hint });
 }
 
-const STATUSES: ReadonlySet<unknown> = new Set(["running", "paused", "completed", "cancelled", "failed"]);
+const isStatus = (v: unknown): boolean => v === "running" || v === "paused" || v === "completed" || v === "cancelled" || v === "failed";
 
 const count = (v: unknown): boolean => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 
 /** INVALID_OPTIONS unless `state` has the shape of a current WorkflowState (types and bounds). */
 export function stateError(scope: string, state: unknown): Refusal<"INVALID_OPTIONS"> | undefined {
   if (typeof state !== "object" || state === null || Array.isArray(state)) return optionError(scope, "state", "must be a workflow state object", state, STATE_HINT);
-  const s = state as Record<string, unknown>;
-  const bad = (field: string, reason: string): Refusal<"INVALID_OPTIONS"> => optionError(scope, `state.${field}`, reason, s[field], STATE_HINT);
-  if (s["schemaVersion"] !== STATE_SCHEMA_VERSION) return bad("schemaVersion", `must be ${STATE_SCHEMA_VERSION} (read older states with migrateState)`);
-  if (typeof s["workflowKey"] !== "string" || s["workflowKey"] === "") return bad("workflowKey", "must be a non-empty string");
-  if (!STATUSES.has(s["status"])) return bad("status", "must be running, paused, completed, cancelled or failed");
-  for (const field of ["globalStepCount", "loopCount", "generation", "startedAt", "updatedAt"]) {
-    if (!count(s[field])) return bad(field, "must be a non-negative integer");
-  }
-  if (s["finishedAt"] !== undefined && !count(s["finishedAt"])) return bad("finishedAt", "must be a non-negative integer or absent");
-  if (typeof s["taskId"] !== "string" || s["taskId"] === "") return bad("taskId", "must be a non-empty string");
-  if (typeof s["taskDescription"] !== "string") return bad("taskDescription", "must be a string");
-  if (s["failureReason"] !== undefined && typeof s["failureReason"] !== "string") return bad("failureReason", "must be a string or absent");
-  if (typeof s["completionNotified"] !== "boolean") return bad("completionNotified", "must be a boolean");
-  if (typeof s["cancelPending"] !== "boolean") return bad("cancelPending", "must be a boolean");
-  return pathError(scope, s["currentPath"]);
+  const s = state as Partial<Record<keyof WorkflowState, unknown>>;
+  // Plain property reads, no loop over field names: this runs on every move and every tool call.
+  const field =
+    s.schemaVersion !== STATE_SCHEMA_VERSION ? "schemaVersion"
+    : typeof s.workflowKey !== "string" || s.workflowKey === "" ? "workflowKey"
+    : !isStatus(s.status) ? "status"
+    : !count(s.globalStepCount) ? "globalStepCount"
+    : !count(s.loopCount) ? "loopCount"
+    : !count(s.generation) ? "generation"
+    : !count(s.startedAt) ? "startedAt"
+    : !count(s.updatedAt) ? "updatedAt"
+    : s.finishedAt !== undefined && !count(s.finishedAt) ? "finishedAt"
+    : typeof s.taskId !== "string" || s.taskId === "" ? "taskId"
+    : typeof s.taskDescription !== "string" ? "taskDescription"
+    : s.failureReason !== undefined && typeof s.failureReason !== "string" ? "failureReason"
+    : typeof s.completionNotified !== "boolean" ? "completionNotified"
+    : typeof s.cancelPending !== "boolean" ? "cancelPending"
+    : undefined;
+  if (field !== undefined) return optionError(scope, `state.${field}`, EXPECTED[field] ?? "is wrong", s[field], STATE_HINT);
+  return pathError(scope, s.currentPath);
 }
+
+const EXPECTED: Readonly<Record<string, string>> = {
+  schemaVersion: `must be ${STATE_SCHEMA_VERSION} (read older states with migrateState)`,
+  workflowKey: "must be a non-empty string",
+  status: "must be running, paused, completed, cancelled or failed",
+  globalStepCount: "must be a non-negative integer",
+  loopCount: "must be a non-negative integer",
+  generation: "must be a non-negative integer",
+  startedAt: "must be a non-negative integer",
+  updatedAt: "must be a non-negative integer",
+  finishedAt: "must be a non-negative integer or absent",
+  taskId: "must be a non-empty string",
+  taskDescription: "must be a string",
+  failureReason: "must be a string or absent",
+  completionNotified: "must be a boolean",
+  cancelPending: "must be a boolean",
+};
 
 function pathError(scope: string, path: unknown): Refusal<"INVALID_OPTIONS"> | undefined {
   // Length is the walker's rule (INVALID_STATE for an empty path, NESTING_TOO_DEEP past the limit): only types here.

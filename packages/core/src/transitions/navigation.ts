@@ -28,27 +28,31 @@ type Found<T, C extends PathCode> = { readonly ok: true; readonly value: T } | {
 /** The definition of `key`, or MISSING_DEFINITION naming where on the path it was needed. */
 export function definitionAt(scope: string, registry: WorkflowRegistry, key: string, depth: number): Found<WorkflowDefinition, "MISSING_DEFINITION"> {
   const def = registry.workflows.get(key);
-  if (def !== undefined) return { ok: true, value: def };
-  const error = refusal(scope, "MISSING_DEFINITION", `workflow "${key}" at currentPath[${depth}] is not among the loaded definitions.`, {
-    field: `currentPath[${depth}].workflowKey`,
-    value: key,
-    workflowKey: key,
-    hint: `Restore the definition of "${key}" (or fix its file), or cancel the run.`,
-  });
-  return { ok: false, error };
+  return def !== undefined ? { ok: true, value: def } : { ok: false, error: missingDefinition(scope, key, depth) };
 }
 
 /** The entry at `index` of `def`, or INVALID_PATH_INDEX. */
 export function entryAt(scope: string, def: WorkflowDefinition, key: string, index: number, depth: number): Found<PhaseEntry, "INVALID_PATH_INDEX"> {
   const entry = def.phases[index];
-  if (entry !== undefined) return { ok: true, value: entry };
-  const error = refusal(scope, "INVALID_PATH_INDEX", `currentPath[${depth}] points at phase ${index} of workflow "${key}", which has ${def.phases.length} phase(s).`, {
+  return entry !== undefined ? { ok: true, value: entry } : { ok: false, error: missingEntry(scope, def, key, index, depth) };
+}
+
+function missingDefinition(scope: string, key: string, depth: number): Refusal<"MISSING_DEFINITION"> {
+  return refusal(scope, "MISSING_DEFINITION", `workflow "${key}" at currentPath[${depth}] is not among the loaded definitions.`, {
+    field: `currentPath[${depth}].workflowKey`,
+    value: key,
+    workflowKey: key,
+    hint: `Restore the definition of "${key}" (or fix its file), or cancel the run.`,
+  });
+}
+
+function missingEntry(scope: string, def: WorkflowDefinition, key: string, index: number, depth: number): Refusal<"INVALID_PATH_INDEX"> {
+  return refusal(scope, "INVALID_PATH_INDEX", `currentPath[${depth}] points at phase ${index} of workflow "${key}", which has ${def.phases.length} phase(s).`, {
     field: `currentPath[${depth}].phaseIndex`,
     value: index,
     workflowKey: key,
     hint: "The definition changed under a running workflow: restore it, or cancel the run (see checkDefinitions).",
   });
-  return { ok: false, error };
 }
 
 /** The one nesting rule: a path may hold at most MAX_NESTING levels (compile refuses deeper definitions). */
@@ -90,9 +94,11 @@ export function walkPath(scope: string, registry: WorkflowRegistry, state: Workf
   const levels: Level[] = [];
   for (let d = 0; d < path.length; d++) {
     const seg = path[d] as PathSegment;
-    const level = levelAt(scope, registry, seg.workflowKey, seg.phaseIndex, d, true);
-    if (!level.ok) return level;
-    const { entry } = level.value;
+    // The hot path of every move and tool call: plain lookups, the refusal builders only on a miss.
+    const def = registry.workflows.get(seg.workflowKey);
+    const entry = def?.phases[seg.phaseIndex];
+    if (def === undefined) return { ok: false, error: missingDefinition(scope, seg.workflowKey, d) };
+    if (entry === undefined) return { ok: false, error: missingEntry(scope, def, seg.workflowKey, seg.phaseIndex, d) };
     const below = path[d + 1];
     if (below !== undefined && !("subworkflow" in entry && entry.subworkflow === below.workflowKey)) {
       const error = refusal(scope, "INVALID_PATH_INDEX", `currentPath[${d}] (phase ${seg.phaseIndex} of "${seg.workflowKey}") does not reference "${below.workflowKey}" at currentPath[${d + 1}].`, {
@@ -103,7 +109,7 @@ export function walkPath(scope: string, registry: WorkflowRegistry, state: Workf
       });
       return { ok: false, error };
     }
-    levels.push(level.value);
+    levels.push({ key: seg.workflowKey, def, index: seg.phaseIndex, entry, entered: true });
   }
   return { ok: true, levels };
 }
