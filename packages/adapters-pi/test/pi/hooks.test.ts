@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { resultText } from "./helpers/fake-pi.js";
 import { loadExtension, tempProject } from "./helpers/setup.js";
+import { STATE_SCHEMA_VERSION } from "@phasekit/core";
 
 let project: ReturnType<typeof tempProject>;
 beforeEach(() => {
@@ -71,7 +72,7 @@ describe("session_start / session_tree", () => {
     const r = await pi.step({ action: "next" });
     expect(resultText(r)).toContain("🔍 Review");
     const last = pi.branch.at(-1)?.data as { schemaVersion: number; taskId: string; currentPath: unknown[] };
-    expect(last).toMatchObject({ schemaVersion: 2, taskId: "wf-1747234567890-a3f9k2" });
+    expect(last).toMatchObject({ schemaVersion: STATE_SCHEMA_VERSION, taskId: "wf-1747234567890-a3f9k2" });
   });
 });
 

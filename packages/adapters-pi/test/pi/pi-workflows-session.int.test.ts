@@ -11,6 +11,7 @@ import { EXAMPLE_WORKFLOWS } from "../../../../examples/pi/ship-scenario.js";
 import { readSession, startPi, type PiHost } from "../../../../examples/pi/pi-process.js";
 import { startScriptedModel } from "../../../../examples/pi/scripted-model.js";
 import { currentHost, EXTENSION_FILE, piWorkflowsExtension } from "./hosts.js";
+import { STATE_SCHEMA_VERSION } from "@phasekit/core";
 
 let host: PiHost;
 beforeAll(() => {
@@ -52,7 +53,7 @@ it("continues a session that pi-workflows 1.0.0 wrote, at the same phase, to one
     expect(done()).toHaveLength(1);
     const states = readSession(sessionDir).filter((e) => e["customType"] === "workflow:state").map((e) => e["data"] as Record<string, unknown>);
     expect(states[0]).toMatchObject({ active: true, workflowKey: "ship" }); // pi-workflows' own entries stay as they were
-    expect(states.at(-1)).toMatchObject({ schemaVersion: 2, status: "completed", completionNotified: true, taskId: states[0]?.["taskId"] });
+    expect(states.at(-1)).toMatchObject({ schemaVersion: STATE_SCHEMA_VERSION, status: "completed", completionNotified: true, taskId: states[0]?.["taskId"] });
   } finally {
     await pi.kill("SIGKILL");
     await model.close();
