@@ -1,13 +1,13 @@
 /**
  * The step records a compaction writes, with their outputs re-chained for the snapshot (output-delta.ts): in
- * the order the run first recorded the steps, each inline output is written as a delta on the output written
- * just before it in the snapshot's payload section (so `back` is that output's length), under the same rule and
- * keyframe interval as a holder's segment. The snapshot's chains therefore never point into the files it
- * supersedes, whatever chains those held.
+ * the order the run first recorded the steps, an output its holder stored as a delta is written as a delta on the
+ * output placed just before it in the snapshot's payload section (so `back` is that output's length), under the
+ * same rule and keyframe interval as a holder's segment; an output stored whole stays whole. The snapshot's
+ * chains therefore never point into the files it supersedes, whatever chains those held.
  *
- * Every output is materialized and checked against its fingerprint first (an output that no longer verifies
- * is not carried forward: the step reruns, as it would have anyway); a delta is small and kept, a full value is
- * read again when its batch is written, so a compaction holds one full output at a time.
+ * Every output is checked against its fingerprint first (one that no longer verifies is not carried forward: the
+ * step reruns, as it would have anyway); a delta is small and kept, a full value is read again when its batch is
+ * written, so a compaction holds one full output at a time.
  */
 import type { JsonValue } from "../../io/plain-json.js";
 import type { RunLogRecord } from "./format.js";
@@ -17,9 +17,10 @@ import type { StepEntry, ValueLocation } from "./run-index.js";
 import type { LazyPayload, PlannedItem } from "./snapshot-layout.js";
 import { smallDelta } from "./state-delta.js";
 
-/** The output written last in the snapshot being planned. */
+/** The output written last in the snapshot being planned (its value parsed only when a delta needs it). */
 interface Previous {
-  value: JsonValue;
+  loc: ValueLocation;
+  value: JsonValue | undefined;
   length: number;
   delta: boolean;
   links: number;
@@ -28,6 +29,11 @@ interface Previous {
 /**
  * The step items of a snapshot of `parts`, in the order the run first recorded them. Their payloads must be laid
  * out one after the other in this order (snapshot-layout.ts `planSnapshot` keeps the items' order).
+ *
+ * An output its holder stored whole (unlike the one before it, or a keyframe, or of an earlier format) stays
+ * whole, checked in a reused buffer and not parsed: a run of unrelated outputs costs what it cost before deltas
+ * (a 10,000-step run of them parsed and diffed 10,000 values at close for nothing). An output stored as a delta
+ * is chained on the output placed before it.
  */
 export function snapshotStepItems(parts: LogParts): PlannedItem[] {
   const out: PlannedItem[] = [];
@@ -40,46 +46,43 @@ export function snapshotStepItems(parts: LogParts): PlannedItem[] {
     else {
       const done: RunLogRecord = { t: "done", ...base, ofp: s.outputFingerprint as string, ...(s.artifact === undefined ? {} : { art: s.artifact }), ...st };
       const loc = s.output;
+      const fp = s.outputFingerprint as string;
       if (loc === undefined) {
         out.push({ header: done });
         continue;
       }
-      const got = outputOf(parts, loc, s.outputFingerprint as string);
-      if (got === undefined) {
+      if (loc.delta !== true) {
+        // An output that no longer verifies is not carried forward: the step reruns, as it would have anyway.
+        if (!parts.values.readBytes(loc, fp, true).ok) {
+          out.push({ header: { t: "start", ...base } });
+          continue;
+        }
+        out.push({ header: done, payload: fullAgain(parts, s, loc, loc.length) });
+        previous = { loc, value: undefined, length: loc.length, delta: false, links: 0 };
+        continue;
+      }
+      const value = materialize(parts.values, loc);
+      const text = verifiedText(value, fp);
+      if (text === undefined) {
         out.push({ header: { t: "start", ...base } });
         continue;
       }
-      const ops = previous !== undefined && previous.links < MAX_OUTPUT_CHAIN ? smallDelta(previous.value, got.value, got.textLength) : undefined;
+      parts.values.lastOutput = { file: loc.file, offset: loc.offset, value };
+      const ops = previous !== undefined && previous.links < MAX_OUTPUT_CHAIN ? smallDelta((previous.value ??= materialize(parts.values, previous.loc)), value, text.length) : undefined;
       if (previous !== undefined && ops !== undefined) {
-        const bytes = Buffer.from(outputDeltaPayload(previous.length, previous.length, previous.delta, ops), "utf8");
-        out.push({ header: { ...done, d: 1 }, payload: { length: bytes.length, read: () => bytes } });
-        previous = { value: got.value, length: bytes.length, delta: true, links: previous.links + 1 };
+        // Text, not a buffer: 10,000 small buffers outlived the compaction in the allocator's slabs.
+        const payload = outputDeltaPayload(previous.length, previous.length, previous.delta, ops);
+        const length = Buffer.byteLength(payload, "utf8");
+        out.push({ header: { ...done, d: 1 }, payload: { length, read: () => payload } });
+        previous = { loc, value, length, delta: true, links: previous.links + 1 };
       } else {
-        out.push({ header: done, payload: fullAgain(parts, s, loc, got.byteLength) });
-        previous = { value: got.value, length: got.byteLength, delta: false, links: 0 };
+        const length = Buffer.byteLength(text, "utf8");
+        out.push({ header: done, payload: fullAgain(parts, s, loc, length) });
+        previous = { loc, value, length, delta: false, links: 0 };
       }
     }
   }
   return out;
-}
-
-/** The output at `loc`, materialized, if it verifies against `fp` (a chain that cannot be followed throws). */
-function outputOf(parts: LogParts, loc: ValueLocation, fp: string): { value: JsonValue; textLength: number; byteLength: number } | undefined {
-  const { values } = parts;
-  if (loc.delta === true) {
-    const value = materialize(values, loc);
-    const text = verifiedText(value, fp);
-    if (text === undefined) return undefined;
-    values.lastOutput = { file: loc.file, offset: loc.offset, value };
-    return { value, textLength: text.length, byteLength: Buffer.byteLength(text) };
-  }
-  const r = values.readBytes(loc, fp, true);
-  if (!r.ok) return undefined;
-  const text = r.bytes.toString("utf8");
-  const value = JSON.parse(text) as JsonValue;
-  // The next output of the source is often a delta on this one.
-  values.lastOutput = { file: loc.file, offset: loc.offset, value };
-  return { value, textLength: text.length, byteLength: loc.length };
 }
 
 // A full output, read (and checked) again when its batch is written.

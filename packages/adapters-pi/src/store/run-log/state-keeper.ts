@@ -7,7 +7,7 @@ import { encodeCanonical } from "../../io/canonical-json.js";
 import type { JsonValue } from "../../io/plain-json.js";
 import type { LogParts } from "./log-parts.js";
 import { corrupt, encodeLine } from "./format.js";
-import { applyDelta, diffJson, parseDelta } from "./state-delta.js";
+import { applyDelta, parseDelta, smallDelta } from "./state-delta.js";
 import { noteState, type RunIndex, type ValueLocation } from "./run-index.js";
 import type { ValueFiles } from "./values.js";
 
@@ -39,8 +39,8 @@ export class StateKeeper {
     let payload = full;
     let delta: 0 | 1 = 0;
     if (prev !== undefined && chain.deltas.length < MAX_CHAIN) {
-      const ops = encodeCanonical(diffJson(prev, state));
-      if (ops.length * 2 < full.length) {
+      const ops = smallDelta(prev, state, full.length);
+      if (ops !== undefined) {
         payload = ops;
         delta = 1;
       }
