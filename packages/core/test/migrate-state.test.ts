@@ -61,6 +61,8 @@ const FROZEN: Readonly<Record<string, string>> = {
   "state-v2-failed.json": "ddea8102db72bddf",
   "state-v2-with-definitions.expected.json": "2fe96b44872dce40",
   "state-v2-with-definitions.json": "ef762fd81ace6905",
+  "state-v3-current.expected.json": "3ae58cfe3981d978",
+  "state-v3-current.json": "607ff8e3bd62ffe3",
 };
 
 describe("frozen fixtures", () => {
@@ -74,7 +76,7 @@ describe("frozen fixtures", () => {
   });
   it("covers every old shape", () => {
     expect(inputs.length).toBeGreaterThanOrEqual(9);
-    for (const v of ["state-v0-", "state-v1-", "state-v2-"]) expect(inputs.some((f) => f.startsWith(v))).toBe(true);
+    for (const v of ["state-v0-", "state-v1-", "state-v2-", "state-v3-"]) expect(inputs.some((f) => f.startsWith(v))).toBe(true);
   });
   for (const file of inputs) {
     it(`${file} migrates to its expected file`, () => {

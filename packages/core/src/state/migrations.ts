@@ -11,7 +11,7 @@
  * Old shapes are read with non-strict zod objects: fields we do not know are dropped, fields we need are checked.
  */
 import { z } from "zod";
-import { WorkflowStateSchema, type WorkflowStatus } from "./schema.js";
+import type { WorkflowStatus } from "./schema.js";
 import { fingerprint } from "../definitions/fingerprint.js";
 
 // Messages start with "expected" so describeIssue uses them as written: `expected a non-negative integer, got "x"`.
@@ -99,10 +99,29 @@ export function derivedTaskId(input: Pick<StateV1, "workflowKey" | "startedAt" |
   return `migrated-${fingerprint([input.workflowKey, input.startedAt, input.taskDescription])}`;
 }
 
-/** v2: phasekit's first own shape; `definitions` values are `<16 hex>/<8 hex per phase, dot-joined>`. */
-export const StateV2Schema = WorkflowStateSchema.extend({
+const timestamp = z.number().int().min(0);
+
+/**
+ * v2: phasekit's first own shape, frozen here as it was written (never derived from the current schema, which
+ * moves on): `definitions` values are `<16 hex>/<8 hex per phase, dot-joined>`.
+ */
+export const StateV2Schema = z.strictObject({
   schemaVersion: z.literal(2),
-  definitions: z.record(z.string(), z.string({ error: "expected a string" })).optional(),
+  workflowKey: z.string().min(1),
+  status: z.enum(["running", "paused", "completed", "cancelled", "failed"]),
+  failureReason: z.string().optional(),
+  currentPath: z.array(z.strictObject({ workflowKey: z.string().min(1), phaseIndex: z.number().int().min(0), loops: z.number().int().min(0).default(0) })).min(1),
+  globalStepCount: z.number().int().min(0),
+  loopCount: z.number().int().min(0).default(0),
+  taskId: z.string().min(1),
+  taskDescription: z.string(),
+  startedAt: timestamp,
+  updatedAt: timestamp,
+  finishedAt: timestamp.optional(),
+  generation: z.number().int().min(0),
+  completionNotified: z.boolean(),
+  cancelPending: z.boolean().default(false),
+  definitions: z.record(z.string(), z.string()).optional(),
 });
 export type StateV2 = z.infer<typeof StateV2Schema>;
 
