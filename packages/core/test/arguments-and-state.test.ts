@@ -87,6 +87,20 @@ describe("wrong-typed arguments are INVALID_OPTIONS, never a throw", () => {
     const ok = fail(deep, s, "text", ctx);
     expect(ok.ok && migrateState(JSON.parse(JSON.stringify(toPersisted(ok.state)))).ok).toBe(true);
   });
+  it("why: compileDefinitions' options and the status predicates refuse or answer instead of throwing", () => {
+    const r = core.compileDefinitions({}, null as unknown as core.CompileOptions);
+    expect(!r.ok && [r.error.code, r.error.details.field]).toEqual(["INVALID_OPTIONS", "options.keepHealthy"]);
+    expect(core.compileDefinitions({}, { keepHealthy: "yes" } as unknown as core.CompileOptions).ok).toBe(false);
+    expect(core.isLive(null as unknown as WorkflowState)).toBe(false);
+    expect(core.isFinished(undefined as unknown as WorkflowState)).toBe(false);
+  });
+  it("one summary for a problem list: the thrown error and the refusal say the same", () => {
+    const r = core.compileDefinitions({ a: { name: "A", phases: [] }, b: { name: "B" } });
+    if (r.ok) throw new Error("expected problems");
+    const thrown = core.definitionProblemsError(r.problems);
+    expect({ code: thrown.code, message: thrown.message, details: thrown.details }).toEqual({ code: r.error.code, message: r.error.message, details: r.error.details });
+    expect(core.definitionProblemsError(r.problems, "x.yaml").message).toBe(r.error.message.replace("[definitions] ", "[definitions] x.yaml: "));
+  });
   it("reduce never throws, even for an event whose getter throws", () => {
     const hostile = new Proxy({}, { get: () => { throw new Error("boom"); } }) as WorkflowEvent;
     expect(code(reduce(deep, started(deep, "flat"), hostile, ctx))).toBe("INVALID_OPTIONS");

@@ -3,11 +3,10 @@
  * every problem found, all at once. A workflow is removed when it has problems of its own, sits in a reference
  * cycle, or references (transitively) a missing or removed workflow; the outcome never depends on key order.
  */
-import { workflowError } from "../errors/workflow-error.js";
 import type { WorkflowError } from "../errors/workflow-error.js";
 import type { WorkflowDefinition } from "./schema.js";
 import { MAX_NESTING, sealRegistry, type WorkflowRegistry } from "./registry.js";
-import { refusal, type Refusal } from "../errors/refusal.js";
+import { refusal, refusalToError, type Refusal } from "../errors/refusal.js";
 import { workflowFingerprint } from "./fingerprint.js";
 import { graphFacts, type GraphFacts } from "./fold.js";
 import { describeValue } from "../errors/problems.js";
@@ -19,8 +18,8 @@ import type { ReferenceGraph } from "./graph.js";
 import { readWorkflows, referencesOf, viewWorkflow } from "./raw.js";
 import type { RawSet, RawWorkflow, RawWorkflowView } from "./raw.js";
 
-/** The refusal codes of compileDefinitions (the first problem's code; every problem is in `details.problems`). */
-export type CompileCode = DefinitionProblem["code"];
+/** The refusal codes of compileDefinitions: the first problem's code (every problem is in `details.problems`), or INVALID_OPTIONS for bad options. */
+export type CompileCode = DefinitionProblem["code"] | "INVALID_OPTIONS";
 
 /**
  * The outcome of compileDefinitions: a registry of every workflow, or a refusal listing every problem. With
@@ -233,10 +232,13 @@ function failure(message: string, hint: string): CompileResult {
   return { ok: false, error: summary(problems), problems };
 }
 
-function summary(problems: readonly DefinitionProblem[]): Refusal<CompileCode> {
+/** The one summary of a problem list: the first problem's code and message, how many more, every problem. */
+function summary(problems: readonly DefinitionProblem[], file?: string): Refusal<CompileCode> {
   const first = problems[0];
+  const where = file === undefined ? "" : `${file}: `;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s))` : "";
-  return refusal("definitions", first?.code ?? "INVALID_DEFINITION", `${first?.message ?? "no problems"}${more}`, {
+  return refusal("definitions", first?.code ?? "INVALID_DEFINITION", `${where}${first?.message ?? "no problems"}${more}`, {
+    ...(file === undefined ? {} : { file }),
     path: first?.path,
     hint: first?.hint,
     problems: problems.map((p) => ({ ...p })),
@@ -249,6 +251,12 @@ function summary(problems: readonly DefinitionProblem[]): Refusal<CompileCode> {
  * data. Returns a sealed registry, or a refusal with every problem found. Never throws, never writes to `raw`.
  */
 export function compileDefinitions(raw: unknown, options: CompileOptions = {}): CompileResult {
+  const keep: unknown = typeof options === "object" && options !== null ? options.keepHealthy : options;
+  if (keep !== undefined && typeof keep !== "boolean") {
+    // A caller's mistake, not the definitions': no problem is listed against them.
+    const error = refusal("definitions", "INVALID_OPTIONS", `options.keepHealthy must be true or false, got ${describeValue(keep)}.`, { field: "options.keepHealthy", hint: "Pass { keepHealthy: true } or no options." });
+    return { ok: false, error, problems: [] };
+  }
   try {
     const set = readWorkflows(raw);
     if (set === undefined) {
@@ -264,15 +272,6 @@ export function compileDefinitions(raw: unknown, options: CompileOptions = {}): 
 
 /** One WorkflowError summarising a failed compile, for callers that report a single error (e.g. a CLI). */
 export function definitionProblemsError(problems: readonly DefinitionProblem[], file?: string): WorkflowError {
-  const first = problems[0];
-  const where = file === undefined ? "" : `${file}: `;
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s))` : "";
-  const message = `${where}${first?.message ?? "no problems"}${more}`;
-  return workflowError("definitions", first?.code ?? "INVALID_DEFINITION", message, {
-    file,
-    path: first?.path,
-    hint: first?.hint,
-    problems: problems.map((p) => ({ ...p })),
-  });
+  return refusalToError(summary(problems, file));
 }
 

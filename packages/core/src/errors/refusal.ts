@@ -3,7 +3,7 @@
  * and JSON with their `code` (a class instance loses it), and their `name` lets `isWorkflowError` recognise
  * them as well as thrown `WorkflowError`s.
  */
-import { WorkflowError } from "./workflow-error.js";
+import { scopedMessage, WorkflowError } from "./workflow-error.js";
 import type { WorkflowErrorCode, WorkflowErrorDetails } from "./workflow-error.js";
 
 /** Why a core function declined: a code from the function's own union, a message that says where, and facts. */
@@ -19,8 +19,7 @@ export type Outcome<T, C extends WorkflowErrorCode> = ({ readonly ok: true } & T
 
 /** Builds a refusal whose message starts with where it comes from: `[phasekit] [scope] message`. */
 export function refusal<C extends WorkflowErrorCode>(scope: string, code: C, message: string, details: WorkflowErrorDetails = {}): Refusal<C> {
-  const hint = details.hint ? ` Fix: ${details.hint}` : "";
-  return { name: "WorkflowError", code, message: `[phasekit] [${scope}] ${message}${hint}`, details };
+  return { name: "WorkflowError", code, message: scopedMessage(scope, message, details.hint), details };
 }
 
 /** A refusal as a throwable `WorkflowError` (same code, message and details), for adapters that throw. */

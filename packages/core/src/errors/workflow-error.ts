@@ -109,8 +109,12 @@ export function workflowError(
   details: WorkflowErrorDetails = {},
   cause?: unknown,
 ): WorkflowError {
-  const hint = details.hint ? ` Fix: ${details.hint}` : "";
-  return new WorkflowError(code, `[phasekit] [${scope}] ${message}${hint}`, details, cause === undefined ? undefined : { cause });
+  return new WorkflowError(code, scopedMessage(scope, message, details.hint), details, cause === undefined ? undefined : { cause });
+}
+
+/** The one message format of phasekit's errors and refusals: `[phasekit] [scope] message Fix: hint`. */
+export function scopedMessage(scope: string, message: string, hint: string | undefined): string {
+  return `[phasekit] [${scope}] ${message}${hint ? ` Fix: ${hint}` : ""}`;
 }
 
 /** The outcome of anything that can be refused: the value, or a typed error. Never both. */

@@ -81,10 +81,12 @@ export function toPersisted(state: WorkflowState): WorkflowState {
 
 /** True while the run can still move (running, or paused to resume later). */
 export function isLive(state: Pick<WorkflowState, "status">): boolean {
-  return state.status === "running" || state.status === "paused";
+  const status = (state as Partial<Pick<WorkflowState, "status">> | null | undefined)?.status;
+  return status === "running" || status === "paused";
 }
 
 /** True once the run has ended, whatever the reason (works on anything with a `status`, e.g. workflow.json). */
 export function isFinished(state: Pick<WorkflowState, "status">): boolean {
-  return state.status === "completed" || state.status === "cancelled" || state.status === "failed";
+  const status = (state as Partial<Pick<WorkflowState, "status">> | null | undefined)?.status;
+  return status === "completed" || status === "cancelled" || status === "failed";
 }
