@@ -63,6 +63,7 @@ export type {
 export { start } from "./transitions/start.js";
 export { advance } from "./transitions/advance.js";
 export { loop } from "./transitions/loop.js";
+export { restartScope } from "./transitions/restart-scope.js";
 export { cancel, cancelNow } from "./transitions/cancel.js";
 export { pause, resume, fail, markCompletionNotified } from "./transitions/lifecycle.js";
 export { reduce } from "./transitions/reduce.js";
@@ -82,10 +83,12 @@ export {
   FAILED_VARS,
   NOT_DONE_VARS,
   INITIAL_MESSAGE_VARS,
+  FIELD_VARS,
 } from "./present/template.js";
 export type { TemplateVars } from "./present/template.js";
 export { statusLine } from "./present/status-line.js";
 export { contextPrompt } from "./present/context-prompt.js";
+export { stepResultLine, phaseLabel, LAST_PHASE_NOTE } from "./present/step-result.js";
 export {
   completionMessage,
   cancelledMessage,
@@ -98,6 +101,7 @@ export type { EndOfRunMessage, MessageCode } from "./present/messages.js";
 export {
   DEFAULT_ROLE_INSTRUCTION,
   DEFAULT_ADVANCE_REMINDER,
+  DEFAULT_LAST_PHASE_REMINDER,
   DEFAULT_BLOCK_REASON,
   DEFAULT_COMPLETION_MESSAGE,
   DEFAULT_CANCELLED_MESSAGE,

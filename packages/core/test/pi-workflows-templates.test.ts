@@ -118,7 +118,8 @@ async function render(field: string, v: string, index: number): Promise<[string,
   }
   if (field === "instructions" || field === "roleInstruction" || field === "advanceReminder") {
     const base = definitions(field === "instructions" ? {} : { [field]: template });
-    const defs = field === "instructions" ? { w: { ...base.w, phases: base.w.phases.map((p, i) => (i === index ? { ...p, instructions: template } : p)) } } : base;
+    const w = base["w"] as PiDef;
+    const defs: Defs = field === "instructions" ? { w: { ...w, phases: w.phases.map((p, i) => (i === index ? { ...p, instructions: template } : p)) } } : base;
     const { pi, pk, registry } = at(defs, index);
     return [marked(piPrompts.buildContextPrompt(piState.resolveActive(pi, defs))), marked(contextPrompt(active(registry, pk)))];
   }

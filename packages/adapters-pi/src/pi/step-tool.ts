@@ -4,6 +4,7 @@
  * new phase only from this tool's result: `next` and `loop` return the new phase's full context. Refusals are
  * thrown, which both hosts turn into an error result.
  */
+import { stepResultLine } from "@phasekit/core";
 import { active, contextPrompt, move, type WorkflowState } from "./core-bridge.js";
 import type { PiContext, PiToolDefinition, PiToolResult } from "./host.js";
 import type { Continuation } from "./continuation.js";
@@ -98,21 +99,20 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
   const from = before === null ? "?" : before.phase.name;
   switch (r.happened.type) {
     case "completed":
-      return text(`✓ ${from} → DONE. All phases of ${before?.definition.name ?? s.workflowKey} are complete; stop here.${extra}`, { from, to: null, status: "completed" });
+      return text(`${stepResultLine(r.happened, from, null, null, before?.definition.name ?? s.workflowKey)}${extra}`, { from, to: null, status: "completed" });
     case "cancelled":
       return text(`Workflow cancelled: "${s.taskDescription}". Stop working on it.${extra}`, { status: "cancelled" });
     default: {
       const now = active(r.state, rt.registry);
       if (now === null) return text(`✓ ${from} → ?${extra}`, {});
-      const verb = r.happened.type === "looped" ? "Looped back" : r.happened.type === "exited-subworkflow" ? "Left sub-workflow" : r.happened.type === "entered-subworkflow" ? "Entered sub-workflow" : "Advanced";
-      const label = (emoji: string, name: string): string => (emoji === "" ? name : `${emoji} ${name}`);
-      const to = label(now.phase.emoji, now.phase.name);
-      const after = now.nextPhase === null ? "DONE" : label(now.nextPhase.emoji, now.nextPhase.phaseName);
+      // Core's words (present/step-result.ts): never "DONE" before the run is; the last phase says what to do.
+      const first = stepResultLine(r.happened, from, { workflowKey: now.scopeKey, phaseId: now.phase.id, phaseName: now.phase.name, emoji: now.phase.emoji, depth: now.breadcrumb.length }, now.nextPhase, now.definition.name);
+      const after = now.nextPhase === null ? null : now.nextPhase.phaseName;
       // pi 1.5.x puts the new phase's context into the run at the turn boundary (turn_end); 0.73.1 cannot, so
       // there the result itself carries it.
       const context = rt.boundaryTurns ? "The new phase's context follows as a workflow message." : `You are now in a new phase. Its context:\n\n${contextPrompt(now)}`;
       // The first line is what the renderer shows collapsed: previous → current (then next).
-      return text(`✓ ${verb}: ${from} → ${to} (then ${after})\n\n${context}${extra}`, { from, to: now.phase.name, next: after });
+      return text(`${first}\n\n${context}${extra}`, { from, to: now.phase.name, next: after, lastPhase: now.nextPhase === null });
     }
   }
 }

@@ -77,7 +77,7 @@ describe("pi 0.73.1 SDK", () => {
       expect(results).toEqual([
         "✓ Advanced: Plan → 🧪 Test (then 🔍 Review)",
         "✓ Advanced: Test → 🔍 Review (then 📝 Report)",
-        "✓ Left sub-workflow: Review → 📝 Report (then DONE)",
+        "✓ Left sub-workflow: Review → 📝 Report (last phase: when this phase is finished, call workflow_step next)",
         expect.stringMatching(/^✓ Report → DONE/),
       ]);
 

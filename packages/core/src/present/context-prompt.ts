@@ -5,7 +5,8 @@
 import { breadcrumbPath, pickText, promptVars } from "./prompt-vars.js";
 import type { ActiveWorkflow } from "../transitions/resolve-active.js";
 import { PROMPT_VARS, renderTemplate } from "./template.js";
-import { DEFAULT_ADVANCE_REMINDER, DEFAULT_ROLE_INSTRUCTION } from "./text.js";
+import { DEFAULT_ADVANCE_REMINDER, DEFAULT_LAST_PHASE_REMINDER, DEFAULT_ROLE_INSTRUCTION } from "./text.js";
+import { LAST_PHASE_NOTE } from "./step-result.js";
 import type { PhaseRef } from "../transitions/types.js";
 
 /** The full context prompt for the current phase of a resolved run. */
@@ -23,7 +24,9 @@ export function contextPrompt(active: ActiveWorkflow): string {
   if (instructions !== "") sections.push(`Instructions:\n${instructions}`);
   const profiles = profilesSection(active);
   if (profiles !== "") sections.push(profiles);
-  sections.push(render(pickText(active, "advanceReminder") ?? DEFAULT_ADVANCE_REMINDER));
+  // The default reminder speaks of "the next phase": on the last one it says what really follows.
+  const fallback = active.nextPhase === null ? DEFAULT_LAST_PHASE_REMINDER : DEFAULT_ADVANCE_REMINDER;
+  sections.push(render(pickText(active, "advanceReminder") ?? fallback));
   return sections.join("\n\n");
 }
 
@@ -41,7 +44,7 @@ export function progressLine(active: ActiveWorkflow): string {
 
 function neighboursLine(active: ActiveWorkflow): string {
   const prev = active.previousPhase === null ? "none (this is the first phase)" : refLabel(active.previousPhase);
-  const next = active.nextPhase === null ? "none (advancing completes the workflow)" : refLabel(active.nextPhase);
+  const next = active.nextPhase === null ? `none (${LAST_PHASE_NOTE})` : refLabel(active.nextPhase);
   return `Previous phase: ${prev} · Next phase: ${next}`;
 }
 

@@ -14,6 +14,11 @@ export const DEFAULT_ADVANCE_REMINDER =
   "When you finish this phase, call the workflow_step tool with action='next' to advance to the next phase. " +
   "If you need to restart the current scope from the beginning, use action='loop'.";
 
+/** Default reminder on the last phase, where there is no next phase to advance to (phasekit's words). */
+export const DEFAULT_LAST_PHASE_REMINDER =
+  "This is the last phase: when this phase is finished, call the workflow_step tool with action='next'; the workflow ends only then. " +
+  "If you need to restart the current scope from the beginning, use action='loop'.";
+
 /** Default reason given when a phase's tool rules block a tool. */
 export const DEFAULT_BLOCK_REASON = [
   '[workflow] The tool "{toolName}" is blocked during the {phaseName} phase.',

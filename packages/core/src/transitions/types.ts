@@ -54,6 +54,15 @@ export type Happening =
       readonly to: PhaseRef;
       readonly entered: readonly string[];
     }
+  | {
+      readonly type: "restarted-scope";
+      /** The scope that restarted: the innermost one that still stands in the definitions. */
+      readonly workflowKey: string;
+      /** Levels below it dropped because their definitions no longer fit the path. */
+      readonly dropped: number;
+      readonly to: PhaseRef;
+      readonly entered: readonly string[];
+    }
   | { readonly type: "cancel-armed" }
   | { readonly type: "cancelled"; readonly via: "confirm" | "now" }
   | { readonly type: "paused" }
@@ -85,6 +94,7 @@ export type WorkflowEvent =
   | ({ readonly type: "start" } & StartInput)
   | { readonly type: "advance" }
   | { readonly type: "loop" }
+  | { readonly type: "restart-scope" }
   | { readonly type: "cancel" }
   | { readonly type: "cancel-now" }
   | { readonly type: "pause" }
@@ -97,6 +107,7 @@ export interface RefusalCodes {
   start: CommonCode | "ALREADY_STARTED" | "UNKNOWN_WORKFLOW" | PathCode;
   advance: CommonCode | "NOT_RUNNING" | PathCode;
   loop: CommonCode | "NOT_RUNNING" | "NOT_LOOPABLE" | "MAX_LOOPS_REACHED" | PathCode;
+  "restart-scope": CommonCode | "NOT_RUNNING" | PathCode;
   cancel: CommonCode | "NOT_RUNNING";
   "cancel-now": CommonCode | "NOT_RUNNING";
   pause: CommonCode | "NOT_RUNNING";
