@@ -17,14 +17,21 @@ function rss(args: string[]): number {
   return Number(out.trim().split("\n").pop());
 }
 
-/** The two peak-RSS goal rows for a run of `steps` steps with outputs of about `bytes` (`label` names the run). */
-export function peakRssRows(steps: number, bytes: number, label: string): BenchRow[] {
+/**
+ * The two peak-RSS goal rows for a run of `steps` steps with outputs of about `bytes` (`label` names the run);
+ * with `unlike` (a label), a third row, report only: the same run with every output unlike the one before it
+ * (stored whole, no delta).
+ */
+export function peakRssRows(steps: number, bytes: number, label: string, unlike?: string): BenchRow[] {
   const runDir = tempDir("rss");
   const base = median([rss(["import"]), rss(["import"]), rss(["import"])]);
   const run = rss(["run", runDir, String(steps), String(bytes)]);
   const load = rss(["load", runDir]);
-  return [
+  const rows = [
     goalRow(`peak RSS above import-only: ${label}`, "budget 64 MiB", run - base, BUDGET, "≤ 1.0×", 1, "bytes"),
     goalRow("peak RSS above import-only: loading it", "budget 64 MiB", load - base, BUDGET, "≤ 1.0×", 1, "bytes"),
   ];
+  if (unlike === undefined) return rows;
+  const whole = rss(["run", tempDir("rss-unlike"), String(steps), String(bytes), "unlike"]);
+  return [...rows, { subject: `peak RSS above import-only: ${unlike}`, baseline: "budget 64 MiB", subjectNs: whole - base, baselineNs: BUDGET, goal: "report", unit: "bytes" }];
 }

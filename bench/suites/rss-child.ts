@@ -1,13 +1,14 @@
 /**
- * Child of run-log-goals.bench.ts for peak RSS: `import` (load the package only), `run <dir> <steps> [bytes]` (a
+ * Child of run-log-goals.bench.ts for peak RSS: `import` (load the package only), `run <dir> <steps> [bytes] [unlike]` (a
  * run of that many steps with outputs of about `bytes`, default 1 KB) or `load <dir>` (open that run and reuse its first step). Prints the peak
  * resident set size in bytes.
  */
 import { openRunLog } from "@phasekit/adapters-pi/plan-folder";
 
-const [mode, dir, stepsText, bytesText] = process.argv.slice(2);
+const [mode, dir, stepsText, bytesText, variant] = process.argv.slice(2);
 const pad = Number(bytesText ?? 1000);
-const out = (i: number): Record<string, string> => ({ i: String(i), pad: "r".repeat(pad) });
+// `unlike`: each output unlike the one before it (no delta pays, every output is stored whole).
+const out = (i: number): Record<string, string> => ({ i: String(i), pad: variant === "unlike" ? `${i.toString(36)}.`.repeat(pad).slice(0, pad) : "r".repeat(pad) });
 
 if (mode === "run") {
   const log = await openRunLog({ runDir: dir as string });
