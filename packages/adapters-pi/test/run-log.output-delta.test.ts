@@ -232,3 +232,16 @@ describe("hostile output deltas", () => {
     await b.close();
   });
 });
+
+describe("the delta rule (state-delta.ts smallDelta)", () => {
+  it("gives up early exactly when the delta would not be taken: the same answer as encoding the whole diff (property)", async () => {
+    const { smallDelta } = await import("../src/store/run-log/state-delta.js");
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.jsonValue(), fc.integer({ min: 0, max: 400 }), (a, b, full) => {
+        const ops = encodeCanonical(diffJson(a as JsonValue, b as JsonValue));
+        expect(smallDelta(a as JsonValue, b as JsonValue, full)).toBe(ops.length * 2 < full ? ops : undefined);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

@@ -37,37 +37,60 @@ function isKey(k: unknown): boolean {
  * canonical text); else undefined, and the value is stored whole.
  */
 export function smallDelta(from: JsonValue, to: JsonValue, fullLength: number): string | undefined {
-  const ops = encodeCanonical(diffJson(from, to));
-  return ops.length * 2 < fullLength ? ops : undefined;
+  // The walk gives up as soon as the operations it found are already too big (unrelated values: a step miss
+  // must not encode a second full copy only to throw it away).
+  const budget = { left: fullLength / 2 };
+  const ops: DeltaOp[] = [];
+  try {
+    diff(from, to, [], ops, budget);
+  } catch (error) {
+    if (error === OVER_BUDGET) return undefined;
+    throw error;
+  }
+  const text = encodeCanonical(ops);
+  return text.length * 2 < fullLength ? text : undefined;
 }
 
 /** The operations that turn `from` into `to` (empty when they are equal). */
 export function diffJson(from: JsonValue, to: JsonValue): DeltaOp[] {
   const ops: DeltaOp[] = [];
-  diff(from, to, [], ops);
+  diff(from, to, [], ops, undefined);
   return ops;
+}
+
+const OVER_BUDGET = Symbol("over budget");
+
+// Adds `op`; with a budget, takes off a lower bound of the characters its encoding takes (`[[k,…],v]` and a
+// comma: a key takes at least 2, a string its length and quotes, a container its JSON's length), so giving up
+// never refuses a delta the exact check would take.
+function push(ops: DeltaOp[], op: DeltaOp, budget: { left: number } | undefined): void {
+  ops.push(op);
+  if (budget === undefined) return;
+  const v = op[1];
+  budget.left -= 4 + op[0].length * 2 + (op.length === 1 ? 0 : 1 + (typeof v === "string" ? v.length + 2 : typeof v === "object" && v !== null ? JSON.stringify(v).length : 1));
+  if (budget.left <= 0) throw OVER_BUDGET;
 }
 
 function isObject(v: JsonValue): v is { [key: string]: JsonValue } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function diff(a: JsonValue, b: JsonValue, path: Array<string | number>, ops: DeltaOp[]): void {
+function diff(a: JsonValue, b: JsonValue, path: Array<string | number>, ops: DeltaOp[], budget: { left: number } | undefined): void {
   if (a === b) return;
   if (isObject(a) && isObject(b)) {
     for (const k of Object.keys(b)) {
-      if (!Object.hasOwn(a, k)) ops.push([[...path, k], b[k] as JsonValue]);
-      else diff(a[k] as JsonValue, b[k] as JsonValue, [...path, k], ops);
+      if (!Object.hasOwn(a, k)) push(ops, [[...path, k], b[k] as JsonValue], budget);
+      else diff(a[k] as JsonValue, b[k] as JsonValue, [...path, k], ops, budget);
     }
-    for (const k of Object.keys(a)) if (!Object.hasOwn(b, k)) ops.push([[...path, k]]);
+    for (const k of Object.keys(a)) if (!Object.hasOwn(b, k)) push(ops, [[...path, k]], budget);
     return;
   }
   if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
-    for (let i = 0; i < a.length; i++) diff(a[i] as JsonValue, b[i] as JsonValue, [...path, i], ops);
+    for (let i = 0; i < a.length; i++) diff(a[i] as JsonValue, b[i] as JsonValue, [...path, i], ops, budget);
     return;
   }
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b) || JSON.stringify(a) !== JSON.stringify(b)) {
-    ops.push([path, b]);
+    push(ops, [path, b], budget);
   }
 }
 
