@@ -6,6 +6,7 @@ import { active, contextPrompt, initialUserMessage, isLive, move, startRun, type
 import type { Continuation } from "./continuation.js";
 import type { PiCommandContext, PiCommandDefinition } from "./host.js";
 import type { Runtime } from "./runtime.js";
+import { checkPinned, DEFINITIONS_ENTRY, pinData } from "./pinned-definitions.js";
 
 /** Registers the four commands. */
 export function createCommands(rt: Runtime, cont: Continuation): Record<string, PiCommandDefinition> {
@@ -72,14 +73,16 @@ const SILENT_UI: PiCommandContext["ui"] = { setStatus() {}, setWidget() {}, noti
 
 async function startCommand(rt: Runtime, cont: Continuation, args: string, ctx: PiCommandContext): Promise<void> {
   rt.reload(ctx);
+  // A new run starts on the files as they are now, even while the current run keeps pinned definitions.
+  const registry = rt.loaded?.registry ?? rt.registry;
   const m = /^(\S+)\s*([\s\S]*)$/.exec(args.trim());
-  const shown = [...rt.registry.commands.keys()].sort().join(", ") || "(none)";
+  const shown = [...registry.commands.keys()].sort().join(", ") || "(none)";
   if (m === null) return rt.tell(ctx, `Usage: /workflow <name> <task>. Available: ${shown}`);
   const name = m[1] as string;
   const task = (m[2] ?? "").trim();
-  const key = rt.registry.commands.get(name);
+  const key = registry.commands.get(name);
   if (key === undefined) {
-    const hidden = rt.registry.workflows.get(name);
+    const hidden = registry.workflows.get(name);
     if (hidden !== undefined && !hidden.show) return rt.tell(ctx, `"${name}" can only run inside other workflows; it cannot be started directly.`, "error");
     return rt.tell(ctx, `Unknown workflow "${name}". Available: ${shown}`, "error");
   }
@@ -91,16 +94,19 @@ async function startCommand(rt: Runtime, cont: Continuation, args: string, ctx: 
     if (!ok) return rt.tell(ctx, "Kept the active workflow.");
   }
   const taskId = await rt.newTaskId();
-  const r = startRun(rt.registry, key, taskId, task, rt.now());
+  const r = startRun(registry, key, taskId, task, rt.now());
   if (!r.ok) return rt.tell(ctx, `[phasekit] cannot start ${name}: ${r.error.message}`, "error");
   cont.resetBudget();
   if (current !== null && isLive(current) && rt.drivenElsewhere !== current.taskId) await endReplaced(rt, current, ctx);
   rt.state = r.state;
+  rt.pin = undefined;
+  rt.registry = registry;
+  rt.pi.appendEntry(DEFINITIONS_ENTRY, pinData(r.state, registry));
   rt.drivenElsewhere = undefined;
   const claimed = await rt.durable.claim(ctx.cwd, r.state, rt.now());
   if (!claimed.ok) rt.tell(ctx, claimed.message, "warning");
   await rt.commit(r.state, ctx);
-  const def = rt.registry.workflows.get(key);
+  const def = registry.workflows.get(key);
   const prefix = def?.sessionNamePrefix ?? "Workflow: ";
   const max = def?.sessionNameMaxLength ?? 50;
   rt.pi.setSessionName(`${prefix}${task.length > max ? `${task.slice(0, max)}…` : task}`);
@@ -141,13 +147,17 @@ async function resumeCommand(rt: Runtime, cont: Continuation, id: string, ctx: P
   }
   const r = await rt.durable.resume(ctx.cwd, id);
   if (!r.ok) return rt.tell(ctx, r.message, "error");
+  cont.resetBudget();
+  rt.drivenElsewhere = undefined;
+  rt.state = r.state;
+  await checkPinned(rt, ctx);
+  if (rt.state !== r.state) return; // cancelled or moved by the user's choice
   const a = active(r.state, rt.registry);
   if (a === null) {
+    rt.state = current;
     await rt.durable.release();
     return rt.tell(ctx, `[phasekit] run ${id} (workflow ${r.state.workflowKey}) does not match the loaded definitions.`, "error");
   }
-  cont.resetBudget();
-  rt.drivenElsewhere = undefined;
   await rt.commit(r.state, ctx);
   rt.pi.sendUserMessage(`Resume the workflow run ${id} (${a.definition.name}) where it stopped: ${a.phase.name}.`);
 }

@@ -7,6 +7,7 @@ import {
   advance as coreAdvance,
   cancel as coreCancel,
   cancelNow as coreCancelNow,
+  checkDefinitions as coreCheckDefinitions,
   checkTool as coreCheckTool,
   compileDefinitions,
   contextPrompt as coreContextPrompt,
@@ -25,9 +26,20 @@ import {
   renderTemplate,
   toPersisted,
 } from "@phasekit/core";
-import type { ActiveWorkflow, DefinitionProblem, Happening, WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
+import type { ActiveWorkflow, DefinitionProblem, Happening, WorkflowChange, WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
 
-export type { ActiveWorkflow, DefinitionProblem, Happening, WorkflowError, WorkflowRegistry, WorkflowState };
+export type { ActiveWorkflow, DefinitionProblem, Happening, WorkflowChange, WorkflowError, WorkflowRegistry, WorkflowState };
+
+/**
+ * May the run go on with `registry`? `same`: nothing it reaches changed; `changed`: something did (`resolves`:
+ * its position still resolves there), with core's diff.
+ */
+export function definitionsVerdict(registry: WorkflowRegistry, state: WorkflowState): { same: true } | { same: false; resolves: boolean; diff: readonly WorkflowChange[]; reason: string } {
+  const r = coreCheckDefinitions(registry, state);
+  if (r.ok) return r.verdict === "changed" ? { same: false, resolves: true, diff: r.diff, reason: "" } : { same: true };
+  const diff = (r.error.details as { diff?: readonly WorkflowChange[] }).diff ?? [];
+  return { same: false, resolves: false, diff, reason: r.error.message };
+}
 export { isLive, toPersisted };
 
 /** A transition's result as the pi wiring uses it. */

@@ -10,6 +10,7 @@ import type { PiApi, PiContext } from "./host.js";
 import { MESSAGE, type Runtime } from "./runtime.js";
 import { endAnnouncedOnBranch } from "./session-entries.js";
 import { honourControl } from "./control.js";
+import { checkPinned } from "./pinned-definitions.js";
 
 function refresh(rt: Runtime, ctx: PiContext): void {
   try {
@@ -28,6 +29,12 @@ export function runEndOf(messages: readonly unknown[]): RunEnd {
   return { aborted: false, errored: false };
 }
 
+/** The `tool_call` answer for `toolName` now. */
+function decisionOf(rt: Runtime, toolName: string): { block: true; reason: string } | undefined {
+  const d = rt.decide(toolName);
+  return d.allowed ? undefined : { block: true, reason: d.reason };
+}
+
 /** Registers every hook on `pi`. */
 export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void {
   let settledHost = false;
@@ -35,6 +42,13 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
   // entry before the tool result): the first context then says that the context, not the transcript, is current.
   let restarted = false;
   let lastEnd: RunEnd = { aborted: false, errored: false };
+  const decision = (toolName: string) => decisionOf(rt, toolName);
+  // The definition files changed since the last load: re-read them, and let the user choose for a live run.
+  const recheck = async (ctx: PiContext): Promise<void> => {
+    rt.reload(ctx);
+    await checkPinned(rt, ctx);
+    rt.refreshUi(ctx);
+  };
 
   const onSession = async (ctx: PiContext, reason: string | undefined): Promise<void> => {
     rt.epoch += 1;
@@ -42,6 +56,12 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     cont.cancel(ctx.ui);
     rt.reload(ctx);
     rt.rebuild(ctx);
+    if ((await checkPinned(rt, ctx, { ask: false })) === "ask-later") {
+      const epoch = rt.epoch;
+      setTimeout(() => {
+        if (epoch === rt.epoch) void checkPinned(rt, ctx).then(() => epoch === rt.epoch && rt.refreshUi(ctx)).catch(() => undefined);
+      }, 0);
+    }
     rt.refreshUi(ctx);
     const s = rt.state;
     rt.drivenElsewhere = undefined;
@@ -91,9 +111,9 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     rt.contextGivenFor = key;
     return { entries: [{ type: "custom_message", customType: MESSAGE.context, content: contextPrompt(a), display: false }] };
   });
-  pi.on("tool_call", (e) => {
-    const d = rt.decide(e.toolName);
-    return d.allowed ? undefined : { block: true, reason: d.reason };
+  pi.on("tool_call", (e, ctx) => {
+    if (rt.definitionsDirty) return recheck(ctx).then(() => decision(e.toolName));
+    return decision(e.toolName);
   });
   pi.on("before_agent_start", async (_e, ctx) => {
     cont.cancel(ctx.ui);

@@ -19,6 +19,8 @@ export interface PiUi {
   setWidget(key: string, content: string[] | undefined, options?: { placement?: "aboveEditor" | "belowEditor" }): void;
   notify(message: string, type?: "info" | "warning" | "error"): void;
   confirm(title: string, message: string): Promise<boolean>;
+  /** Both hosts: a list dialog; undefined when dismissed. */
+  select?(title: string, options: string[]): Promise<string | undefined>;
 }
 
 /** What every handler receives. `mode` exists on 1.5.x only. */

@@ -6,7 +6,9 @@
 import { generateRunId } from "../run/id.js";
 import { active, emptyRegistry, endOfRunText, isLive, move, readState, statusLine, toolDecision, toPersisted, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
 import { defaultDefinitionRoots, loadDefinitionFolders, type DefinitionLoadProblem, type DefinitionRoots, type LoadedDefinitions } from "./definition-folders.js";
+import * as fs from "node:fs";
 import { createActiveTools } from "./active-tools.js";
+import type { Pin } from "./pinned-definitions.js";
 import { createDurableRuns, type DurableRuns } from "./durable-runs.js";
 import type { PlanStore } from "../store/plan-store.js";
 import type { PiApi, PiContext } from "./host.js";
@@ -62,6 +64,12 @@ export interface Runtime {
   drivenElsewhere: string | undefined;
   /** `taskId:generation` of the state whose context the model was last given. */
   contextGivenFor: string | undefined;
+  /** The pinned definitions the live run goes on with, when the user kept them over changed files. */
+  pin: Pin | undefined;
+  /** `taskId|fingerprints` of the loaded files the user already chose for (asked once per change). */
+  pinDecidedFor: string | undefined;
+  /** Set when a definition folder changed on disk since the last load (watched). */
+  definitionsDirty: boolean;
   /** Increases on every session change: a timer armed in an older session does nothing. */
   epoch: number;
   now(): number;
@@ -92,6 +100,21 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
   let decidedFor: { state: WorkflowState | null; registry: WorkflowRegistry } | undefined;
   const now = options.now ?? Date.now;
   const activeTools = createActiveTools(pi);
+  // Definition folders are watched, so a change under a live run is seen at the next tool call without reading
+  // the folders on every call. A root that cannot be watched is re-read at session start and resume only.
+  const watched = new Map<string, fs.FSWatcher | null>();
+  const watchRoots = (roots: DefinitionRoots): void => {
+    for (const dir of [roots.global, roots.project]) {
+      if (dir === undefined || watched.get(dir)) continue;
+      try {
+        const w = fs.watch(dir, { recursive: true, persistent: false }, () => void (rt.definitionsDirty = true));
+        w.on("error", () => undefined);
+        watched.set(dir, w);
+      } catch {
+        watched.set(dir, null); // missing now: tried again at the next reload
+      }
+    }
+  };
   const rt: Runtime = {
     pi,
     options: { ...options, countdownMs: options.countdownMs ?? 3000, maxReminders: options.maxReminders ?? 3 },
@@ -100,6 +123,9 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
     registry: emptyRegistry(),
     loaded: undefined,
     boundaryTurns: false,
+    pin: undefined,
+    pinDecidedFor: undefined,
+    definitionsDirty: false,
     drivenElsewhere: undefined,
     contextGivenFor: undefined,
     epoch: 0,
@@ -107,8 +133,10 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
     newTaskId: options.newTaskId ?? (() => generateRunId(() => false)),
     reload(ctx) {
       const roots = (options.roots ?? defaultDefinitionRoots)(ctx.cwd);
+      watchRoots(roots);
+      rt.definitionsDirty = false;
       rt.loaded = loadDefinitionFolders(roots);
-      rt.registry = rt.loaded.registry;
+      rt.registry = rt.pin !== undefined && rt.pin.taskId === rt.state?.taskId ? rt.pin.registry : rt.loaded.registry;
       for (const p of rt.loaded.problems) {
         const text = problemText(p);
         if (shown.has(text)) continue;

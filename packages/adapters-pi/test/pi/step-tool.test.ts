@@ -44,7 +44,10 @@ describe("workflow_step", () => {
     expect(resultText(await pi.step({ action: "loop" }))).toMatch(/^✓ Looped back: Review → 🧪 Test/);
     const yaml = path.join(project.workflows, "check", "workflow.yaml");
     fs.writeFileSync(yaml, fs.readFileSync(yaml, "utf8").replace("loopable: true", "loopable: false"));
+    pi.selectAnswers.push("Move to the new definitions (same phase)"); // never silently: the user moves the run
     await pi.emit("session_tree", {});
+    await new Promise((r) => setTimeout(r, 20)); // asked once pi is idle after the session event
+    expect(pi.selects).toHaveLength(1);
     expect(await pi.step({ action: "loop" })).toMatchObject({ error: expect.stringContaining("loop refused") });
   });
 

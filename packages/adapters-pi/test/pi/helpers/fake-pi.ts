@@ -27,6 +27,9 @@ export interface FakePi {
   readonly renderers: Map<string, PiMessageRenderer>;
   sessionName: string | undefined;
   confirmAnswers: boolean[];
+  /** Answers of `ui.select` (undefined: dismissed), and what it was asked. */
+  selectAnswers: Array<string | undefined>;
+  readonly selects: Array<{ title: string; options: string[] }>;
   hasUI: boolean;
   cwd: string;
   /** pi 1.5.x's `ctx.mode`; undefined like 0.73.1. */
@@ -60,6 +63,8 @@ export function createFakePi(options: { settledHost?: boolean; hasUI?: boolean; 
     staleUses: [],
     staleAll: () => void (generation += 1),
     confirmAnswers: [],
+    selectAnswers: [],
+    selects: [],
     hasUI: options.hasUI ?? true,
     mode: undefined,
     cwd: options.cwd ?? process.cwd(),
@@ -101,6 +106,7 @@ export function createFakePi(options: { settledHost?: boolean; hasUI?: boolean; 
           setWidget: (key, lines) => void (live("setWidget"), fake.widgets.set(key, lines)),
           notify: (text, level) => void (live("notify"), fake.notices.push({ text, level })),
           confirm: async () => (live("confirm"), fake.confirmAnswers.shift() ?? false),
+          select: async (title, options) => (live("select"), fake.selects.push({ title, options }), fake.selectAnswers.shift()),
         },
       };
     },

@@ -1,0 +1,164 @@
+/**
+ * Definitions pinned to the run. A run started here records, beside its state, the definitions of every
+ * workflow it reaches (a `workflow:definitions` session entry; core records their fingerprints in the state).
+ * When the files change under a live run (session start, resume, or the first tool call after a change) the
+ * user sees core's diff and chooses: keep the pinned definitions, move to the new ones (only where the current
+ * phase still exists: the position is carried over by phase id, so an inserted or removed earlier phase does
+ * not move the run), or cancel. Without a choice the run keeps its pinned definitions: it never moves silently.
+ */
+import { compile, definitionsVerdict, isLive, move, type WorkflowChange, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
+import type { BranchEntry, PiContext } from "./host.js";
+import type { Runtime } from "./runtime.js";
+
+/** The custom entry type of a run's pinned definitions. */
+export const DEFINITIONS_ENTRY = "workflow:definitions";
+
+/** What the entry holds: the compiled definitions of every workflow the run reaches, by key. */
+export interface PinnedData {
+  readonly taskId: string;
+  readonly workflows: Readonly<Record<string, unknown>>;
+}
+
+/** The definitions a run goes on with, compiled. */
+export interface Pin {
+  readonly taskId: string;
+  readonly registry: WorkflowRegistry;
+  readonly data: PinnedData;
+}
+
+/** The entry data pinning `registry`'s workflows that `state` reaches (the keys core fingerprinted). */
+export function pinData(state: WorkflowState, registry: WorkflowRegistry): PinnedData {
+  const keys = Object.keys(state.definitions ?? { [state.workflowKey]: "" });
+  const workflows: Record<string, unknown> = {};
+  for (const k of keys) {
+    const def = registry.workflows.get(k);
+    if (def !== undefined) workflows[k] = def;
+  }
+  return { taskId: state.taskId, workflows };
+}
+
+const compiled = new WeakMap<object, WorkflowRegistry | null>();
+
+/** The newest pin of run `taskId` on the branch, compiled (once per entry). */
+export function pinOnBranch(branch: readonly BranchEntry[], taskId: string): Pin | undefined {
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i] as BranchEntry;
+    if (e.type !== "custom" || e.customType !== DEFINITIONS_ENTRY) continue;
+    const d = e.data as Partial<PinnedData> | undefined;
+    if (d?.taskId !== taskId || typeof d.workflows !== "object" || d.workflows === null) continue;
+    let reg = compiled.get(d);
+    if (reg === undefined) {
+      const c = compile(d.workflows as Record<string, unknown>);
+      reg = c.problems.length === 0 ? c.registry : null;
+      compiled.set(d, reg);
+    }
+    return reg === null ? undefined : { taskId, registry: reg, data: d as PinnedData };
+  }
+  return undefined;
+}
+
+/** The choices, as the user reads them. */
+export const CHOICE = {
+  keep: "Keep the definitions the run started with",
+  move: "Move to the new definitions (same phase)",
+  cancel: "Cancel the run",
+} as const;
+
+/** One line per changed workflow, from core's diff. */
+export function diffText(diff: readonly WorkflowChange[]): string {
+  if (diff.length === 0) return "  (the definitions differ)";
+  return diff
+    .map((w) => {
+      const phases = w.phases.map((p) => `${(p as { id?: string }).id ?? `#${p.index + 1}`} ${p.change}`).join(", ");
+      return `  ${w.workflowKey}: ${w.change}${phases === "" ? "" : ` (${phases})`}`;
+    })
+    .join("\n");
+}
+
+/**
+ * The position of `state` carried over to `next` by phase id (sub-workflow entries by key), level by level;
+ * undefined when the current phase (or an enclosing entry) no longer exists there.
+ */
+export function carryPosition(state: WorkflowState, pinned: WorkflowRegistry, next: WorkflowRegistry): WorkflowState | undefined {
+  const path = [];
+  for (const seg of state.currentPath) {
+    const before = pinned.workflows.get(seg.workflowKey)?.phases[seg.phaseIndex];
+    const now = next.workflows.get(seg.workflowKey)?.phases;
+    if (before === undefined || now === undefined) return undefined;
+    const id = entryId(before);
+    const at = now.findIndex((p) => entryId(p) === id);
+    if (at < 0) return undefined;
+    path.push({ ...seg, phaseIndex: at });
+  }
+  const definitions = Object.fromEntries(Object.keys(state.definitions ?? {}).flatMap((k) => {
+    const f = next.fingerprints.get(k);
+    return f === undefined ? [] : [[k, f]];
+  }));
+  return { ...state, currentPath: path, definitions, generation: state.generation + 1 };
+}
+
+function entryId(entry: unknown): string {
+  const e = entry as { id?: string; subworkflow?: string };
+  return e.subworkflow !== undefined ? `sub:${e.subworkflow}` : `id:${e.id ?? ""}`;
+}
+
+/**
+ * Checks the live run against the loaded definitions and, when they changed, asks what to do. Sets
+ * `rt.registry` to what the run goes on with. Asks once per set of loaded files. With `ask: false` (inside
+ * `session_start`, where pi reads no dialog answer until start-up is over) it only keeps the pinned
+ * definitions for now and returns "ask-later"; the caller asks once pi is up.
+ */
+export async function checkPinned(rt: Runtime, ctx: PiContext, opts: { ask?: boolean } = {}): Promise<"ask-later" | undefined> {
+  const s = rt.state;
+  const loaded = rt.loaded?.registry;
+  if (s === null || !isLive(s) || loaded === undefined) return undefined;
+  const pin = rt.pin?.taskId === s.taskId ? rt.pin : pinOnBranch(ctx.sessionManager.getBranch(), s.taskId);
+  // Compare with what the run was pinned to (moved runs record their new pin; older runs only fingerprints).
+  const baseline = pin === undefined ? s : { ...s, definitions: Object.fromEntries([...pin.registry.fingerprints]) };
+  const v = definitionsVerdict(loaded, baseline);
+  if (v.same) {
+    rt.pin = undefined;
+    rt.registry = loaded;
+    return undefined;
+  }
+  const filesKey = [...loaded.fingerprints].join(",");
+  if (rt.pinDecidedFor === `${s.taskId}|${filesKey}`) {
+    rt.registry = rt.pin?.taskId === s.taskId ? rt.pin.registry : loaded;
+    return undefined;
+  }
+  if (opts.ask === false && ctx.hasUI && typeof ctx.ui.select === "function") {
+    rt.registry = pin?.registry ?? loaded;
+    return "ask-later";
+  }
+  const moved = pin !== undefined && v.resolves ? carryPosition(s, pin.registry, loaded) : undefined;
+  const options = [...(pin ? [CHOICE.keep] : []), ...(moved ? [CHOICE.move] : []), CHOICE.cancel];
+  const title = `The workflow definitions changed under run ${s.taskId}:\n${diffText(v.diff)}${v.resolves ? "" : `\n${v.reason}`}`;
+  const choice = ctx.hasUI && typeof ctx.ui.select === "function" ? await ctx.ui.select(title, options) : undefined;
+  rt.pinDecidedFor = `${s.taskId}|${filesKey}`;
+  if (choice === CHOICE.move && moved !== undefined) {
+    rt.pin = undefined;
+    rt.registry = loaded;
+    rt.pi.appendEntry(DEFINITIONS_ENTRY, pinData(moved, loaded));
+    await rt.commit(moved, ctx);
+    rt.tell(ctx, `[phasekit] run ${s.taskId} moved to the new definitions; it stays in the same phase.`);
+    return undefined;
+  }
+  if (choice === CHOICE.cancel) {
+    rt.registry = pin?.registry ?? loaded;
+    const r = move("cancel-now", s, rt.registry, rt.now());
+    if (r.ok) {
+      await rt.commit(r.state, ctx);
+      await rt.deliverEnd();
+    }
+    return undefined;
+  }
+  if (pin !== undefined) {
+    rt.pin = pin;
+    rt.registry = pin.registry;
+    rt.tell(ctx, `[phasekit] run ${s.taskId} keeps the definitions it started with${choice === undefined ? " (no choice was made)" : ""}:\n${diffText(v.diff)}`, "warning");
+    return undefined;
+  }
+  rt.registry = loaded;
+  rt.tell(ctx, `[phasekit] the definitions changed under run ${s.taskId} and the run has no pinned copy:\n${diffText(v.diff)}${v.resolves ? "" : `\n${v.reason} /cancel-workflow ends it.`}`, "warning");
+  return undefined;
+}
