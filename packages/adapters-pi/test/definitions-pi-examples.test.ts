@@ -10,6 +10,8 @@ import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { initialMessage, reduce, resolveActive, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import { loadDefinitionFolders } from "../src/definitions/folders.js";
+import { resultText } from "./pi/helpers/fake-pi.js";
+import { loadExtension } from "./pi/helpers/setup.js";
 
 const EXAMPLES = path.resolve(import.meta.dirname, "../../../node_modules/@harms-haus/pi-workflows/docs/examples.md");
 const roots: string[] = [];
@@ -88,6 +90,24 @@ describe("pi-workflows' documented examples, as folders", () => {
     if (!started.ok) throw new Error(started.error.message);
     const text = initialMessage(registry, started.state);
     expect(text.ok && text.text).toBe('Starting RPIR Development for: "Add login page"\n\nPhase 1: 🔍 Research\nAvailable profiles: vertical-scout, horizontal-scout\n');
+  });
+
+  it("end to end in the extension: /workflow rpir starts with pi's initial message and workflow_step walks it to the end", async () => {
+    const root = writeTree(files);
+    const global = fs.mkdtempSync(path.join(os.tmpdir(), "pk-pi-examples-global-"));
+    roots.push(global);
+    const { pi } = loadExtension({ cwd: root, workflows: root, global });
+    await pi.emit("session_start", {});
+    await pi.command("workflow", "rpir Add login page");
+    expect(pi.userMessages[0]).toBe('Starting RPIR Development for: "Add login page"\n\nPhase 1: 🔍 Research\nAvailable profiles: vertical-scout, horizontal-scout\n');
+    const lines: string[] = [];
+    for (let i = 0; i < 4; i++) lines.push(resultText(await pi.step({ action: "next" })).split("\n")[0] as string);
+    expect(lines).toEqual([
+      "✓ Advanced: Research → 📋 Planning (then ⚙️ Implementation)",
+      "✓ Advanced: Planning → ⚙️ Implementation (then 🔎 Review)",
+      "✓ Advanced: Implementation → 🔎 Review (last phase: when this phase is finished, call workflow_step next)",
+      "✓ Review → DONE. All phases of RPIR Development are complete; stop here.",
+    ]);
   });
 
   it("folder names pi-workflows loads are workflow keys: digits first, dots, spaces, '_', non-Latin, 70 characters", () => {
