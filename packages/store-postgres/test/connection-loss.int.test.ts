@@ -20,15 +20,15 @@ if (!started.ok) {
   afterAll(() => cluster.destroy());
 
   describe("postgres store: connection loss", () => {
-    it("a holder that cannot reach the server for its lease aborts its signal with LOCK_LOST (connectionLost)", async () => {
+    it("a holder that cannot reach the server for its lease aborts its signal with WRITE_FAILED (connectionLost), not LOCK_LOST: nobody took the run", async () => {
       const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace: `h-${randomUUID()}`, leaseMs: 600 });
       const got = await store.lock("run", { owner: { tool: "t" } });
       if (!got.ok) throw got.error;
       cluster.stop("immediate");
       try {
         await new Promise((r) => got.lock.signal.addEventListener("abort", r, { once: true }));
-        expect(got.lock.signal.reason).toMatchObject({ code: "LOCK_LOST", details: { connectionLost: true } });
-        await expect(got.lock.assertHeld()).rejects.toMatchObject({ code: "LOCK_LOST" });
+        expect(got.lock.signal.reason).toMatchObject({ code: "WRITE_FAILED", details: { connectionLost: true, taken: false, field: "lease" } });
+        await expect(got.lock.assertHeld()).rejects.toMatchObject({ code: "WRITE_FAILED" });
       } finally {
         cluster.start();
         await store.close();

@@ -108,9 +108,9 @@ if (!started.ok) {
       const pools = Array.from({ length: 6 }, () => new pg.Pool({ connectionString: url, max: 1 }));
       try {
         const reports = await Promise.all(pools.map((p) => migrate(p)));
-        expect(reports.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2], version: 2 }]);
-        expect(reports.every((r) => r.version === 2)).toBe(true);
-        expect(await migrate(pools[0]!)).toEqual({ applied: [], version: 2 });
+        expect(reports.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2, 3], version: 3 }]);
+        expect(reports.every((r) => r.version === 3)).toBe(true);
+        expect(await migrate(pools[0]!)).toEqual({ applied: [], version: 3 });
       } finally {
         for (const p of pools) await p.end();
       }
@@ -146,8 +146,8 @@ if (!started.ok) {
         expect(await migrate(pool, MIGRATIONS.slice(0, 1))).toEqual({ applied: [1], version: 1 });
         await pool.query("INSERT INTO phasekit_runs (namespace, slug) VALUES ('default', 'run')");
         await pool.query(`INSERT INTO phasekit_control VALUES ('default', 'run', 'stop', '{"kind":"stop","requestedAt":"2026-01-01T00:00:00.000Z","reason":"old","by":"alice"}')`);
-        const store = await openPostgresPlanStore({ pool });
-        expect(store.migrations).toEqual({ applied: [2], version: 2 });
+        const store = await openPostgresPlanStore({ pool, migrate: true });
+        expect(store.migrations).toEqual({ applied: [2, 3], version: 3 });
         expect(await store.readControl("run")).toEqual({
           ok: true,
           request: { schemaVersion: 1, signal: "stop", reason: "old", requestedAt: "2026-01-01T00:00:00.000Z", requestedBy: { pid: 0, host: "alice" } },

@@ -1,5 +1,6 @@
 /** The shared handle of one store (its pool and namespace), and the fence a holder's writes carry. */
-import type { Pool } from "pg";
+import type { Pool, QueryArrayConfig, QueryConfig, QueryResult, QueryResultRow } from "pg";
+import { isTerminatedConnection } from "./errors.js";
 
 /** What every part of the store works with. */
 export interface Db {
@@ -8,24 +9,70 @@ export interface Db {
   readonly namespace: string;
 }
 
+/** What a lease lends the writes fenced by it: its abort signal, and a renewal that confirms it is still held. */
+export interface LeaseGuard {
+  readonly signal: AbortSignal;
+  /** Renews now: true when the lease is still this holder's (renewed); false when it is lost (signal aborted) or given up (stopped). */
+  confirm(): Promise<boolean>;
+}
+
 /**
- * Who a write is made for: one lease (its epoch and token), or `null` for a writer holding no lease. It travels
- * with the lease's store and checkpoints, never looked up in the store object: two leases taken through one
- * store fence their writes apart.
+ * Who a write is made for: one lease (its epoch and token, and the lease itself to confirm it), or `null` for a
+ * writer holding no lease. It travels with the lease's store and checkpoints, never looked up in the store
+ * object: two leases taken through one store fence their writes apart.
  */
-export type Fence = { readonly epoch: number; readonly token: string } | null;
+export type Fence = { readonly epoch: number; readonly token: string; readonly lease?: LeaseGuard } | null;
 
 /**
  * The fence every write statement carries, as a SQL condition on the run row `r` with the epoch in `$E` and the
- * token in `$T`: the holder's own epoch and token, or (for a writer holding no lease) no live holder at all.
- * Statements lock the row (UPDATE, or SELECT … FOR SHARE) so a takeover either waits for the write to commit or
- * commits first and makes the re-checked condition false.
+ * token in `$T`: the holder's own epoch and token under a lease the database still counts as live, or (for a
+ * writer holding no lease) no live holder at all. Statements lock the row (UPDATE, or SELECT … FOR SHARE) so a
+ * takeover either waits for the write to commit or commits first and makes the re-checked condition false.
  */
 export function fenceSql(e: string, t: string): string {
-  return `((${t}::text IS NULL AND (r.holder IS NULL OR r.lease_until < now())) OR (r.epoch = ${e}::bigint AND r.holder = ${t}::text))`;
+  return `((${t}::text IS NULL AND (r.holder IS NULL OR r.lease_until < now())) OR (r.epoch = ${e}::bigint AND r.holder = ${t}::text AND r.lease_until >= now()))`;
 }
 
 /** The `[$E, $T]` parameters of `fenceSql` for `fence`. */
 export function fenceParams(fence: Fence): [number | null, string | null] {
   return fence === null ? [null, null] : [fence.epoch, fence.token];
+}
+
+/**
+ * Runs one statement on the pool. A statement whose connection was terminated under it (`pg_terminate_backend`,
+ * a pooled connection the server dropped) is sent again on a fresh connection when `idempotent` (reads, upserts
+ * of the same row, fenced by epoch): its first try either committed or did not, and a second try lands the same
+ * row either way. Other statements fail with the connection error.
+ */
+export async function query<R extends QueryResultRow = QueryResultRow>(
+  db: Db,
+  statement: string | QueryConfig | QueryArrayConfig,
+  values?: unknown[],
+  idempotent = true,
+): Promise<QueryResult<R>> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.pool.query<R>(statement as string, values);
+    } catch (error) {
+      if (!idempotent || attempt >= 2 || !isTerminatedConnection(error)) throw error;
+    }
+  }
+}
+
+/**
+ * A holder's write under `fence`: `attempt` resolves undefined when the fence refused it. A lease whose signal
+ * is aborted writes nothing (its reason is thrown). A refused write is tried once more after a renewal confirms
+ * the lease is still this holder's: the database refuses a write under a lease that has run out (nobody may
+ * have taken it yet), and only a renewal that lands makes it live again (docs/postgres.md, "The lease").
+ */
+export async function fencedWrite<T>(fence: Fence, attempt: () => Promise<T | undefined>): Promise<T | undefined> {
+  const lease = fence?.lease;
+  if (lease?.signal.aborted) throw lease.signal.reason;
+  const first = await attempt();
+  if (first !== undefined || lease === undefined) return first;
+  if (!(await lease.confirm())) {
+    if (lease.signal.aborted) throw lease.signal.reason;
+    return undefined;
+  }
+  return attempt();
 }

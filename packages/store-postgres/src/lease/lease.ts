@@ -3,16 +3,25 @@
  * acquisition raises. Times are the database's own `now()`, so machines with skewed clocks agree on expiry.
  * Why a lease and not a session advisory lock: a stopped holder (SIGSTOP, a frozen VM) keeps its TCP session,
  * so its advisory lock would never let anyone take over; a lease expires on its own.
+ *
+ * The lease is honest both ways (the file lock's rule, lock/heartbeat.ts in adapters-pi): a renewal that comes
+ * late proves nothing (a starved event loop delays it as a pause does), so it is awaited, and it renews the row
+ * if the epoch and token are still ours, expired or not. LOCK_LOST is said only when another holder took the run
+ * (or the row is gone). A lease no renewal could confirm for a whole lease (no answer, or the row locked by
+ * another session) aborts with WRITE_FAILED naming why: the run stops, nobody is blamed. Writes are refused by
+ * the database once `lease_until` has passed, until a renewal lands (db.ts, fencedWrite).
  */
 import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { LockOwner, ReleasePlanLockOutcome, StoreLock } from "@phasekit/adapters-pi";
-import type { Db } from "../db/db.js";
-import { workflowError } from "@phasekit/core";
+import { workflowError, type WorkflowError } from "@phasekit/core";
+import { query, type Db, type LeaseGuard } from "../db/db.js";
 import { isConnectionError, locked, storeError } from "../db/errors.js";
+import type { HeartbeatConnection, Renewal } from "./heartbeat.js";
 
 /** A held lease: the StoreLock the port asks for, plus the epoch and token every write of its holder carries. */
-export interface Lease extends StoreLock {
+export interface Lease extends StoreLock, LeaseGuard {
   readonly epoch: number;
   readonly token: string;
   /** Stops the heartbeat without touching the row (the process is going away). */
@@ -31,14 +40,17 @@ export interface AcquireLeaseOptions {
  * Takes the run in one statement: insert the row, or bump its epoch when nobody holds it or the lease expired.
  * LOCKED (naming the holder) when a live lease exists after `retries` more tries.
  */
-export async function acquireLease(db: Db, slug: string, options: AcquireLeaseOptions, onReleased: () => void): Promise<Lease> {
+export async function acquireLease(db: Db, heartbeat: HeartbeatConnection, slug: string, options: AcquireLeaseOptions, onReleased: () => void): Promise<Lease> {
   const token = randomUUID();
   const owner = { ...options.owner, pid: options.owner.pid ?? process.pid };
   for (let attempt = 0; ; attempt++) {
     const sent = performance.now();
     let epoch: number | undefined;
     try {
-      const r = await db.pool.query<{ epoch: string }>(
+      // Not retried on a cut connection: a lost reply may hide an epoch we took, and a second try would be LOCKED
+      // by it until its lease runs out (the caller's retries cover that).
+      const r = await query<{ epoch: string }>(
+        db,
         `INSERT INTO phasekit_runs AS r (namespace, slug, epoch, holder, holder_owner, lease_until)
          VALUES ($1, $2, 1, $3, $4, now() + $5 * interval '1 millisecond')
          ON CONFLICT (namespace, slug) DO UPDATE SET epoch = r.epoch + 1, holder = EXCLUDED.holder,
@@ -46,93 +58,114 @@ export async function acquireLease(db: Db, slug: string, options: AcquireLeaseOp
          WHERE r.holder IS NULL OR r.lease_until < now()
          RETURNING epoch`,
         [db.namespace, slug, token, owner, options.leaseMs],
+        false,
       );
       epoch = r.rows[0] === undefined ? undefined : Number(r.rows[0].epoch);
     } catch (error) {
       throw storeError("write", slug, "lock", error);
     }
-    if (epoch !== undefined) return startLease(db, slug, epoch, token, options.leaseMs, sent, onReleased);
+    if (epoch !== undefined) return startLease(db, heartbeat, slug, epoch, token, options.leaseMs, sent, onReleased);
     if (attempt >= options.retries || options.signal?.aborted) {
-      const h = await db.pool.query("SELECT holder_owner FROM phasekit_runs WHERE namespace = $1 AND slug = $2", [db.namespace, slug]).catch(() => ({ rows: [] }));
+      const h = await query(db, "SELECT holder_owner FROM phasekit_runs WHERE namespace = $1 AND slug = $2", [db.namespace, slug]).catch(() => ({ rows: [] as Array<{ holder_owner?: unknown }> }));
       throw locked(slug, h.rows[0]?.holder_owner ?? "another process");
     }
     await new Promise((r) => setTimeout(r, Math.min(1000, options.leaseMs / 4)));
   }
 }
 
-function startLease(db: Db, slug: string, epoch: number, token: string, leaseMs: number, since: number, onReleased: () => void): Lease {
+function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch: number, token: string, leaseMs: number, since: number, onReleased: () => void): Lease {
   const controller = new AbortController();
-  let lastRenewed = since;
-  let beating = false;
-  let lastError: unknown;
-  const lose = (why: string, unreachable: boolean): void => {
-    if (controller.signal.aborted) return;
+  // Monotonic time the last renewal that landed was sent: the row's lease runs at least leaseMs from then.
+  let lastConfirmed = since;
+  let stopped = false;
+  let released = false;
+  let inFlight: Promise<boolean> | undefined;
+  const lose = (error: WorkflowError): false => {
     clearInterval(timer);
+    if (!controller.signal.aborted) controller.abort(error);
+    return false;
+  };
+  const taken = (): false =>
     // The lease's store keeps fencing by this epoch: its later writes are refused as displaced, never judged by
     // the rules of a writer that holds nothing (which would accept them once the new holder released).
-    controller.abort(
-      workflowError("store-postgres", "LOCK_LOST", `run ${slug}: the lease of epoch ${epoch} is lost: ${why}.`, {
-        field: "epoch",
-        value: epoch,
-        connectionLost: unreachable,
-        hint: unreachable ? "resume the run once the database is reachable again" : "another process holds the run now",
-      }, lastError),
-    );
+    lose(workflowError("store-postgres", "LOCK_LOST", `run ${slug}: the lease of epoch ${epoch} is lost: another holder took the run.`, {
+      field: "epoch",
+      value: epoch,
+      taken: true,
+      hint: "another process holds the run now; let it finish, or resume the run later",
+    }));
+  const unconfirmed = (last: Renewal | undefined, error: unknown): false => {
+    const rowLocked = last === "busy";
+    const connectionLost = !rowLocked && (error === undefined || isConnectionError(error) || storeError("write", slug, "lease", error).details.connectionLost === true);
+    const why = rowLocked ? "the run's row is locked by another session" : `the database did not answer (${String((error as Error)?.message ?? error)})`;
+    return lose(workflowError("store-postgres", "WRITE_FAILED", `run ${slug}: the lease of epoch ${epoch} could not be renewed for ${leaseMs} ms: ${why}; the run stops before its lease can be taken.`, {
+      field: "lease",
+      value: epoch,
+      taken: false,
+      rowLocked,
+      connectionLost,
+      hint: rowLocked ? "end the session holding the lock on phasekit_runs (pg_stat_activity), then resume the run" : "resume the run once the database is reachable again: acknowledged steps are kept",
+    }, error));
   };
-  const beat = async (): Promise<void> => {
-    // Judged locally too: with the server unreachable, the lease runs out while no query can say so.
-    if (performance.now() - lastRenewed > leaseMs) return lose("no heartbeat got through before it ran out", beating || isConnectionError(lastError));
-    if (beating) return;
-    beating = true;
-    const sent = performance.now();
-    try {
-      const r = await db.pool.query(
-        `UPDATE phasekit_runs SET lease_until = now() + $5 * interval '1 millisecond'
-         WHERE namespace = $1 AND slug = $2 AND epoch = $3 AND holder = $4 AND lease_until >= now() RETURNING 1`,
-        [db.namespace, slug, epoch, token, leaseMs],
-      );
-      if (r.rowCount === 1) (lastRenewed = sent), (lastError = undefined);
-      else lose("the heartbeat found it expired or taken", false);
-    } catch (error) {
-      lastError = error;
-      if (performance.now() - lastRenewed > leaseMs) lose("the heartbeat could not reach the database", isConnectionError(error));
-    } finally {
-      beating = false;
+  // One renewal at a time; it keeps trying until it lands, the run is taken, or no renewal landed for a lease.
+  const renewal = async (): Promise<boolean> => {
+    for (let failures = 0; ; failures++) {
+      if (controller.signal.aborted) return false;
+      // A stopped lease is being given up: nothing renews it, so an expired one stays expired.
+      if (stopped) return false;
+      const sent = performance.now();
+      let outcome: Renewal | undefined;
+      let error: unknown;
+      try {
+        outcome = await heartbeat.renew(slug, epoch, token, leaseMs);
+      } catch (e) {
+        error = e;
+      }
+      if (outcome === "renewed") {
+        lastConfirmed = sent;
+        return true;
+      }
+      if (outcome === "taken") return taken();
+      // Lateness alone is no loss: only failures past the lease (at least two, so one late try never decides).
+      if (failures >= 1 && performance.now() - lastConfirmed > leaseMs) return unconfirmed(outcome, error);
+      await sleep(Math.max(20, Math.min(100, leaseMs / 10)));
     }
   };
-  const timer = setInterval(() => void beat(), Math.max(50, Math.floor(leaseMs / 3)));
+  const confirm = (): Promise<boolean> => {
+    if (controller.signal.aborted) return Promise.resolve(false);
+    inFlight ??= renewal().finally(() => (inFlight = undefined));
+    return inFlight;
+  };
+  const timer = setInterval(() => void confirm(), Math.max(50, Math.floor(leaseMs / 3)));
   timer.unref();
   return {
     epoch,
     token,
     signal: controller.signal,
-    stop: () => clearInterval(timer),
+    confirm,
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
     async assertHeld() {
+      if (!controller.signal.aborted && !released && performance.now() - lastConfirmed > leaseMs) await confirm();
       if (controller.signal.aborted) throw controller.signal.reason;
-      let held: boolean;
-      try {
-        const r = await db.pool.query(
-          "SELECT 1 FROM phasekit_runs WHERE namespace = $1 AND slug = $2 AND epoch = $3 AND holder = $4 AND lease_until >= now()",
-          [db.namespace, slug, epoch, token],
-        );
-        held = r.rowCount === 1;
-      } catch (error) {
-        throw storeError("read", slug, "assertHeld", error);
-      }
-      if (!held) {
-        lose("it expired or was taken", false);
-        throw controller.signal.reason;
-      }
+      if (released) throw workflowError("store-postgres", "LOCK_LOST", `run ${slug}: the lease of epoch ${epoch} was already released.`, { field: "epoch", value: epoch });
     },
     async release(): Promise<ReleasePlanLockOutcome> {
+      stopped = true;
       clearInterval(timer);
       try {
-        const r = await db.pool.query(
-          "UPDATE phasekit_runs SET holder = NULL, holder_owner = NULL, lease_until = NULL WHERE namespace = $1 AND slug = $2 AND epoch = $3 AND holder = $4 RETURNING 1",
+        // SKIP LOCKED: a row locked by another session is not waited for; the lease then runs out on its own.
+        const r = await query(
+          db,
+          `UPDATE phasekit_runs SET holder = NULL, holder_owner = NULL, lease_until = NULL
+           WHERE ctid = (SELECT ctid FROM phasekit_runs WHERE namespace = $1 AND slug = $2 AND epoch = $3 AND holder = $4 FOR UPDATE SKIP LOCKED) RETURNING 1`,
           [db.namespace, slug, epoch, token],
         );
         // Let go either way (a displaced lease's own store still refuses its writes: it fences by its epoch);
         // after a failed query the lease may still be held, so the store object keeps it.
+        released = true;
         onReleased();
         return { ok: true, released: r.rowCount === 1 };
       } catch (error) {

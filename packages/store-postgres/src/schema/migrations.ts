@@ -1,98 +1,42 @@
 /**
- * Versioned schema migrations, applied by the store when it starts. Every process that starts takes one
- * transaction-scoped advisory lock first, so two processes starting at once apply each version exactly once:
- * the second waits, then finds the version recorded and skips it.
+ * Versioned schema migrations: a separate step, run by the schema's owner (`migrate()`, or the SQL files in
+ * the package's `sql/` folder applied with any tool), never by an ordinary open. The files are the one record
+ * of the schema; `migrate()` applies the missing ones in one transaction under a transaction-scoped advisory
+ * lock, so two migrators starting at once apply each version exactly once, and a migrator that dies frees the
+ * lock with its connection. Its waits are bounded like every statement of the store (lock_timeout).
  */
-import type { Pool } from "pg";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { connectionFailure, isConnectionError, waitBound } from "../db/errors.js";
+import { connectionSettings, resolveTimeouts, type PostgresTimeouts } from "../db/settings.js";
+import { workflowError } from "@phasekit/core";
 
 /** Key of the advisory lock held while migrating (any fixed 64-bit number; "phasekit" in ASCII). */
 export const MIGRATION_LOCK_KEY = "7018134390371232628";
 
-/** One migration: its version (1, 2, …) and the statements that take the schema there. */
+/** The folder of the SQL files (shipped with the package, beside src/ and dist/). */
+export const SQL_DIR = fileURLToPath(new URL("../../sql/", import.meta.url));
+
+/** One migration: its version (1, 2, …), its file and the statements that take the schema there. */
 export interface Migration {
   version: number;
+  file?: string;
   sql: string;
 }
 
-/** Every migration, in order. Never edit a released one: add the next version. */
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    sql: `
-CREATE TABLE phasekit_runs (
-  namespace text NOT NULL,
-  slug text NOT NULL,
-  generation bigint,
-  metadata jsonb,
-  status text,
-  updated_at timestamptz,
-  epoch bigint NOT NULL DEFAULT 0,
-  holder text,
-  holder_owner jsonb,
-  lease_until timestamptz,
-  journal_seq bigint NOT NULL DEFAULT 0,
-  PRIMARY KEY (namespace, slug)
-);
-CREATE TABLE phasekit_journal (
-  namespace text NOT NULL,
-  slug text NOT NULL,
-  seq bigint NOT NULL,
-  entry jsonb NOT NULL,
-  epoch bigint,
-  PRIMARY KEY (namespace, slug, seq),
-  FOREIGN KEY (namespace, slug) REFERENCES phasekit_runs ON DELETE CASCADE
-);
-CREATE TABLE phasekit_steps (
-  namespace text NOT NULL,
-  slug text NOT NULL,
-  step_id text NOT NULL,
-  record jsonb NOT NULL,
-  epoch bigint NOT NULL,
-  PRIMARY KEY (namespace, slug, step_id),
-  FOREIGN KEY (namespace, slug) REFERENCES phasekit_runs ON DELETE CASCADE
-);
-CREATE TABLE phasekit_commits (
-  namespace text NOT NULL,
-  slug text NOT NULL,
-  commit_id text NOT NULL,
-  record jsonb NOT NULL,
-  epoch bigint NOT NULL,
-  PRIMARY KEY (namespace, slug, commit_id),
-  FOREIGN KEY (namespace, slug) REFERENCES phasekit_runs ON DELETE CASCADE
-);
-CREATE TABLE phasekit_artifacts (
-  namespace text NOT NULL,
-  slug text NOT NULL,
-  fingerprint text NOT NULL,
-  body text NOT NULL,
-  PRIMARY KEY (namespace, slug, fingerprint),
-  FOREIGN KEY (namespace, slug) REFERENCES phasekit_runs ON DELETE CASCADE
-);
-CREATE TABLE phasekit_control (
-  namespace text NOT NULL,
-  slug text NOT NULL,
-  kind text NOT NULL CHECK (kind IN ('pause', 'stop')),
-  request jsonb NOT NULL,
-  PRIMARY KEY (namespace, slug, kind),
-  FOREIGN KEY (namespace, slug) REFERENCES phasekit_runs ON DELETE CASCADE
-);`,
-  },
-  {
-    // Control requests became part of the PlanStore port: rows hold the port's ControlRequest (the fs request
-    // file's shape). Rows filed in version 1's shape ({kind, requestedAt, reason?, by?}) are converted, so a
-    // pending request survives the upgrade; the signal inside must agree with the row's kind from now on.
-    version: 2,
-    sql: `
-UPDATE phasekit_control SET request = jsonb_build_object(
-  'schemaVersion', 1,
-  'signal', kind,
-  'reason', left(coalesce(request->>'reason', kind || ' requested'), 2000),
-  'requestedAt', coalesce(request->>'requestedAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
-  'requestedBy', jsonb_build_object('pid', 0, 'host', coalesce(request->>'by', 'unknown')))
-WHERE NOT (request ? 'schemaVersion');
-ALTER TABLE phasekit_control ADD CONSTRAINT phasekit_control_signal CHECK (request->>'signal' = kind);`,
-  },
-];
+/** Every migration, in order, read from the SQL files. Never edit a released one: add the next file. */
+export const MIGRATIONS: readonly Migration[] = readdirSync(SQL_DIR)
+  .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+  .sort()
+  .map((file, i) => {
+    const version = Number(file.slice(0, 3));
+    if (version !== i + 1) throw new Error(`@phasekit/store-postgres: sql/${file} is out of sequence (expected version ${i + 1}).`);
+    return { version, file, sql: readFileSync(SQL_DIR + file, "utf8") };
+  });
+
+/** The schema version this package reads and writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** What `migrate` did: the versions it applied (empty when the schema was current). */
 export interface MigrationReport {
@@ -100,9 +44,28 @@ export interface MigrationReport {
   version: number;
 }
 
-/** Brings the schema to the newest version; safe to call from many processes at once. */
-export async function migrate(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationReport> {
-  const client = await pool.connect();
+/** Options of `migrate` when it is given a connection string. */
+export interface MigrateOptions {
+  timeouts?: PostgresTimeouts;
+}
+
+/**
+ * Brings the schema to the newest version; safe to call from many processes at once. Takes a pool you own or a
+ * connection string (a pool is made and ended). A wait past the lock timeout (another migrator stuck holding
+ * the lock) is a typed WRITE_FAILED naming it.
+ */
+export async function migrate(target: pg.Pool | string, migrations: readonly Migration[] = MIGRATIONS, options: MigrateOptions = {}): Promise<MigrationReport> {
+  const own = typeof target === "string";
+  const pool = own ? new pg.Pool({ connectionString: target, max: 1, ...connectionSettings(resolveTimeouts(options.timeouts, 10_000)) }) : target;
+  if (own) pool.on("error", () => undefined);
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    if (own) await pool.end().catch(() => undefined);
+    throw connectionFailure(error, "migrate");
+  }
+  let broken: unknown;
   try {
     await client.query("BEGIN");
     // Transaction-scoped: released by COMMIT/ROLLBACK or when the connection dies, never leaked.
@@ -113,15 +76,25 @@ export async function migrate(pool: Pool, migrations: readonly Migration[] = MIG
     for (const m of migrations) {
       if (done.has(m.version)) continue;
       await client.query(m.sql);
-      await client.query("INSERT INTO phasekit_schema (version) VALUES ($1)", [m.version]);
+      // The files record their own version; a migration given inline may not.
+      await client.query("INSERT INTO phasekit_schema (version) VALUES ($1) ON CONFLICT DO NOTHING", [m.version]);
       applied.push(m.version);
     }
     await client.query("COMMIT");
     return { applied, version: Math.max(0, ...done, ...applied) };
   } catch (error) {
+    broken = error;
     await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
+    if (waitBound(error) === "lock") {
+      throw workflowError("store-postgres", "WRITE_FAILED", "migrate: another session held the migration lock or a table past the lock timeout.", {
+        field: "migrate",
+        timedOut: "lock",
+        hint: "another migration is running or stuck: find it in pg_stat_activity (pg_terminate_backend ends it; its transaction rolls back), then migrate again",
+      }, error);
+    }
+    throw isConnectionError(error) ? connectionFailure(error, "migrate") : error;
   } finally {
-    client.release();
+    client.release(isConnectionError(broken) ? (broken as Error) : undefined);
+    if (own) await pool.end().catch(() => undefined);
   }
 }

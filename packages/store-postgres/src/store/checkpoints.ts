@@ -11,7 +11,8 @@
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { canonicalJson, checkCommitRecord, checkStepKey, commitIntentRecord, decideStep, fingerprint, stepErrorText } from "@phasekit/adapters-pi/store-kit";
 import { type CheckpointStore, type CommitIntent, type CommitRecord, type RerunReason, type StepOutcome, type StepRecord } from "@phasekit/adapters-pi";
-import { fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
+import { fencedWrite, fenceParams, fenceSql, query, type Db, type Fence } from "../db/db.js";
+import { storableJson } from "../db/storable.js";
 import { lockLost, storeError } from "../db/errors.js";
 import { compactArtifacts } from "./compact.js";
 import { runLabel, whyRefused } from "./runs.js";
@@ -53,10 +54,11 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
                       AND s.record->>'startedAt' = EXCLUDED.record->>'startedAt' AND s.record->>'attempt' = EXCLUDED.record->>'attempt'
                       AND s.record->>'inputFingerprint' = EXCLUDED.record->>'inputFingerprint'))
          SELECT count(*) AS fenced FROM f`;
-      const values = [db.namespace, slug, e, t, record.stepId, record, artifact?.fp ?? null, artifact?.body ?? null];
-      // A named (prepared) statement: each connection parses and plans it once, not on every step.
-      const r = await db.pool.query<{ fenced: string }>({ name: durable ? "phasekit_put_step" : "phasekit_put_step_async", text, values });
-      ok = Number(r.rows[0]?.fenced) === 1;
+      const values = [db.namespace, slug, e, t, record.stepId, storableJson(record), artifact?.fp ?? null, artifact?.body ?? null];
+      // A named (prepared) statement: each connection parses and plans it once, not on every step. An upsert of
+      // one row, fenced: sent again on a fresh connection if its own was cut under it.
+      const name = durable ? "phasekit_put_step" : "phasekit_put_step_async";
+      ok = (await fencedWrite(fence, async () => (Number((await query<{ fenced: string }>(db, { name, text, values })).rows[0]?.fenced) === 1 ? true : undefined))) === true;
     } catch (error) {
       // The statement may have committed before the connection went: the next use re-reads the row.
       index?.lost(record.stepId);
@@ -71,13 +73,18 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     const [e, t] = fenceParams(fence);
     let ok: boolean;
     try {
-      const r = await db.pool.query(
-        `WITH f AS (SELECT r.epoch FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} FOR SHARE)
-         INSERT INTO phasekit_commits (namespace, slug, commit_id, record, epoch) SELECT $1, $2, $5, $6, f.epoch FROM f
-         ON CONFLICT (namespace, slug, commit_id) DO UPDATE SET record = EXCLUDED.record, epoch = EXCLUDED.epoch RETURNING 1`,
-        [db.namespace, slug, e, t, record.id, record],
-      );
-      ok = r.rowCount === 1;
+      const stored = storableJson(record);
+      const put = async (): Promise<true | undefined> => {
+        const r = await query(
+          db,
+          `WITH f AS (SELECT r.epoch FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} FOR SHARE)
+           INSERT INTO phasekit_commits (namespace, slug, commit_id, record, epoch) SELECT $1, $2, $5, $6, f.epoch FROM f
+           ON CONFLICT (namespace, slug, commit_id) DO UPDATE SET record = EXCLUDED.record, epoch = EXCLUDED.epoch RETURNING 1`,
+          [db.namespace, slug, e, t, record.id, stored],
+        );
+        return r.rowCount === 1 ? true : undefined;
+      };
+      ok = (await fencedWrite(fence, put)) === true;
     } catch (error) {
       index?.lostCommits();
       throw storeError("write", slug, `commit ${record.id}`, error);

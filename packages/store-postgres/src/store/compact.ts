@@ -5,11 +5,18 @@
  * "unreferenced" from before a step that was acknowledged meanwhile, and delete that step's output.
  */
 import type { WorkflowError } from "@phasekit/core";
-import { fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
+import { fencedWrite, fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
 import { isConnectionError, storeError } from "../db/errors.js";
 
 /** Removes the run's unreferenced artifacts; how many. `refused` says why when the fence does not hold. */
 export async function compactArtifacts(db: Db, slug: string, fence: Fence, refused: () => Promise<WorkflowError>): Promise<number> {
+  const removed = await fencedWrite(fence, () => compactOnce(db, slug, fence));
+  if (removed === undefined) throw await refused();
+  return removed;
+}
+
+/** One fenced compaction transaction; undefined when the fence refused it. */
+async function compactOnce(db: Db, slug: string, fence: Fence): Promise<number | undefined> {
   const [e, t] = fenceParams(fence);
   let client;
   try {
@@ -24,7 +31,7 @@ export async function compactArtifacts(db: Db, slug: string, fence: Fence, refus
     const f = await client.query(`SELECT 1 FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} FOR UPDATE`, [db.namespace, slug, e, t]);
     if (f.rowCount !== 1) {
       await client.query("ROLLBACK");
-      throw await refused();
+      return undefined;
     }
     const d = await client.query(
       `DELETE FROM phasekit_artifacts a WHERE a.namespace = $1 AND a.slug = $2

@@ -7,7 +7,8 @@
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { FINISHED_STATUSES, finishedError, newControlRequest, parseControlRequest } from "@phasekit/adapters-pi/store-kit";
 import { type ControlRequest, type ControlRequestInput, type ControlSignal } from "@phasekit/adapters-pi";
-import { fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
+import { fencedWrite, fenceParams, fenceSql, query, type Db, type Fence } from "../db/db.js";
+import { storableJson } from "../db/storable.js";
 import { lockLost, storeError } from "../db/errors.js";
 import { runLabel } from "./runs.js";
 
@@ -21,10 +22,11 @@ const FINISHED = [...FINISHED_STATUSES];
  * before the run ended belongs to that run, and a run re-entered later ignores it even if nobody cleared it.
  */
 export async function fileControl(db: Db, slug: string, signal: ControlSignal, input: ControlRequestInput): Promise<Outcome<{ request: ControlRequest }>> {
-  const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now);
+  const request = storableJson(newControlRequest(signal, input.reason ?? `${signal} requested`, input.now));
   try {
     // FOR SHARE: a status write (UPDATE of the run row) cannot slip between the check, the stamp and the insert.
-    const r = await db.pool.query<{ generation: string | null }>(
+    const r = await query<{ generation: string | null }>(
+      db,
       `WITH run AS (
          SELECT r.generation FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2 AND r.metadata IS NOT NULL AND NOT (r.status = ANY($5::text[]))
            AND ($3 <> 'pause' OR (r.status = 'running' AND r.holder IS NOT NULL AND r.lease_until > now()))
@@ -47,7 +49,8 @@ export async function fileControl(db: Db, slug: string, signal: ControlSignal, i
 export async function readControl(db: Db, slug: string, signal?: ControlSignal): Promise<Outcome<{ request: ControlRequest | null }>> {
   let rows: Array<{ kind: ControlSignal; request: unknown }>;
   try {
-    const r = await db.pool.query<{ kind: ControlSignal; request: unknown }>(
+    const r = await query<{ kind: ControlSignal; request: unknown }>(
+      db,
       "SELECT kind, request FROM phasekit_control WHERE namespace = $1 AND slug = $2 AND ($3::text IS NULL OR kind = $3) ORDER BY kind DESC LIMIT 1",
       [db.namespace, slug, signal ?? null],
     );
@@ -68,15 +71,19 @@ export async function readControl(db: Db, slug: string, signal?: ControlSignal):
 export async function clearControl(db: Db, slug: string, fence: Fence, request: ControlRequest): Promise<Outcome<{ cleared: boolean }>> {
   const [e, t] = fenceParams(fence);
   try {
-    const r = await db.pool.query(
-      `DELETE FROM phasekit_control c USING phasekit_runs r
-       WHERE c.namespace = $1 AND c.slug = $2 AND c.kind = $5 AND c.request = $6::jsonb
-         AND r.namespace = c.namespace AND r.slug = c.slug AND ${fenceSql("$3", "$4")}`,
-      [db.namespace, slug, e, t, request.signal, request],
-    );
-    if (r.rowCount === 1) return { ok: true, cleared: true };
+    const cleared = await fencedWrite(fence, async () => {
+      const r = await query(
+        db,
+        `DELETE FROM phasekit_control c USING phasekit_runs r
+         WHERE c.namespace = $1 AND c.slug = $2 AND c.kind = $5 AND c.request = $6::jsonb
+           AND r.namespace = c.namespace AND r.slug = c.slug AND ${fenceSql("$3", "$4")}`,
+        [db.namespace, slug, e, t, request.signal, storableJson(request)],
+      );
+      return r.rowCount === 1 ? true : undefined;
+    });
+    if (cleared === true) return { ok: true, cleared: true };
     if (e !== null) {
-      const now = await db.pool.query<{ epoch: string; holder: string | null }>("SELECT epoch, holder FROM phasekit_runs WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
+      const now = await query<{ epoch: string; holder: string | null }>(db, "SELECT epoch, holder FROM phasekit_runs WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
       const row = now.rows[0];
       if (row !== undefined && (Number(row.epoch) !== e || row.holder !== t)) return { ok: false, error: lockLost(slug, e, `clear ${request.signal}`) };
     }
@@ -87,7 +94,8 @@ export async function clearControl(db: Db, slug: string, fence: Fence, request: 
 }
 
 async function whyNotFiled(db: Db, slug: string, signal: ControlSignal): Promise<WorkflowError> {
-  const r = await db.pool.query<{ status: string | null; live: boolean }>(
+  const r = await query<{ status: string | null; live: boolean }>(
+    db,
     "SELECT status, (holder IS NOT NULL AND lease_until > now()) AS live FROM phasekit_runs WHERE namespace = $1 AND slug = $2 AND metadata IS NOT NULL",
     [db.namespace, slug],
   );

@@ -38,7 +38,7 @@ export class LeaseBook {
     if (set === undefined) return null;
     if (set.size > 1) throw ambiguousHolder(slug, set.size);
     const [only] = set;
-    return only === undefined ? null : { epoch: only.epoch, token: only.token };
+    return only === undefined ? null : { epoch: only.epoch, token: only.token, lease: only };
   }
 
   /** Stops every heartbeat and forgets the leases (the process is going away; they expire on their own). */

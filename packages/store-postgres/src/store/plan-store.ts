@@ -4,9 +4,13 @@ import { workflowError, type Result } from "@phasekit/core";
 import { validateMetadata, validateSlug } from "@phasekit/adapters-pi/store-kit";
 import { type PlanRunEntry, type PlanStore, type StoreLock, type StoreLockOptions } from "@phasekit/adapters-pi";
 import { migrate, type MigrationReport } from "../schema/migrations.js";
+import { checkSchema } from "../schema/check.js";
 import { acquireLease, type Lease } from "../lease/lease.js";
-import type { Db, Fence } from "../db/db.js";
-import { storeError } from "../db/errors.js";
+import { HeartbeatConnection } from "../lease/heartbeat.js";
+import { query, type Db, type Fence } from "../db/db.js";
+import { connectionFailure, storeError } from "../db/errors.js";
+import { connectionSettings, resolveTimeouts, type PostgresTimeouts } from "../db/settings.js";
+import { reserveRunId, type RandomBytes } from "./run-ids.js";
 import { fileControl, readControl } from "./control.js";
 import { holderWrites, LeaseBook, settle } from "./holder-writes.js";
 import { gcRuns } from "./retention.js";
@@ -25,6 +29,13 @@ export interface PostgresPlanStoreOptions {
   namespace?: string;
   /** Lease length in ms when `lock` is given no `staleMs` (default 10 s). */
   leaseMs?: number;
+  /** Every wait's bound (statement, lock, idle in transaction, reply, connect, keepalive); defaults follow `leaseMs`. */
+  timeouts?: PostgresTimeouts;
+  /**
+   * Apply pending migrations before opening (the role then needs to own the schema). Default false: opening
+   * only checks the schema version and needs SELECT/INSERT/UPDATE/DELETE; migrate with `migrate()`.
+   */
+  migrate?: boolean;
 }
 
 /** A lease on a run: the port's lock, with the store its holder writes through and the epoch it fences by. */
@@ -36,13 +47,21 @@ export interface PostgresLock extends StoreLock {
 
 /** The PostgreSQL store: the PlanStore port (control requests included: any machine may file one). */
 export interface PostgresPlanStore extends PlanStore {
-  /** The migrations this process applied when the store opened. */
+  /** The schema version found, and the migrations this open applied (none unless `migrate: true`). */
   readonly migrations: MigrationReport;
   /** Takes a lease on the run (a new epoch); write as its holder through `lock.store`. */
   lock(slug: string, options: StoreLockOptions): Promise<Result<{ lock: PostgresLock }>>;
+  /**
+   * Draws a new run id and reserves it in the database (its run row, under the primary key), drawing again on
+   * a conflict: two machines never get the same new id. Pass the id to runWorkflow as `target`.
+   */
+  reserveRun(random?: RandomBytes): Promise<Result<{ slug: string }>>;
 }
 
-/** Connects, applies pending migrations (safe when many processes start at once) and returns the store. */
+/**
+ * Connects, checks the schema version and the role's rights (applies pending migrations first with `migrate:
+ * true`) and returns the store. Every failure is a typed WorkflowError with the fix.
+ */
 export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): Promise<PostgresPlanStore> {
   const ownPool = options.pool === undefined;
   if (ownPool && typeof options.connectionString !== "string") {
@@ -53,17 +72,27 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     throw workflowError("store-postgres", "INVALID_OPTIONS", "namespace must be 1 to 200 characters.", { field: "namespace", value: namespace });
   }
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const timeouts = resolveTimeouts(options.timeouts, leaseMs);
+  const settings = connectionSettings(timeouts);
   const makePool = (): pg.Pool => {
-    const p = options.pool ?? new pg.Pool({ connectionString: options.connectionString, connectionTimeoutMillis: Math.min(5_000, leaseMs), max: 10 });
+    const p = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 10, ...settings });
     // An idle client whose server went away emits "error" on the pool; unhandled, it would crash the process.
     if (ownPool) p.on("error", () => undefined);
     return p;
   };
   const db: { -readonly [K in keyof Db]: Db[K] } = { pool: makePool(), namespace };
-  const migrations = await migrate(db.pool).catch(async (error: unknown) => {
+  // The heartbeat's own connection: a renewal is bounded to a third of the lease, so a slow one is retried in time.
+  const beatMs = Math.max(1_000, Math.floor(leaseMs / 3));
+  const base = ownPool ? { connectionString: options.connectionString } : (db.pool as unknown as { options: pg.ClientConfig }).options;
+  const heartbeat = new HeartbeatConnection({ ...base, ...settings, statement_timeout: beatMs, query_timeout: beatMs + 500 } as pg.ClientConfig, namespace);
+  let migrations: MigrationReport;
+  try {
+    const applied = options.migrate === true ? (await migrate(db.pool)).applied : [];
+    migrations = { applied, version: await checkSchema(db) };
+  } catch (error) {
     if (ownPool) await db.pool.end().catch(() => undefined);
-    throw error;
-  });
+    throw connectionFailure(error, "opening the store");
+  }
   const leases = new LeaseBook();
   const slugOf = (slug: string): string => {
     const v = validateSlug(slug);
@@ -82,19 +111,17 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     lock: (slug, opts) =>
       settle(async () => {
         const s = slugOf(slug);
-        const lease: Lease = await acquireLease(db, s, { owner: opts.owner, leaseMs: opts.staleMs ?? leaseMs, retries: opts.retries ?? 0, ...(opts.signal ? { signal: opts.signal } : {}) }, () =>
+        const lease: Lease = await acquireLease(db, heartbeat, s, { owner: opts.owner, leaseMs: opts.staleMs ?? leaseMs, retries: opts.retries ?? 0, ...(opts.signal ? { signal: opts.signal } : {}) }, () =>
           leases.delete(s, lease),
         );
         leases.add(s, lease);
-        const own: Fence = { epoch: lease.epoch, token: lease.token };
+        const own: Fence = { epoch: lease.epoch, token: lease.token, lease };
         // The holder's store: this lease's fence for its run, whatever the store object takes later.
         const view: PlanStore = { ...store, ...holderWrites(db, slugOf, (other) => (other === s ? own : leases.soleFence(other))), close: async () => undefined };
         return { ok: true, lock: Object.assign(lease, { store: view }) };
       }),
     async list() {
-      const r = await db.pool
-        .query<{ slug: string; metadata: unknown }>("SELECT slug, metadata FROM phasekit_runs WHERE namespace = $1 ORDER BY slug COLLATE \"C\"", [namespace])
-        .catch((error: unknown) => Promise.reject(storeError("read", "*", "list", error)));
+      const r = await query<{ slug: string; metadata: unknown }>(db, "SELECT slug, metadata FROM phasekit_runs WHERE namespace = $1 ORDER BY slug COLLATE \"C\"", [namespace]).catch((error: unknown) => Promise.reject(storeError("read", "*", "list", error)));
       return r.rows.map((row): PlanRunEntry => {
         if (row.metadata === null) return { slug: row.slug, ok: true, metadata: null };
         const v = validateMetadata(runLabel(db, row.slug), row.metadata);
@@ -104,9 +131,11 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     gc: (opts) => gcRuns(db, opts).catch((error: unknown) => Promise.reject(storeError("write", "*", "gc", error))),
     requestControl: (slug, signal, request = {}) => settle(() => fileControl(db, slugOf(slug), signal, request)),
     readControl: (slug, signal) => settle(() => readControl(db, slugOf(slug), signal)),
+    reserveRun: (random) => settle(async () => ({ ok: true, slug: await reserveRunId(db, random) })),
     async close() {
       // Leases still held stop beating (they expire on their own); a closed store can be used again.
       leases.stopAll();
+      heartbeat.close();
       if (!ownPool) return;
       const old = db.pool;
       db.pool = makePool();

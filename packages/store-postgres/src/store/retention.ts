@@ -2,24 +2,31 @@
 import { workflowError } from "@phasekit/core";
 import { validateMetadata } from "@phasekit/adapters-pi/store-kit";
 import { type GcReport, type StoreGcOptions, type WorkflowMetadata } from "@phasekit/adapters-pi";
-import type { Db } from "../db/db.js";
+import { query, type Db } from "../db/db.js";
 import { runLabel } from "./runs.js";
 
 const FINISHED = new Set(["completed", "cancelled", "failed"]);
 
-/** Same rules as the fs store's gc; each delete re-checks generation and lease in its own statement. */
+/**
+ * Same rules as the fs store's gc; each delete re-checks generation and lease in its own statement. A run's age
+ * for `olderThan` is measured on the database's clock (since its last metadata write, `written_at`), never the
+ * writer's: a machine whose clock is off would make runs look older or younger than they are. `keep` orders by
+ * the runs' own updatedAt, as on the fs store.
+ */
 export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport> {
   if (options.keep === undefined && options.olderThan === undefined) {
     throw workflowError("gc", "INVALID_OPTIONS", "gc needs keep or olderThan.", { field: "keep", hint: "pass keep: n or olderThan: ms" });
   }
   const rows = (
-    await db.pool.query<{ slug: string; metadata: unknown; live: boolean }>(
-      "SELECT slug, metadata, (holder IS NOT NULL AND lease_until >= now()) AS live FROM phasekit_runs WHERE namespace = $1",
+    await query<{ slug: string; metadata: unknown; live: boolean; age_ms: number | null }>(
+      db,
+      `SELECT slug, metadata, (holder IS NOT NULL AND lease_until >= now()) AS live,
+         extract(epoch FROM now() - written_at) * 1000 AS age_ms FROM phasekit_runs WHERE namespace = $1`,
       [db.namespace],
     )
   ).rows;
   const report: GcReport = { removed: [], kept: [] };
-  const finished: Array<{ slug: string; m: WorkflowMetadata; live: boolean }> = [];
+  const finished: Array<{ slug: string; m: WorkflowMetadata; live: boolean; ageMs: number }> = [];
   for (const row of rows) {
     const entry = { slug: row.slug, runDir: runLabel(db, row.slug) };
     if (row.metadata === null) {
@@ -29,20 +36,20 @@ export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport>
     const v = validateMetadata(entry.runDir, row.metadata);
     if (!v.ok) report.kept.push({ ...entry, reason: "corrupt-metadata", error: v.error.message });
     else if (!FINISHED.has(v.metadata.status)) report.kept.push({ ...entry, reason: "active", status: v.metadata.status, updatedAt: v.metadata.updatedAt });
-    else finished.push({ slug: row.slug, m: v.metadata, live: row.live });
+    else finished.push({ slug: row.slug, m: v.metadata, live: row.live, ageMs: row.age_ms === null ? 0 : Number(row.age_ms) });
   }
   finished.sort((a, b) => Date.parse(b.m.updatedAt) - Date.parse(a.m.updatedAt) || a.slug.localeCompare(b.slug));
-  const now = options.now().getTime();
-  for (const [i, { slug, m, live }] of finished.entries()) {
+  for (const [i, { slug, m, live, ageMs }] of finished.entries()) {
     const entry = { slug, runDir: runLabel(db, slug), status: m.status, updatedAt: m.updatedAt };
     const reason =
-      options.olderThan !== undefined && now - Date.parse(m.updatedAt) > options.olderThan ? "older-than" : options.keep !== undefined && i >= options.keep ? "beyond-keep" : undefined;
+      options.olderThan !== undefined && ageMs > options.olderThan ? "older-than" : options.keep !== undefined && i >= options.keep ? "beyond-keep" : undefined;
     if (reason === undefined) report.kept.push({ ...entry, reason: "within-limits" });
     else if (live) report.kept.push({ ...entry, reason: "locked" });
     else if (options.dryRun) report.removed.push({ ...entry, reason });
     else {
       // Journal, steps, artifacts and control rows go with the run (ON DELETE CASCADE).
-      const d = await db.pool.query(
+      const d = await query(
+        db,
         "DELETE FROM phasekit_runs WHERE namespace = $1 AND slug = $2 AND generation = $3 AND (holder IS NULL OR lease_until < now())",
         [db.namespace, slug, m.generation],
       );

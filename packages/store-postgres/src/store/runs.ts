@@ -2,8 +2,9 @@
 import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { buildDocument, validateMetadata } from "@phasekit/adapters-pi/store-kit";
 import { type JournalAppend, type JournalEntry, type JournalReadResult, type ReadMetadataResult, type WorkflowMetadata, type WorkflowMetadataInput } from "@phasekit/adapters-pi";
-import { fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
-import { lockLost, locked, storeError } from "../db/errors.js";
+import { fencedWrite, fenceParams, fenceSql, query, type Db, type Fence } from "../db/db.js";
+import { isTerminatedConnection, lockLost, locked, storeError } from "../db/errors.js";
+import { storableJson } from "../db/storable.js";
 
 const SCOPE = "store-postgres";
 const METADATA_EVENT = "metadata";
@@ -15,14 +16,14 @@ export function runLabel(db: Db, slug: string): string {
 
 /** Creates the run's row if it has none yet (no holder, generation null). */
 export async function ensureRun(db: Db, slug: string): Promise<void> {
-  await db.pool.query("INSERT INTO phasekit_runs (namespace, slug) VALUES ($1, $2) ON CONFLICT DO NOTHING", [db.namespace, slug]);
+  await query(db, "INSERT INTO phasekit_runs (namespace, slug) VALUES ($1, $2) ON CONFLICT DO NOTHING", [db.namespace, slug]);
 }
 
 /** The run's metadata, `null` when it has none; CORRUPT_FILE / UNSUPPORTED_VERSION when the row is unreadable. */
 export async function readRunMetadata(db: Db, slug: string): Promise<ReadMetadataResult> {
   let row: { metadata: unknown } | undefined;
   try {
-    row = (await db.pool.query("SELECT metadata FROM phasekit_runs WHERE namespace = $1 AND slug = $2", [db.namespace, slug])).rows[0];
+    row = (await query<{ metadata: unknown }>(db, "SELECT metadata FROM phasekit_runs WHERE namespace = $1 AND slug = $2", [db.namespace, slug])).rows[0];
   } catch (error) {
     return { ok: false, error: storeError("read", slug, "readMetadata", error) };
   }
@@ -40,31 +41,51 @@ export async function writeRunMetadata(
 ): Promise<Result<{ metadata: WorkflowMetadata }>> {
   const built = buildDocument(runLabel(db, slug), next, (expectedGeneration ?? 0) + 1);
   if (!built.ok) return built;
-  const m = built.metadata;
+  const m = storableJson(built.metadata);
   const [e, t] = fenceParams(fence);
   const entry = { generation: m.generation, at: m.updatedAt, event: METADATA_EVENT, data: m };
+  // A compare-and-set is sent again after a cut connection only after looking: our very document in place means
+  // the first try committed; otherwise the old generation is still expected and a second try is safe.
+  const write = async (): Promise<true | undefined> => {
+    for (let tries = 0; ; tries++) {
+      try {
+        const r = await query(
+          db,
+          `WITH upd AS (
+             UPDATE phasekit_runs r SET generation = $5, metadata = $6, status = $7, updated_at = $8, written_at = now(), journal_seq = r.journal_seq + 1
+             WHERE r.namespace = $1 AND r.slug = $2 AND r.generation IS NOT DISTINCT FROM $9::bigint AND ${fenceSql("$3", "$4")}
+             RETURNING r.journal_seq, r.epoch)
+           INSERT INTO phasekit_journal (namespace, slug, seq, entry, epoch)
+           SELECT $1, $2, journal_seq, jsonb_build_object('seq', journal_seq) || $10::jsonb, epoch FROM upd RETURNING seq`,
+          [db.namespace, slug, e, t, m.generation, m, m.status, m.updatedAt, expectedGeneration, entry],
+          false,
+        );
+        return r.rowCount === 1 ? true : undefined;
+      } catch (error) {
+        if (tries >= 1 || !isTerminatedConnection(error)) throw error;
+        if (await landed(db, slug, m)) return true;
+      }
+    }
+  };
   try {
     if (expectedGeneration === null) await ensureRun(db, slug);
-    const r = await db.pool.query(
-      `WITH upd AS (
-         UPDATE phasekit_runs r SET generation = $5, metadata = $6, status = $7, updated_at = $8, journal_seq = r.journal_seq + 1
-         WHERE r.namespace = $1 AND r.slug = $2 AND r.generation IS NOT DISTINCT FROM $9::bigint AND ${fenceSql("$3", "$4")}
-         RETURNING r.journal_seq, r.epoch)
-       INSERT INTO phasekit_journal (namespace, slug, seq, entry, epoch)
-       SELECT $1, $2, journal_seq, jsonb_build_object('seq', journal_seq) || $10::jsonb, epoch FROM upd RETURNING seq`,
-      [db.namespace, slug, e, t, m.generation, m, m.status, m.updatedAt, expectedGeneration, entry],
-    );
-    if (r.rowCount === 1) return { ok: true, metadata: m };
+    if ((await fencedWrite(fence, write)) === true) return { ok: true, metadata: m };
     return { ok: false, error: await whyRefused(db, slug, fence, "writeMetadata", expectedGeneration) };
   } catch (error) {
     return { ok: false, error: storeError("write", slug, "writeMetadata", error) };
   }
 }
 
+/** True when the run row holds exactly document `m` (a write whose reply was lost did commit). */
+async function landed(db: Db, slug: string, m: WorkflowMetadata): Promise<boolean> {
+  const r = await query<{ same: boolean }>(db, "SELECT metadata = $3::jsonb AS same FROM phasekit_runs WHERE namespace = $1 AND slug = $2", [db.namespace, slug, m]);
+  return r.rows[0]?.same === true;
+}
+
 /** The run's journal in `seq` order (a database has no torn tail). */
 export async function readRunJournal(db: Db, slug: string): Promise<JournalReadResult> {
   try {
-    const r = await db.pool.query<{ entry: JournalEntry }>("SELECT entry FROM phasekit_journal WHERE namespace = $1 AND slug = $2 ORDER BY seq", [db.namespace, slug]);
+    const r = await query<{ entry: JournalEntry }>(db, "SELECT entry FROM phasekit_journal WHERE namespace = $1 AND slug = $2 ORDER BY seq", [db.namespace, slug]);
     return { ok: true, entries: r.rows.map((x) => x.entry), torn: false, tornBytes: 0 };
   } catch (error) {
     return { ok: false, error: storeError("read", slug, "readJournal", error) };
@@ -84,17 +105,23 @@ export async function appendRunJournal(db: Db, slug: string, fence: Fence, entry
     };
   }
   const [e, t] = fenceParams(fence);
+  const stored = storableJson(entry);
   try {
     await ensureRun(db, slug);
-    const r = await db.pool.query<{ entry: JournalEntry }>(
-      `WITH upd AS (
-         UPDATE phasekit_runs r SET journal_seq = r.journal_seq + 1
-         WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} RETURNING r.journal_seq, r.epoch)
-       INSERT INTO phasekit_journal (namespace, slug, seq, entry, epoch)
-       SELECT $1, $2, journal_seq, jsonb_build_object('seq', journal_seq) || $5::jsonb, epoch FROM upd RETURNING entry`,
-      [db.namespace, slug, e, t, entry],
-    );
-    const row = r.rows[0];
+    // Not sent again after a cut connection: a second try would append the event twice.
+    const row = await fencedWrite(fence, async () => {
+      const r = await query<{ entry: JournalEntry }>(
+        db,
+        `WITH upd AS (
+           UPDATE phasekit_runs r SET journal_seq = r.journal_seq + 1
+           WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} RETURNING r.journal_seq, r.epoch)
+         INSERT INTO phasekit_journal (namespace, slug, seq, entry, epoch)
+         SELECT $1, $2, journal_seq, jsonb_build_object('seq', journal_seq) || $5::jsonb, epoch FROM upd RETURNING entry`,
+        [db.namespace, slug, e, t, stored],
+        false,
+      );
+      return r.rows[0];
+    });
     if (row !== undefined) return { ok: true, entry: row.entry };
     return { ok: false, error: await whyRefused(db, slug, fence, "appendJournal", undefined) };
   } catch (error) {
@@ -104,7 +131,8 @@ export async function appendRunJournal(db: Db, slug: string, fence: Fence, entry
 
 /** After a refused write: which rule refused it (stale generation, displaced epoch, another live holder). */
 export async function whyRefused(db: Db, slug: string, mine: Fence, what: string, expectedGeneration: number | null | undefined): Promise<WorkflowError> {
-  const r = await db.pool.query<{ generation: string | null; epoch: string; holder: string | null; holder_owner: unknown; live: boolean }>(
+  const r = await query<{ generation: string | null; epoch: string; holder: string | null; holder_owner: unknown; live: boolean }>(
+    db,
     "SELECT generation, epoch, holder, holder_owner, (holder IS NOT NULL AND lease_until >= now()) AS live FROM phasekit_runs WHERE namespace = $1 AND slug = $2",
     [db.namespace, slug],
   );

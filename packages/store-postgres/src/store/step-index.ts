@@ -12,7 +12,7 @@
  * holder's own later writes, which `known` keeps and which always win.
  */
 import type { CommitRecord, StepRecord } from "@phasekit/adapters-pi";
-import type { Db } from "../db/db.js";
+import { query, type Db } from "../db/db.js";
 import { storeError } from "../db/errors.js";
 
 /** The run's records as the database holds them. */
@@ -82,7 +82,7 @@ export class StepIndex {
     const wanted = [fp, ...this.after(stepId, fp)];
     let rows: Array<[string, string]>;
     try {
-      const r = await this.db.pool.query<[string, string]>({
+      const r = await query<[string, string]>(this.db, {
         name: "phasekit_read_outputs",
         // The first output always; the others while their running total stays within the byte budget. Each is
         // a subquery on the artifact's whole key (OFFSET 0 keeps it one probe per output): as a join, the
@@ -170,12 +170,12 @@ export class StepIndex {
 async function loadIndex(db: Db, slug: string): Promise<Index> {
   try {
     // record::text: the driver hands over strings instead of parsing every record (jsonb) as rows arrive.
-    const s = await db.pool.query<[string, string]>({
+    const s = await query<[string, string]>(db, {
       text: "SELECT step_id, record::text FROM phasekit_steps WHERE namespace = $1 AND slug = $2 ORDER BY record->>'startedAt', step_id",
       values: [db.namespace, slug],
       rowMode: "array",
     });
-    const c = await db.pool.query<{ record: CommitRecord }>("SELECT record FROM phasekit_commits WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
+    const c = await query<{ record: CommitRecord }>(db, "SELECT record FROM phasekit_commits WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
     const order = s.rows.map(([id]) => id);
     return { steps: new Map(s.rows), order, position: new Map(order.map((id, i) => [id, i])), commits: new Map(c.rows.map((r) => [r.record.id, r.record])) };
   } catch (error) {
@@ -186,8 +186,8 @@ async function loadIndex(db: Db, slug: string): Promise<Index> {
 /** Every record of run `slug`, read afresh. */
 export async function readAll(db: Db, slug: string): Promise<Loaded> {
   try {
-    const s = await db.pool.query<{ record: StepRecord }>("SELECT record FROM phasekit_steps WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
-    const c = await db.pool.query<{ record: CommitRecord }>("SELECT record FROM phasekit_commits WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
+    const s = await query<{ record: StepRecord }>(db, "SELECT record FROM phasekit_steps WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
+    const c = await query<{ record: CommitRecord }>(db, "SELECT record FROM phasekit_commits WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
     return { steps: new Map(s.rows.map((r) => [r.record.stepId, r.record])), commits: new Map(c.rows.map((r) => [r.record.id, r.record])) };
   } catch (error) {
     throw storeError("read", slug, "checkpoints", error);
@@ -201,7 +201,7 @@ export async function readAll(db: Db, slug: string): Promise<Loaded> {
  */
 async function readStep(db: Db, slug: string, stepId: string): Promise<{ record: StepRecord | undefined; body: string | undefined }> {
   try {
-    const r = await db.pool.query<{ record: StepRecord; body: string | null }>({
+    const r = await query<{ record: StepRecord; body: string | null }>(db, {
       name: "phasekit_read_step",
       text: `SELECT s.record, (SELECT a.body FROM phasekit_artifacts a
                 WHERE a.namespace = s.namespace AND a.slug = s.slug AND a.fingerprint = s.record->>'outputFingerprint') AS body

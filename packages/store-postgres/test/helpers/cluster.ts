@@ -3,7 +3,7 @@
  * using it are skipped with a loud message naming why; with PHASEKIT_REQUIRE_POSTGRES=1 (CI) that is a failure.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,8 +19,12 @@ export interface Cluster {
   destroy(): void;
 }
 
-/** Starts a cluster, or returns the reason it could not (then the caller skips loudly). */
-export function startCluster(): { ok: true; cluster: Cluster } | { ok: false; reason: string } {
+/**
+ * Starts a cluster, or returns the reason it could not (then the caller skips loudly). Unless `migrated` is
+ * false, the schema is applied from the package's sql/ files with psql, as an operator with their own
+ * migration tool would (stores then open without migrating).
+ */
+export function startCluster(options: { migrated?: boolean } = {}): { ok: true; cluster: Cluster } | { ok: false; reason: string } {
   const dir = mkdtempSync(path.join(tmpdir(), "phasekit-pg-"));
   const run = (...args: string[]): string => execFileSync("bash", [SCRIPT, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
   let port: number;
@@ -33,6 +37,7 @@ export function startCluster(): { ok: true; cluster: Cluster } | { ok: false; re
     console.warn(`\n!!!!!!!! SKIPPING the PostgreSQL store tests !!!!!!!!\n${reason}\nInstall it with: apt-get install -y postgresql\n`);
     return { ok: false, reason };
   }
+  if (options.migrated !== false) applySqlFiles(port);
   let running = true;
   const cluster: Cluster = {
     url: `postgres://phasekit@127.0.0.1:${port}/phasekit`,
@@ -54,4 +59,13 @@ export function startCluster(): { ok: true; cluster: Cluster } | { ok: false; re
     },
   };
   return { ok: true, cluster };
+}
+
+/** Applies sql/*.sql in order, each in one transaction, with the cluster's psql (the way docs/postgres.md shows). */
+export function applySqlFiles(port: number, database = "phasekit"): void {
+  const bin = execFileSync("bash", ["-c", "ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1"], { encoding: "utf8" }).trim();
+  const dir = fileURLToPath(new URL("../../sql/", import.meta.url));
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
+    execFileSync(path.join(bin, "psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "phasekit", "-d", database, "-q", "-1", "-v", "ON_ERROR_STOP=1", "-f", path.join(dir, file)], { stdio: ["ignore", "ignore", "pipe"] });
+  }
 }

@@ -1,0 +1,55 @@
+/**
+ * What an open checks instead of migrating: the schema is the version this package speaks, and the role may
+ * read and write its tables. Needs only DML rights; a schema too old or too new, or a missing grant, is a typed
+ * error naming the fix.
+ */
+import { workflowError } from "@phasekit/core";
+import { query, type Db } from "../db/db.js";
+import { connectionFailure } from "../db/errors.js";
+import { SCHEMA_VERSION } from "./migrations.js";
+
+const TABLES = ["phasekit_runs", "phasekit_journal", "phasekit_steps", "phasekit_commits", "phasekit_artifacts", "phasekit_control"];
+
+/** The schema version found (0 when there is none); throws a typed error when the store cannot work on it. */
+export async function checkSchema(db: Db): Promise<number> {
+  let version: number;
+  try {
+    const r = await query<{ version: number | null }>(db, "SELECT max(version) AS version FROM phasekit_schema");
+    version = r.rows[0]?.version ?? 0;
+  } catch (error) {
+    // 42P01: no phasekit_schema table, nothing migrated yet.
+    if ((error as { code?: unknown })?.code !== "42P01") throw connectionFailure(error, "opening the store");
+    version = 0;
+  }
+  if (version < SCHEMA_VERSION) {
+    throw workflowError("store-postgres", "UNSUPPORTED_VERSION", `the database's phasekit schema is version ${version}; this @phasekit/store-postgres needs version ${SCHEMA_VERSION}.`, {
+      field: "schema",
+      value: version,
+      expected: SCHEMA_VERSION,
+      hint: "as the schema owner, run migrate(connectionString) from @phasekit/store-postgres (or apply its sql/ files in order), then open again; or pass migrate: true",
+    });
+  }
+  if (version > SCHEMA_VERSION) {
+    throw workflowError("store-postgres", "UNSUPPORTED_VERSION", `the database's phasekit schema is version ${version}, newer than the version ${SCHEMA_VERSION} this @phasekit/store-postgres knows.`, {
+      field: "schema",
+      value: version,
+      expected: SCHEMA_VERSION,
+      hint: "upgrade @phasekit/store-postgres on this machine to the version that migrated the database",
+    });
+  }
+  let missing: string[];
+  try {
+    const r = await query<{ missing: string[] }>(db, "SELECT array(SELECT t FROM unnest($1::text[]) t WHERE NOT has_table_privilege(t, 'SELECT, INSERT, UPDATE, DELETE')) AS missing", [TABLES]);
+    missing = r.rows[0]?.missing ?? [];
+  } catch (error) {
+    throw connectionFailure(error, "opening the store");
+  }
+  if (missing.length > 0) {
+    throw workflowError("store-postgres", "INVALID_CONFIG", `the role this store connects as lacks SELECT, INSERT, UPDATE or DELETE on ${missing.join(", ")}.`, {
+      field: "connectionString",
+      value: missing,
+      hint: `GRANT SELECT, INSERT, UPDATE, DELETE ON ${missing.join(", ")} TO <role>`,
+    });
+  }
+  return version;
+}
