@@ -155,6 +155,24 @@ describe("step outputs stored as deltas", () => {
     await c.close();
   }, 30_000);
 
+  it("parallel steps (one write batch, several deltas on one base, laid out when written) read back exactly", async () => {
+    const runDir = temp();
+    const a = await openRunLog({ runDir });
+    const outputOf = (i: number): JsonValue => ({ pad, i, even: i % 2 === 0 });
+    await a.step("first", {}, () => outputOf(-1));
+    await Promise.all(Array.from({ length: 20 }, (_, i) => a.step(`p${i}`, { i }, async () => outputOf(i))));
+    await Promise.all(Array.from({ length: 20 }, (_, i) => a.step(`q${i}`, { i }, () => outputOf(100 + i))));
+    await a.close();
+    const deltas = lines(seg(runDir, 1)).filter(([h]) => (JSON.parse(h) as { d?: number }).d === 1).length;
+    expect(deltas).toBeGreaterThan(30);
+    const b = await openRunLog({ runDir });
+    for (let i = 19; i >= 0; i--) {
+      expect((await b.step(`q${i}`, { i }, rerun)).output).toEqual(outputOf(100 + i));
+      expect((await b.step(`p${i}`, { i }, rerun)).output).toEqual(outputOf(i));
+    }
+    await b.close();
+  });
+
   it("applying a chain of deltas with one set of copies equals applying them one by one, and never changes the base (property)", () => {
     fc.assert(
       fc.property(fc.array(fc.jsonValue(), { minLength: 2, maxLength: 6 }), (values) => {
