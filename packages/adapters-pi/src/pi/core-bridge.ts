@@ -16,6 +16,7 @@ import {
   loop as coreLoop,
   markCompletionNotified,
   pause as corePause,
+  restartScope as coreRestartScope,
   resume as coreResume,
   migrateState,
   refusalToError,
@@ -34,8 +35,8 @@ export type { ActiveWorkflow, DefinitionProblem, Happening, WorkflowChange, Work
  * May the run go on with `registry`? `same`: nothing it reaches changed; `changed`: something did (`resolves`:
  * its position still resolves there), with core's diff.
  */
-export function definitionsVerdict(registry: WorkflowRegistry, state: WorkflowState): { same: true } | { same: false; resolves: boolean; diff: readonly WorkflowChange[]; reason: string } {
-  const r = coreCheckDefinitions(registry, state);
+export function definitionsVerdict(registry: WorkflowRegistry, state: WorkflowState, pinned?: WorkflowRegistry): { same: true } | { same: false; resolves: boolean; diff: readonly WorkflowChange[]; reason: string } {
+  const r = coreCheckDefinitions(registry, state, pinned);
   if (r.ok) return r.verdict === "changed" ? { same: false, resolves: true, diff: r.diff, reason: "" } : { same: true };
   const diff = (r.error.details as { diff?: readonly WorkflowChange[] }).diff ?? [];
   return { same: false, resolves: false, diff, reason: r.error.message };
@@ -76,7 +77,7 @@ export function startRun(registry: WorkflowRegistry, workflowKey: string, taskId
 }
 
 /** One `workflow_step` / command move. */
-export function move(kind: "advance" | "loop" | "cancel" | "cancel-now" | "mark-notified" | "pause" | "resume", state: WorkflowState, registry: WorkflowRegistry, now: number): Step {
+export function move(kind: "advance" | "loop" | "cancel" | "cancel-now" | "mark-notified" | "pause" | "resume" | "restart-scope", state: WorkflowState, registry: WorkflowRegistry, now: number): Step {
   const ctx = { now };
   const r = (() => {
     switch (kind) {
@@ -94,6 +95,8 @@ export function move(kind: "advance" | "loop" | "cancel" | "cancel-now" | "mark-
         return corePause(registry, state, ctx);
       case "resume":
         return coreResume(registry, state, ctx);
+      case "restart-scope":
+        return coreRestartScope(registry, state, ctx);
       default: {
         const never: never = kind;
         throw new Error(`unknown move ${String(never)}`);

@@ -2,11 +2,12 @@
  * Definitions pinned to the run. A run started here records, beside its state, the definitions of every
  * workflow it reaches (a `workflow:definitions` session entry; core records their fingerprints in the state).
  * When the files change under a live run (session start, resume, or the first tool call after a change) the
- * user sees core's diff and chooses: keep the pinned definitions, move to the new ones (only where the current
- * phase still exists: the position is carried over by phase id, so an inserted or removed earlier phase does
- * not move the run), or cancel. Without a choice the run keeps its pinned definitions: it never moves silently.
+ * user sees core's diff (by phase id) and chooses among what works for this run: keep the pinned definitions,
+ * move to the new ones (only where the current phase still exists: the position is carried over by phase id, so
+ * an inserted or removed earlier phase does not move the run), restart the current scope (core's restartScope),
+ * or cancel. Without a choice the run keeps its pinned definitions: it never moves silently.
  */
-import { compile, definitionsVerdict, isLive, move, type WorkflowChange, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
+import { active, compile, definitionsVerdict, isLive, move, type WorkflowChange, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
 import type { BranchEntry, PiContext } from "./host.js";
 import type { Runtime } from "./runtime.js";
 
@@ -61,6 +62,7 @@ export function pinOnBranch(branch: readonly BranchEntry[], taskId: string): Pin
 export const CHOICE = {
   keep: "Keep the definitions the run started with",
   move: "Move to the new definitions (same phase)",
+  restart: "Restart the current scope with the new definitions",
   cancel: "Cancel the run",
 } as const;
 
@@ -69,7 +71,7 @@ export function diffText(diff: readonly WorkflowChange[]): string {
   if (diff.length === 0) return "  (the definitions differ)";
   return diff
     .map((w) => {
-      const phases = w.phases.map((p) => `${(p as { id?: string }).id ?? `#${p.index + 1}`} ${p.change}`).join(", ");
+      const phases = w.phases.map((p) => `${p.id} ${p.change}`).join(", ");
       return `  ${w.workflowKey}: ${w.change}${phases === "" ? "" : ` (${phases})`}`;
     })
     .join("\n");
@@ -115,7 +117,7 @@ export async function checkPinned(rt: Runtime, ctx: PiContext, opts: { ask?: boo
   const pin = rt.pin?.taskId === s.taskId ? rt.pin : pinOnBranch(ctx.sessionManager.getBranch(), s.taskId);
   // Compare with what the run was pinned to (moved runs record their new pin; older runs only fingerprints).
   const baseline = pin === undefined ? s : { ...s, definitions: Object.fromEntries([...pin.registry.fingerprints]) };
-  const v = definitionsVerdict(loaded, baseline);
+  const v = definitionsVerdict(loaded, baseline, pin?.registry);
   if (v.same) {
     rt.pin = undefined;
     rt.registry = loaded;
@@ -130,8 +132,10 @@ export async function checkPinned(rt: Runtime, ctx: PiContext, opts: { ask?: boo
     rt.registry = pin?.registry ?? loaded;
     return "ask-later";
   }
-  const moved = pin !== undefined && v.resolves ? carryPosition(s, pin.registry, loaded) : undefined;
-  const options = [...(pin ? [CHOICE.keep] : []), ...(moved ? [CHOICE.move] : []), CHOICE.cancel];
+  const carried = pin !== undefined ? carryPosition(s, pin.registry, loaded) : undefined;
+  const moved = carried !== undefined && active(carried, loaded) !== null ? carried : undefined;
+  const restarted = move("restart-scope", s, loaded, rt.now());
+  const options = [...(pin ? [CHOICE.keep] : []), ...(moved ? [CHOICE.move] : []), ...(restarted.ok ? [CHOICE.restart] : []), CHOICE.cancel];
   const title = `The workflow definitions changed under run ${s.taskId}:\n${diffText(v.diff)}${v.resolves ? "" : `\n${v.reason}`}`;
   const choice = ctx.hasUI && typeof ctx.ui.select === "function" ? await ctx.ui.select(title, options) : undefined;
   rt.pinDecidedFor = `${s.taskId}|${filesKey}`;
@@ -141,6 +145,15 @@ export async function checkPinned(rt: Runtime, ctx: PiContext, opts: { ask?: boo
     rt.pi.appendEntry(DEFINITIONS_ENTRY, pinData(moved, loaded));
     await rt.commit(moved, ctx);
     rt.tell(ctx, `[phasekit] run ${s.taskId} moved to the new definitions; it stays in the same phase.`);
+    return undefined;
+  }
+  if (choice === CHOICE.restart && restarted.ok) {
+    rt.pin = undefined;
+    rt.registry = loaded;
+    rt.pi.appendEntry(DEFINITIONS_ENTRY, pinData(restarted.state, loaded));
+    await rt.commit(restarted.state, ctx);
+    const a = active(restarted.state, loaded);
+    rt.tell(ctx, `[phasekit] run ${s.taskId} restarted its current scope with the new definitions${a ? `, at ${a.phase.name}` : ""}.`);
     return undefined;
   }
   if (choice === CHOICE.cancel) {

@@ -1,7 +1,7 @@
 /**
  * Real pi CLI, both hosts: a definition edited under a live run (a phase inserted before the current one) never
  * moves the run silently. The user sees the diff and chooses: move to the new definitions (at the next tool
- * call; the run stays in its phase, found by id), keep the pinned ones (at `pi -c`), or cancel.
+ * call; the run stays in its phase, found by id), keep the pinned ones (at `pi -c`), restart the scope, or cancel.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -55,7 +55,7 @@ describe.each(HOSTS)("pi $name: definitions pinned to the run", ({ get }) => {
       p.model.push({ tool: "workflow_step", args: { action: "status" } }, { text: "ok" });
       pi.send({ type: "prompt", message: "Where are we?" });
       const ask = await choose(pi, "Move to the new definitions");
-      expect(String(ask["title"])).toContain("check: changed");
+      expect(String(ask["title"])).toContain("check: changed (lint added)");
       await p.model.waitForRequests(4);
       const status = p.model.requests[3]?.messages.map((m) => contentText(m.content)).join("\n") ?? "";
       expect(status).toContain("🧪 Test");
@@ -77,6 +77,21 @@ describe.each(HOSTS)("pi $name: definitions pinned to the run", ({ get }) => {
       await b.waitFor((l) => l["method"] === "setStatus" && l["statusText"] === "Ship a change > Check [2/3] > 🧪 Test [1/2]", 20_000, "the pinned status");
       expect(pathOf(p)).toEqual([1, 0]);
       expect(b.statuses().filter((s) => s !== undefined).some((s) => s?.includes("Lint"))).toBe(false);
+    } finally {
+      await p.close();
+    }
+  }, 40_000);
+
+  it("at pi -c: 'restart' restarts the current scope on the new definitions (at Lint)", async () => {
+    const p = await e2eProject(host, "pin-restart");
+    try {
+      const a = await intoTest(p);
+      await a.kill("SIGKILL");
+      insertLint(p);
+      const b = p.start({ continueSession: true });
+      await choose(b, "Restart the current scope");
+      await b.waitFor((l) => l["method"] === "setStatus" && l["statusText"] === "Ship a change > Check [2/3] > 🧹 Lint [1/3]", 20_000, "the restarted scope");
+      expect(pathOf(p)).toEqual([1, 0]);
     } finally {
       await p.close();
     }

@@ -42,8 +42,8 @@ describe("definitions pinned to the run", () => {
     fs.writeFileSync(yaml, fs.readFileSync(yaml, "utf8").replace("  - test.md\n", ""));
     await pi.emit("session_tree", {});
     await vi.waitFor(() => expect(pi.selects).toHaveLength(1));
-    expect(pi.selects[0]?.options).toEqual(["Keep the definitions the run started with", "Cancel the run"]);
-    expect(pi.selects[0]?.title).toContain("check: changed");
+    expect(pi.selects[0]?.options).toEqual(["Keep the definitions the run started with", "Restart the current scope with the new definitions", "Cancel the run"]);
+    expect(pi.selects[0]?.title).toContain("check: changed (test removed)");
     await vi.waitFor(() => expect(pi.notices.some((n) => n.text.includes("keeps the definitions it started with (no choice was made)"))).toBe(true));
     expect(resultText(await pi.step({ action: "status" }))).toContain("Test");
   });
