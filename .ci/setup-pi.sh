@@ -26,5 +26,10 @@ if [ ! -f "$DIR/pi-workflows-1.0.0/node_modules/yaml/package.json" ]; then
     && echo '{"private":true}' > package.json && npm i --no-save --no-audit --no-fund yaml@2.8.2 >/dev/null)
   rm -rf "$DIR/pi-workflows-1.0.0" && mv "$DIR/pi-workflows-1.0.0.tmp" "$DIR/pi-workflows-1.0.0"
 fi
+# tmux: a test runs pi's interactive TUI under it and reads the screen (examples/pi/durable-job-extension.ts).
+if ! command -v tmux >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" != "0" ] && SUDO="sudo"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux; } >&2
+fi
 "$DIR/node22/node_modules/.bin/node" "$DIR/pi-$PI_VERSION/package/dist/bundle/cli.js" --version >/dev/null
 echo "$DIR"

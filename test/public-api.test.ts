@@ -186,6 +186,7 @@ const PI = [
   "loadDefinitionFolders",
   "phaseListWidget",
   "phasekitWorkflows",
+  "piReporter",
   "rebuildState",
   "registerHooks",
   "registerRenderers",

@@ -16,4 +16,6 @@ export type { RebuiltState, PhaseSummary } from "./session-entries.js";
 export { createDurableRuns } from "./durable-runs.js";
 export type { DurableRuns, DurableOptions } from "./durable-runs.js";
 export { phaseListWidget } from "./widget.js";
+export { piReporter } from "./ui-reporter.js";
+export type { PiReporterOptions } from "./ui-reporter.js";
 export type * from "./host.js";
