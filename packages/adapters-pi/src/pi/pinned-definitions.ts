@@ -9,7 +9,7 @@
  */
 import { active, compile, definitionsVerdict, isLive, move, type WorkflowChange, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
 import type { BranchEntry, PiContext } from "./host.js";
-import type { Runtime } from "./runtime.js";
+import type { Pin, Runtime } from "./runtime.js";
 
 /** The custom entry type of a run's pinned definitions. */
 export const DEFINITIONS_ENTRY = "workflow:definitions";
@@ -20,12 +20,6 @@ export interface PinnedData {
   readonly workflows: Readonly<Record<string, unknown>>;
 }
 
-/** The definitions a run goes on with, compiled. */
-export interface Pin {
-  readonly taskId: string;
-  readonly registry: WorkflowRegistry;
-  readonly data: PinnedData;
-}
 
 /** The entry data pinning `registry`'s workflows that `state` reaches (the keys core fingerprinted). */
 export function pinData(state: WorkflowState, registry: WorkflowRegistry): PinnedData {
@@ -53,7 +47,7 @@ export function pinOnBranch(branch: readonly BranchEntry[], taskId: string): Pin
       reg = c.problems.length === 0 ? c.registry : null;
       compiled.set(d, reg);
     }
-    return reg === null ? undefined : { taskId, registry: reg, data: d as PinnedData };
+    return reg === null ? undefined : { taskId, registry: reg };
   }
   return undefined;
 }

@@ -8,7 +8,6 @@ import { active, emptyRegistry, endOfRunText, isLive, move, readState, statusLin
 import { defaultDefinitionRoots, loadDefinitionFolders, type DefinitionLoadProblem, type DefinitionRoots, type LoadedDefinitions } from "./definition-folders.js";
 import * as fs from "node:fs";
 import { createActiveTools } from "./active-tools.js";
-import type { Pin } from "./pinned-definitions.js";
 import { createDurableRuns, type DurableRuns } from "./durable-runs.js";
 import type { PlanStore } from "../store/plan-store.js";
 import type { PiApi, PiContext } from "./host.js";
@@ -46,6 +45,12 @@ export const MESSAGE = {
 
 /** Status bar / widget keys. */
 export const UI_KEY = { status: "workflow", phases: "workflow-phases", countdown: "workflow-countdown" } as const;
+
+/** The definitions a run goes on with (pinned-definitions.ts), compiled. */
+export interface Pin {
+  readonly taskId: string;
+  readonly registry: WorkflowRegistry;
+}
 
 /** The shared state of the extension. */
 export interface Runtime {

@@ -65,13 +65,14 @@ describe("pi 0.73.1 SDK", () => {
       await new Promise((r) => setTimeout(r, 100));
       expect(completions()).toHaveLength(1);
 
-      // The context of the first phase went in before the first request; the write was refused with the template.
+      // The context of the first phase went in before the first request; the write, hidden by the phase
+      // (setActiveTools), was refused by the host (the templated reason covers a tool someone re-enabled).
       const first = seen[0]?.messages.map((m) => textOf((m as { content?: unknown }).content)).join("\n") ?? "";
       expect(first).toContain("[Workflow path: Ship a change ▸ 📋 Plan]");
       const afterWrite = seen[1]?.messages.at(-1) as { role: string; content: unknown; isError?: boolean };
       expect(afterWrite.role).toBe("toolResult");
       expect(afterWrite.isError).toBe(true);
-      expect(textOf(afterWrite.content)).toContain('[workflow] The tool "write" is blocked during the Plan phase.');
+      expect(textOf(afterWrite.content)).toMatch(/Tool write not found|\[workflow\] The tool "write" is blocked during the Plan phase\./);
       // Each workflow_step result carries the next phase, through the sub-workflow and out of it.
       const results = seen.slice(2).map((c) => textOf((c.messages.at(-1) as { content?: unknown }).content).split("\n")[0]);
       expect(results).toEqual([
