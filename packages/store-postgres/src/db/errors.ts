@@ -16,18 +16,21 @@ export function isConnectionError(error: unknown): boolean {
 }
 
 /** Why a statement gave up waiting, when it did: a lock it could not get, or a timeout of the store's. */
-export function waitBound(error: unknown): "lock" | "statement" | "reply" | undefined {
+export function waitBound(error: unknown): "lock" | "statement" | "reply" | "connect" | undefined {
   const e = error as { code?: unknown; message?: unknown } | null;
   if (e === null || typeof e !== "object") return undefined;
   if (e.code === "55P03") return "lock";
   if (e.code === "57014") return "statement";
-  return typeof e.message === "string" && /Query read timeout|timeout exceeded when trying to connect|connection timeout/i.test(e.message) ? "reply" : undefined;
+  if (typeof e.message !== "string") return undefined;
+  if (/timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(e.message)) return "connect";
+  return /Query read timeout/i.test(e.message) ? "reply" : undefined;
 }
 
 const WAIT_HINTS = {
   lock: "another session holds a lock on the run's row or a table (an operator's transaction, a migration): end it, or raise timeouts.lockMs",
   statement: "the statement ran past timeouts.statementMs: check the server's load, or raise the timeout",
   reply: "the database did not answer within timeouts.replyMs (network partition or an overloaded server): resume the run once it answers; acknowledged steps are kept",
+  connect: "no connection within timeouts.connectMs: the server is unreachable, or every pooled connection stayed busy (raise the pool's max or timeouts.connectMs)",
 } as const;
 
 /**
@@ -38,7 +41,7 @@ const WAIT_HINTS = {
 export function storeError(kind: "read" | "write", slug: string, what: string, error: unknown): WorkflowError {
   if (isWorkflowError(error)) return error;
   const timedOut = waitBound(error);
-  const connectionLost = timedOut === "reply" || isConnectionError(error);
+  const connectionLost = timedOut === "reply" || timedOut === "connect" || isConnectionError(error);
   const code = kind === "read" ? "READ_FAILED" : "WRITE_FAILED";
   const why = timedOut === "lock" ? "a lock wait ran out (the row or table is locked by another session)" : timedOut !== undefined ? `it timed out (${timedOut})` : connectionLost ? "the database connection was lost" : String((error as Error)?.message ?? error);
   return workflowError(SCOPE, code, `run ${slug}: ${what} failed: ${why}.`, {
@@ -103,7 +106,7 @@ export function connectionFailure(error: unknown, what: string): WorkflowError {
   if (code === "28000") return config(message, "check the role name, and that pg_hba.conf lets it connect from this host");
   if (code === "3D000") return config(message, "check the database name in the connection string, or create the database");
   if (code === "42501") return config(message, "grant the role SELECT, INSERT, UPDATE, DELETE on the phasekit_* tables (docs/postgres.md, Roles)");
-  const unreachable = isConnectionError(error) || waitBound(error) === "reply";
+  const unreachable = isConnectionError(error) || waitBound(error) === "reply" || waitBound(error) === "connect";
   return workflowError(SCOPE, "READ_FAILED", `${what}: cannot reach the database: ${message}.`, {
     field: "connectionString",
     connectionLost: unreachable,

@@ -16,7 +16,10 @@ export interface PostgresTimeouts {
   idleInTransactionMs?: number;
   /** Longest the client waits for any reply before it gives the connection up. Default: statementMs + 1 s. */
   replyMs?: number;
-  /** Longest a new connection may take (`connectionTimeoutMillis`). Default: half the lease, at most 5 s. */
+  /**
+   * Longest a statement waits for a connection (`connectionTimeoutMillis`: a new one, or a pooled one to come
+   * free). Default: the lease, at least 5 s (a busy pool is load, not a fault).
+   */
   connectMs?: number;
   /** TCP keepalive: idle time before the first probe. Default 5 s. */
   keepAliveMs?: number;
@@ -42,7 +45,7 @@ export function resolveTimeouts(given: PostgresTimeouts | undefined, leaseMs: nu
     lockMs: given?.lockMs ?? Math.max(100, Math.min(5_000, Math.floor(leaseMs / 2))),
     idleInTransactionMs: given?.idleInTransactionMs ?? 30_000,
     replyMs: given?.replyMs ?? (statementMs === 0 ? 0 : statementMs + 1_000),
-    connectMs: given?.connectMs ?? Math.max(500, Math.min(5_000, Math.floor(leaseMs / 2))),
+    connectMs: given?.connectMs ?? Math.max(5_000, leaseMs),
     keepAliveMs: given?.keepAliveMs ?? 5_000,
   };
 }

@@ -39,7 +39,9 @@ export async function checkSchema(db: Db): Promise<number> {
   }
   let missing: string[];
   try {
-    const r = await query<{ missing: string[] }>(db, "SELECT array(SELECT t FROM unnest($1::text[]) t WHERE NOT has_table_privilege(t, 'SELECT, INSERT, UPDATE, DELETE')) AS missing", [TABLES]);
+    const r = await query<{ missing: string[] }>(db, // One privilege per call: given a list, has_table_privilege is true when any one of them is held.
+      `SELECT array(SELECT t FROM unnest($1::text[]) t WHERE NOT (has_table_privilege(t, 'SELECT') AND has_table_privilege(t, 'INSERT')
+         AND has_table_privilege(t, 'UPDATE') AND has_table_privilege(t, 'DELETE'))) AS missing`, [TABLES]);
     missing = r.rows[0]?.missing ?? [];
   } catch (error) {
     throw connectionFailure(error, "opening the store");

@@ -69,7 +69,7 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
 
   async function putCommit(candidate: CommitRecord): Promise<CommitRecord> {
     // The fs store's schema and check: nothing it would refuse reaches the table.
-    const record = checkCommitRecord(candidate, file);
+    const record = storableJson(checkCommitRecord(candidate, file));
     const [e, t] = fenceParams(fence);
     let ok: boolean;
     try {
