@@ -1,15 +1,19 @@
 // The phasekit inspector page: plain ES modules, no build step, talks only to the server that served it.
+// Every request carries this launch's token (from the URL `phasekit ui` printed) in a header.
 const view = document.getElementById("view");
+const panel = document.getElementById("panel");
 const updated = document.getElementById("updated");
+const token = new URLSearchParams(location.search).get("token") ?? "";
 let timer = null;
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
     else node.setAttribute(k, v);
   }
-  for (const c of children.flat()) node.append(c instanceof Node ? c : document.createTextNode(c == null ? "" : String(c)));
+  for (const c of children.flat(Infinity)) node.append(c instanceof Node ? c : document.createTextNode(c == null ? "" : String(c)));
   return node;
 }
 const badge = (status) => el("span", { class: `status ${status}` }, status);
@@ -20,21 +24,42 @@ function age(ms) {
   if (s < 86400) return `${Math.floor(s / 3600)}h`;
   return `${Math.floor(s / 86400)}d`;
 }
-const duration = (ms) => (ms == null ? "-" : ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`);
+// Rounded once, as the CLI does (format.ts): never `1m60s`.
+function duration(ms) {
+  if (ms == null) return "-";
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 59950) return `${(ms / 1000).toFixed(1)}s`;
+  const s = Math.round(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  const m = Math.round(ms / 60000);
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+}
+// Cut by graphemes, never half an emoji.
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+function clip(text, max) {
+  if (text.length <= max) return text;
+  let out = "";
+  for (const { segment } of graphemes.segment(text)) {
+    if (out.length + segment.length > max - 1) break;
+    out += segment;
+  }
+  return `${out}…`;
+}
 
-async function getJson(url) {
-  const res = await fetch(url, { cache: "no-store" });
+async function api(url, init = {}) {
+  const res = await fetch(url, { cache: "no-store", ...init, headers: { "x-phasekit-token": token, ...(init.headers ?? {}) } });
   const body = await res.json();
   if (!res.ok) throw new Error(body.error?.message ?? res.statusText);
   return body;
 }
+const runUrl = (id) => `/api/runs/${encodeURIComponent(id)}`;
 
 function table(headers, rows, id) {
   return el("table", id ? { id } : {}, el("thead", {}, el("tr", {}, headers.map((h) => el("th", {}, h)))), el("tbody", {}, rows));
 }
 
 async function showRuns() {
-  const { runs } = await getJson("/api/runs");
+  const { runs } = await api("/api/runs");
   const rows = runs.map((r) =>
     el("tr", { "data-run": r.id },
       el("td", {}, el("a", { href: `#/run/${encodeURIComponent(r.id)}`, class: "mono" }, r.id)),
@@ -60,8 +85,67 @@ function drawNodes(nodes, current, loopable) {
   return flow;
 }
 
+// Which actions make sense for a shown status (the server checks again: these only hide the pointless ones).
+function actionsFor(run) {
+  const status = run.summary.status;
+  const out = [];
+  if (status === "running" && run.pending?.signal !== "pause") out.push("pause");
+  if (status === "running" && run.pending?.signal !== "stop") out.push("stop");
+  if (run.pending?.signal === "pause") out.push("resume");
+  if (["running", "paused", "crashed"].includes(status)) out.push("cancel");
+  return out;
+}
+
+function confirmAction(id, action) {
+  clearTimeout(timer);
+  const reason = el("input", { id: "confirm-reason", placeholder: "reason (optional)" });
+  const result = el("p", { id: "confirm-result" });
+  const yes = el("button", { id: "confirm-yes", class: "danger" }, `Yes, ${action}`);
+  const close = () => { panel.replaceChildren(); route(); };
+  yes.addEventListener("click", async () => {
+    yes.disabled = true;
+    try {
+      const done = await api(`${runUrl(id)}/actions/${action}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ reason: reason.value }) });
+      panel.replaceChildren(el("p", { id: "action-done" }, done.text));
+      route();
+    } catch (error) {
+      result.textContent = String(error.message ?? error);
+      result.className = "error";
+      yes.disabled = false;
+    }
+  });
+  panel.replaceChildren(el("div", { class: "confirm", id: "confirm", role: "dialog" },
+    el("p", {}, `${action[0].toUpperCase()}${action.slice(1)} run `, el("span", { class: "mono" }, id), "?"),
+    reason, " ", yes, " ", el("button", { id: "confirm-no", onclick: close }, "No"), result));
+  reason.focus();
+  panel.scrollIntoView({ block: "nearest" });
+}
+
+async function showPayload(id, stepId) {
+  const pre = el("pre", { id: "payload-output", class: "payload" });
+  const more = el("button", { id: "payload-more" }, "Load more");
+  const box = el("section", { id: "payload" }, el("h3", {}, "Step ", el("span", { class: "mono" }, stepId)));
+  panel.replaceChildren(box);
+  panel.scrollIntoView({ block: "nearest" });
+  const load = async (offset) => {
+    const p = await api(`${runUrl(id)}/steps/${encodeURIComponent(stepId)}/output?offset=${offset}`);
+    if (offset === 0) {
+      box.append(el("p", { id: "payload-input" }, "Input: not recorded (only its fingerprint ", el("code", {}, p.input.fingerprint), ")"));
+      if (!p.output.ok) return void box.append(el("p", { class: "muted", id: "payload-none" }, `Output: ${p.output.message}`));
+      box.append(el("p", {}, `Output: ${p.output.bytes} bytes of JSON`), pre);
+    }
+    pre.append(p.output.text);
+    if (p.output.nextOffset == null) more.remove();
+    else {
+      more.onclick = () => load(p.output.nextOffset).catch(showError);
+      box.append(more);
+    }
+  };
+  await load(0);
+}
+
 async function showRun(id) {
-  const run = await getJson(`/api/runs/${encodeURIComponent(id)}`);
+  const run = await api(runUrl(id));
   const s = run.summary;
   const m = run.metadata ?? {};
   const facts = el("dl", {},
@@ -70,27 +154,31 @@ async function showRun(id) {
     el("dt", {}, "phase"), el("dd", {}, s.phase ?? "-"),
     el("dt", {}, "lock"), el("dd", {}, s.lockHolder ?? "free"),
     el("dt", {}, "updated"), el("dd", {}, s.updatedAt ?? "-"),
-    el("dt", {}, "pending"), el("dd", {}, run.pending ? `${run.pending.signal}: ${run.pending.reason}` : "none"));
+    el("dt", {}, "pending"), el("dd", { id: "pending" }, run.pending ? `${run.pending.signal}: ${run.pending.reason}` : "none"));
+  const actions = el("p", { id: "actions" }, actionsFor(run).map((a) => [el("button", { "data-action": a, onclick: () => confirmAction(id, a) }, a), " "]));
   const diagram = run.diagram
     ? el("section", { id: "diagram" }, el("h3", {}, `Workflow: ${run.diagram.name}`), drawNodes(run.diagram.nodes, run.diagram.current, run.diagram.loopable))
     : el("section", { id: "diagram" }, el("h3", {}, "Workflow"), el("p", { class: "muted" }, m.state ? "definitions not found (start the inspector with --defs DIR)" : "this run carries no workflow state"));
   const stepRows = run.steps.map((st) =>
     el("tr", { "data-step": st.stepId },
       el("td", { class: "mono" }, st.stepId), el("td", {}, badge(st.status)), el("td", {}, st.attempt), el("td", {}, duration(st.durationMs)),
-      el("td", {}, st.verdict.explanation.replace(/(v1:sha256:[0-9a-f]{12})[0-9a-f]+/g, "$1…")), el("td", { class: "error" }, st.error ?? "")));
-  const steps = el("section", {}, el("h3", {}, "Steps"), run.steps.length ? table(["Step", "Status", "Attempt", "Duration", "Reuse", "Error"], stepRows, "steps") : el("p", { class: "muted" }, "No steps yet."));
+      el("td", {}, (st.verdict?.explanation ?? "").replace(/(v1:sha256:[0-9a-f]{12})[0-9a-f]+/g, "$1…")), el("td", { class: "error" }, st.error ?? ""),
+      el("td", {}, el("button", { class: "link", "data-payload": st.stepId, onclick: () => showPayload(id, st.stepId).catch(showError) }, "payload"))));
+  const steps = el("section", {}, el("h3", {}, "Steps"),
+    run.stepsError ? el("p", { class: "error", id: "steps-error" }, run.stepsError.message) : "",
+    run.steps.length ? table(["Step", "Status", "Attempt", "Duration", "Reuse", "Error", ""], stepRows, "steps") : el("p", { class: "muted" }, "No steps yet."));
   const journal = el("section", {}, el("h3", {}, "Journal"),
+    run.journalError ? el("p", { class: "error", id: "journal-error" }, `The journal cannot be read: ${run.journalError.message}`) : "",
     el("ol", { class: "timeline", id: "journal" }, run.journal.map((e) => el("li", {}, el("span", { class: "at mono" }, e.at), el("strong", {}, e.event), " ", summary(e)))));
-  view.replaceChildren(el("p", {}, el("a", { href: "#/" }, "← all runs")), el("h2", {}, "Run ", el("span", { class: "mono" }, s.id)), facts, diagram, steps, journal);
-  if (s.status === "running") schedule(() => showRun(id), 1000);
+  view.replaceChildren(el("p", {}, el("a", { href: "#/" }, "← all runs")), el("h2", {}, "Run ", el("span", { class: "mono" }, s.id)), facts, actions, diagram, steps, journal);
+  if (s.status === "running" && !document.getElementById("confirm")) schedule(() => showRun(id), 1000);
 }
 
 function summary(e) {
   const d = e.event === "metadata-delta" && e.data && Array.isArray(e.data.ops) ? Object.fromEntries(e.data.ops.filter((op) => op.length === 2 && op[0].length === 1).map((op) => [op[0][0], op[1]])) : e.event === "metadata" ? e.data : undefined;
   if (d) return ["status", "phase", "currentStepId", "lastCompletedStepId"].filter((k) => d[k] !== undefined).map((k) => `${k}=${d[k]}`).join(" ");
   if (e.data === undefined) return "";
-  const text = JSON.stringify(e.data);
-  return text.length > 140 ? `${text.slice(0, 137)}…` : text;
+  return clip(JSON.stringify(e.data), 140);
 }
 
 function schedule(fn, ms) {
@@ -101,13 +189,18 @@ function stamp() {
   updated.textContent = `updated ${new Date().toLocaleTimeString()}`;
 }
 function showError(error) {
-  view.replaceChildren(el("p", { class: "error" }, String(error.message ?? error)), el("p", {}, el("a", { href: "#/" }, "← all runs")));
+  view.replaceChildren(el("p", { class: "error", id: "error" }, String(error?.message ?? error)), el("p", {}, el("a", { href: "#/" }, "← all runs")));
 }
 
 function route() {
   clearTimeout(timer);
   const m = /^#\/run\/(.+)$/.exec(location.hash);
-  (m ? showRun(decodeURIComponent(m[1])) : showRuns()).then(stamp, showError);
+  // A hash that is not valid percent-encoding is an error shown, never a page left on "Loading…".
+  const page = () => (m ? showRun(decodeURIComponent(m[1])) : showRuns());
+  Promise.resolve().then(page).then(stamp, showError);
 }
-window.addEventListener("hashchange", route);
+window.addEventListener("hashchange", () => {
+  panel.replaceChildren();
+  route();
+});
 route();

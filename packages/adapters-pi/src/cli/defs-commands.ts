@@ -14,7 +14,8 @@ export function registerDefinitionCommands(program: Command, io: CliIo, setExit:
     .command("validate")
     .description("compile workflow definition folders (workflow.yaml + phase Markdown): every problem with file and line")
     .argument("[dirs...]", "definition folders: a workflow folder, or a folder of them (default: --defs, else pi's roots)")
-    .action(async (dirs: string[], _o: unknown, cmd: Command) => {
+    .option("--strict", "warnings fail too (exit 1): a key that is no field (a typo such as loopabel), a field pi ignores; what the shipped JSON Schemas reject")
+    .action(async (dirs: string[], o: { strict?: boolean }, cmd: Command) => {
       const c = common(cmd, io);
       const targets = dirs.length > 0 ? dirs.map((d) => path.resolve(io.cwd, d)) : c.defDirs;
       if (targets.length === 0) fail("cli", "NOT_FOUND", "no definition folders: pass DIR, or --defs DIR, or create .pi/workflows.", { field: "dirs" });
@@ -22,8 +23,9 @@ export function registerDefinitionCommands(program: Command, io: CliIo, setExit:
       const loaded = loadDefinitionFolders(targets, { onFolder: (n) => bar.tick(n) });
       bar.done();
       const workflows = [...loaded.registry.workflows.keys()].sort();
-      // Warnings (a field pi-workflows ignores too, a shared command, an unknown template variable) are told, not failed.
-      const errors = loaded.problems.filter((p) => p.severity !== "warning");
+      // Warnings (a field pi-workflows ignores too, a typo key, a shared command, an unknown template variable) are
+      // told, not failed: pi loads such a folder. --strict fails them too, as the shipped JSON Schemas do.
+      const errors = o.strict === true ? loaded.problems : loaded.problems.filter((p) => p.severity !== "warning");
       if (errors.length > 0) setExit(EXIT.failed);
       if (c.json) return printJson(io, JSON_SCHEMAS.validate, { ok: errors.length === 0, folders: loaded.folders, workflows, problems: loaded.problems });
       for (const p of loaded.problems) {

@@ -20,12 +20,27 @@ export function age(ms: number): string {
   return `${Math.floor(s / 86_400)}d`;
 }
 
-/** `850ms`, `2.4s`, `3m12s`. */
+/** `850ms`, `2.4s`, `3m12s`, `2h05m`: rounded once, so a carry never prints as `1m60s`. */
 export function duration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  const m = Math.floor(ms / 60_000);
-  return `${m}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, "0")}s`;
+  if (ms < 59_950) return `${(ms / 1000).toFixed(1)}s`;
+  const s = Math.round(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  const m = Math.round(ms / 60_000);
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** `text` cut to at most `max` characters as a person counts them (never half an emoji), with `...` when cut. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let out = "";
+  for (const { segment } of graphemes.segment(text)) {
+    if (out.length + segment.length > max - 3) break;
+    out += segment;
+  }
+  return `${out}...`;
 }
 
 /** Parses `30d`, `12h`, `90m`, `45s`, `500ms` (or bare milliseconds) into milliseconds; undefined when malformed. */

@@ -12,7 +12,8 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, busy: 4 } as cons
 export interface CliIo {
   stdout: { write(chunk: string): unknown };
   stderr: { write(chunk: string): unknown; isTTY?: boolean };
-  stdin: AsyncIterable<Uint8Array | string>;
+  /** `isTTY`: a terminal, where a command reading stdin must say so instead of waiting without a word. */
+  stdin: AsyncIterable<Uint8Array | string> & { isTTY?: boolean };
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** Clock for ages and gc (tests pin it). */
@@ -21,6 +22,12 @@ export interface CliIo {
 
 /** The CliIo of this process. */
 export function processIo(): CliIo {
+  // A reader that went away (`phasekit journal x | head -1`) is not an error of ours: end quietly, as `cat` does,
+  // instead of an unhandled EPIPE with a stack trace.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
   return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env, now: () => new Date() };
 }
 
@@ -28,6 +35,7 @@ export function processIo(): CliIo {
 export const JSON_SCHEMAS = {
   list: "phasekit.list/1",
   show: "phasekit.show/1",
+  step: "phasekit.step-payload/1",
   why: "phasekit.why/1",
   journal: "phasekit.journal-entry/1",
   validate: "phasekit.validate/1",
@@ -52,6 +60,11 @@ export class CliFailure extends Error {
   }
 }
 
+/** Throws a bad-usage failure (exit 2, docs/cli.md): an option or argument value the command cannot take. */
+export function usage(message: string, details: Record<string, unknown> = {}): never {
+  throw new CliFailure({ code: "INVALID_OPTIONS", message, details }, EXIT.usage);
+}
+
 /** Throws a CliFailure for a phasekit error code (NOT_FOUND → 3, LOCKED → 4, else 1). */
 export function fail(scope: string, code: WorkflowErrorCode, message: string, details: Record<string, unknown> = {}): never {
   throw toFailure(workflowError(scope, code, message, details));
@@ -74,8 +87,12 @@ export function printFailure(io: CliIo, failure: CliFailure, json: boolean): voi
     io.stderr.write(`${JSON.stringify({ schema: JSON_SCHEMAS.error, error: failure.error, exitCode: failure.exitCode })}\n`);
     return;
   }
-  const text = failure.error.message.replace(/^(\[[^\]]*\] )+/, "");
-  io.stderr.write(`phasekit: ${text}\n`);
+  io.stderr.write(`phasekit: ${plainMessage(failure.error.message)}\n`);
+}
+
+/** A typed error's message without its `[phasekit] [scope] ` tags, for a sentence that quotes it. */
+export function plainMessage(message: string): string {
+  return message.replace(/^(\[[^\]]*\] )+/, "");
 }
 
 /** A one-line progress counter on a TTY (stderr), silent when piped; `done()` clears the line. */

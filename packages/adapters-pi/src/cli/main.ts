@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { registerControlCommands } from "./control-commands.js";
 import { registerDefinitionCommands } from "./defs-commands.js";
-import { EXIT, printFailure, processIo, toFailure, type CliIo } from "./io.js";
+import { CliFailure, EXIT, printFailure, processIo, toFailure, type CliIo } from "./io.js";
 import { registerRunCommands } from "./runs-commands.js";
 import { registerStateCommands } from "./state-commands.js";
 import { registerUiCommand } from "./ui-command.js";
@@ -18,8 +18,11 @@ function version(): string {
   return pkg.version;
 }
 
-/** Builds the command tree; `setExit` lets a command end with a non-zero code without throwing. */
-export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+/**
+ * Builds the command tree; `setExit` lets a command end with a non-zero code without throwing. With `json`,
+ * commander's own error text is held back: `main` prints the usage error as a phasekit.error/1 document instead.
+ */
+export function buildProgram(io: CliIo, setExit: (code: number) => void, json = false): Command {
   const program = new Command("phasekit")
     .description("look at and steer phasekit runs (plan folders) from a shell")
     .version(version(), "-v, --version")
@@ -34,7 +37,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .showSuggestionAfterError(true)
     .showHelpAfterError("(run `phasekit --help` for the commands, `phasekit <command> --help` for one)")
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
-    .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) })
+    .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void (json ? undefined : io.stderr.write(s)) })
     .exitOverride();
   registerRunCommands(program, io);
   registerStateCommands(program, io);
@@ -57,15 +60,20 @@ function allCommands(cmd: Command): Command[] {
 /** Runs the CLI with `argv` (without node and the script) and resolves with the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   let code: number = EXIT.ok;
-  const program = buildProgram(io, (c) => (code = Math.max(code, c)));
   const json = argv.includes("--json");
+  const program = buildProgram(io, (c) => (code = Math.max(code, c)), json);
   try {
     await program.parseAsync([...argv], { from: "user" });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version end through here with exit code 0; anything else commander refuses is bad usage.
-      return error.exitCode === 0 || error.code === "commander.helpDisplayed" || error.code === "commander.version" ? EXIT.ok : EXIT.usage;
+      if (error.exitCode === 0 || error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
+      if (json) {
+        const message = error.code === "commander.help" ? "no command given (run `phasekit --help` for the commands)" : error.message.replace(/^error: /, "");
+        printFailure(io, new CliFailure({ code: "USAGE", message, details: { reason: error.code } }, EXIT.usage), true);
+      }
+      return EXIT.usage;
     }
     const failure = toFailure(error);
     printFailure(io, failure, json);

@@ -3,9 +3,11 @@ import type { Command } from "commander";
 import { isLive, migrateState, resolveActive, statusLine } from "@phasekit/core";
 import type { JournalEntry as JournalEntryLike } from "../store/journal.js";
 import { common } from "./context.js";
-import { age, duration, table } from "./format.js";
-import { fail, JSON_SCHEMAS, printJson, type CliIo } from "./io.js";
-import { listRuns, locateRun, runDetail, runJournal, isFinal, type RunDetail, type RunSummary } from "./run-view.js";
+import { age, clip, duration, table } from "./format.js";
+import { judgeLiveness } from "../lock/liveness.js";
+import { CliFailure, EXIT, fail, JSON_SCHEMAS, plainMessage, printJson, usage, type CliIo } from "./io.js";
+import { stepPayload } from "./history-view.js";
+import { listRuns, locateRun, runDetail, runJournal, isFinal, type RunDetail, type RunSummary, type ShownStatus } from "./run-view.js";
 import { loadDefinitionFolders } from "../definitions/folders.js";
 
 const STATUSES = ["running", "paused", "completed", "cancelled", "failed", "crashed", "unreadable", "new"];
@@ -16,10 +18,10 @@ export function registerRunCommands(program: Command, io: CliIo): void {
     .command("list")
     .description("every run under the plan root: id, tool, status (crashed = its runner is gone), phase, step, age, lock holder")
     .option("--status <status>", `only runs with this status (${STATUSES.join(", ")})`)
-    .option("--limit <n>", "at most this many runs (newest first)", positiveInt)
+    .option("--limit <n>", "at most this many runs (newest first)", positiveInt("--limit"))
     .action(async (o: { status?: string; limit?: number }, cmd: Command) => {
       const c = common(cmd, io);
-      if (o.status !== undefined && !STATUSES.includes(o.status)) fail("cli", "INVALID_OPTIONS", `--status ${o.status} is not one of ${STATUSES.join(", ")}.`, { field: "status", value: o.status });
+      if (o.status !== undefined && !STATUSES.includes(o.status)) usage(`--status ${o.status} is not one of ${STATUSES.join(", ")}.`, { field: "status", value: o.status });
       let runs = await listRuns(c.roots, io.now().getTime());
       if (o.status !== undefined) runs = runs.filter((r) => r.status === o.status);
       if (o.limit !== undefined) runs = runs.slice(0, o.limit);
@@ -30,10 +32,12 @@ export function registerRunCommands(program: Command, io: CliIo): void {
 
   program
     .command("show")
-    .description("one run: metadata, the workflow position, steps with attempts and durations, pending requests")
+    .description("one run: metadata, the workflow position, steps with attempts and durations, pending requests; --step: one step's input fingerprint and output")
     .argument("<run>", "run id, slug or path")
-    .action(async (target: string, _o: unknown, cmd: Command) => {
+    .option("--step <id>", "show this step's payload: its record, its input (only the fingerprint is kept) and its output as pretty JSON")
+    .action(async (target: string, o: { step?: string }, cmd: Command) => {
       const c = common(cmd, io);
+      if (o.step !== undefined) return showStep(io, c.json, await locateRun(c.roots, target), o.step);
       const detail = await runDetail(c.roots, target, io.now().getTime());
       const position = positionOf(detail, c.defDirs);
       if (c.json) return printJson(io, JSON_SCHEMAS.show, { ...detail, position });
@@ -45,7 +49,7 @@ export function registerRunCommands(program: Command, io: CliIo): void {
     .description("the run's event log, one line per event; --follow tails a live run until it ends")
     .argument("<run>", "run id, slug or path")
     .option("-f, --follow", "keep printing new events until the run ends (Ctrl-C to stop)")
-    .option("--interval <ms>", "poll interval of --follow", positiveInt, 250)
+    .option("--interval <ms>", "poll interval of --follow", positiveInt("--interval"), 250)
     .action(async (target: string, o: { follow?: boolean; interval: number }, cmd: Command) => {
       const c = common(cmd, io);
       const location = await locateRun(c.roots, target);
@@ -61,11 +65,36 @@ export function registerRunCommands(program: Command, io: CliIo): void {
       while (o.follow === true) {
         const detail = await runDetail(c.roots, location.runDir, io.now().getTime());
         print(await runJournal(location, c.roots));
-        if (isFinal(detail.summary.status) && detail.summary.lockHolder === null) break;
-        if (detail.summary.status === "crashed" || detail.summary.status === "paused") break;
+        const unreadable = detail.summary.error;
+        if (unreadable !== null) throw new CliFailure({ code: unreadable.code, message: `run ${location.slug} cannot be followed: ${plainMessage(unreadable.message)}` }, EXIT.failed);
+        if (!stillGoing(detail.summary.status, (await judgeLiveness(location.runDir).catch(() => null))?.verdict === "live")) break;
         await new Promise((r) => setTimeout(r, o.interval));
       }
     });
+}
+
+/**
+ * Whether `--follow` waits for more: a running run (its holder alive, or on another host and not settled yet),
+ * or a finished or not yet started run whose holder is alive and may still write. A paused, crashed or
+ * unreadable run, and a finished one whose lock a dead holder left behind, has nothing more coming.
+ */
+function stillGoing(status: ShownStatus, holderLive: boolean): boolean {
+  return status === "running" || ((isFinal(status) || status === "new") && holderLive);
+}
+
+async function showStep(io: CliIo, json: boolean, location: { slug: string; runDir: string }, stepId: string): Promise<void> {
+  const p = await stepPayload(location.runDir, stepId);
+  if (p === null) fail("cli", "NOT_FOUND", `run ${location.slug} has no step ${JSON.stringify(stepId)}.`, { value: stepId, hint: `\`phasekit show ${location.slug}\` lists its steps` });
+  if (json) {
+    const output = p.output.ok ? { ok: true, bytes: p.output.bytes, value: JSON.parse(p.output.json) as unknown } : p.output;
+    return printJson(io, JSON_SCHEMAS.step, { id: location.slug, stepId, record: p.record, input: p.input, output });
+  }
+  const r = p.record;
+  const took = r.finishedAt === undefined ? "" : `, ${duration(Date.parse(r.finishedAt) - Date.parse(r.startedAt))}`;
+  io.stdout.write(`step ${stepId} of run ${location.slug}: ${r.status} (attempt ${r.attempt}${took})\n`);
+  io.stdout.write(`  input   not recorded, only its fingerprint ${p.input.fingerprint}\n`);
+  if (!p.output.ok) return void io.stdout.write(`  output  none: ${p.output.message}\n`);
+  io.stdout.write(`  output  ${p.output.bytes} bytes of JSON:\n${p.output.json}`);
 }
 
 function listRow(r: RunSummary): string[] {
@@ -97,7 +126,8 @@ export function positionOf(detail: RunDetail, defDirs: readonly string[]): Posit
   const loaded = loadDefinitionFolders(defDirs);
   const active = resolveActive(loaded.registry, state);
   if (!active.ok) return { ...base, statusLine: null, unresolved: active.error.message };
-  return { ...base, statusLine: active.active === null ? null : statusLine(active.active), unresolved: null };
+  const line = active.active === null ? null : statusLine(active.active);
+  return { ...base, statusLine: line?.ok === true ? line.text : null, unresolved: line?.ok === false ? line.error.message : null };
 }
 
 function showText(d: RunDetail, position: Position | null): string {
@@ -140,8 +170,7 @@ export function journalLine(e: JournalEntryLike): string {
       .map((k) => `${k.replace("StepId", "")}=${String(d[k])}`)
       .join(" ");
   } else if (e.data !== undefined) {
-    const text = JSON.stringify(e.data);
-    what = text.length > 160 ? `${text.slice(0, 157)}...` : text;
+    what = clip(JSON.stringify(e.data), 160);
   }
   return `#${e.seq}  ${e.at}  gen ${e.generation}  ${e.event}${what ? `  ${what}` : ""}`;
 }
@@ -155,9 +184,11 @@ function topLevelSets(data: unknown): Record<string, unknown> | undefined {
   return out;
 }
 
-/** Commander parser for a positive integer option. */
-export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) fail("cli", "INVALID_OPTIONS", `expected a positive integer, got ${JSON.stringify(value)}.`, { value });
-  return n;
+/** Commander parser for the positive integer option `flag` (a bad value is bad usage, exit 2). */
+export function positiveInt(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) usage(`${flag} ${JSON.stringify(value)} is not a positive integer.`, { field: flag.replace(/^--/, ""), value });
+    return n;
+  };
 }

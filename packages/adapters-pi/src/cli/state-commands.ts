@@ -7,8 +7,10 @@ import { createFsPlanStore } from "../store/plan-store.js";
 import { common } from "./context.js";
 import { CLI_TOOL } from "./control-commands.js";
 import { parseDuration } from "./format.js";
-import { fail, JSON_SCHEMAS, printJson, progress, type CliIo } from "./io.js";
-import { locateRun, readStepRecords } from "./run-view.js";
+import { fail, JSON_SCHEMAS, printJson, progress, usage, type CliIo } from "./io.js";
+import { judgeLiveness } from "../lock/liveness.js";
+import { withHistory } from "./history-view.js";
+import { locateRun } from "./run-view.js";
 import { positiveInt } from "./runs-commands.js";
 import { stepVerdict } from "./step-verdict.js";
 
@@ -35,9 +37,13 @@ export function registerStateCommands(program: Command, io: CliIo): void {
     .action(async (target: string, _o: unknown, cmd: Command) => {
       const c = common(cmd, io);
       const location = await locateRun(c.roots, target);
+      // On a terminal, a silent wait for stdin looks like a hang: say what is awaited.
+      if (io.stdin.isTTY === true) io.stderr.write(`phasekit: reading run ${location.slug}'s state from stdin (end with Ctrl-D), e.g. phasekit state show ${location.slug} | jq … | phasekit state set ${location.slug}\n`);
       const input = await readRunStateFrom(io.stdin);
       if (!input.ok) throw input.error;
-      const { schemaVersion: _v, generation, ...next } = input.metadata;
+      const { schemaVersion: _v, generation, ...piped } = input.metadata;
+      // The edit is the CLI's, made now: the journal dates and names it so, whatever the piped document said.
+      const next = { ...piped, currentTool: CLI_TOOL, updatedAt: io.now().toISOString() };
       if (next.slug !== location.slug) fail("cli", "INVALID_OPTIONS", `the state on stdin is run ${next.slug}'s, not ${location.slug}'s.`, { field: "slug", value: next.slug });
       if (next.state !== undefined) {
         const core = migrateState(next.state);
@@ -71,14 +77,14 @@ export function registerStateCommands(program: Command, io: CliIo): void {
   program
     .command("gc")
     .description("remove finished runs beyond --keep or older than --older-than; never a running, paused, locked or unreadable one")
-    .option("--keep <n>", "keep this many finished runs (newest)", (v) => positiveInt(v))
+    .option("--keep <n>", "keep this many finished runs (newest)", positiveInt("--keep"))
     .option("--older-than <age>", "remove finished runs older than this (30d, 12h, 90m)")
     .option("--dry-run", "only say what would be removed")
     .action(async (o: { keep?: number; olderThan?: string; dryRun?: boolean }, cmd: Command) => {
       const c = common(cmd, io);
       const olderThan = o.olderThan === undefined ? undefined : parseDuration(o.olderThan);
-      if (o.olderThan !== undefined && olderThan === undefined) fail("cli", "INVALID_OPTIONS", `--older-than ${o.olderThan} is not a duration such as 30d, 12h or 90m.`, { field: "older-than", value: o.olderThan });
-      if (o.keep === undefined && olderThan === undefined) fail("cli", "INVALID_OPTIONS", "gc needs --keep N or --older-than AGE (or both).", { field: "keep" });
+      if (o.olderThan !== undefined && olderThan === undefined) usage(`--older-than ${o.olderThan} is not a duration such as 30d, 12h or 90m.`, { field: "older-than", value: o.olderThan });
+      if (o.keep === undefined && olderThan === undefined) usage("gc needs --keep N or --older-than AGE (or both).", { field: "keep" });
       const store = createFsPlanStore(c.roots);
       // gc reports no per-run progress; on a terminal, at least say what it is doing while it scans.
       const bar = progress(io, `gc: scanning ${store.planRoot}`);
@@ -102,16 +108,19 @@ export function registerStateCommands(program: Command, io: CliIo): void {
     .action(async (target: string, stepId: string, o: { input?: string }, cmd: Command) => {
       const c = common(cmd, io);
       const location = await locateRun(c.roots, target);
-      const record = (await readStepRecords(location.runDir)).find((r) => r.stepId === stepId) ?? null;
       let given: string | null = null;
       if (o.input !== undefined) {
         try {
           given = fingerprint(JSON.parse(o.input));
         } catch (error) {
-          fail("cli", "INVALID_OPTIONS", `--input is not JSON: ${(error as Error).message}`, { field: "input", value: o.input });
+          usage(`--input is not JSON: ${(error as Error).message}`, { field: "input", value: o.input });
         }
       }
-      const verdict = await stepVerdict(location.runDir, record, given);
+      const live = (await judgeLiveness(location.runDir).catch(() => null))?.verdict === "live";
+      const { record, verdict } = await withHistory(location.runDir, async (h) => {
+        const found = h.records.find((r) => r.stepId === stepId) ?? null;
+        return { record: found, verdict: await stepVerdict(found, given, { live, checkOutput: h.checkOutput }) };
+      });
       if (c.json) return printJson(io, JSON_SCHEMAS.why, { id: location.slug, stepId, ...verdict, givenInputFingerprint: given, record });
       io.stdout.write(`step ${stepId} of run ${location.slug}: ${verdict.decision} (${verdict.reason})\n  ${verdict.explanation}\n`);
     });

@@ -1,19 +1,20 @@
 /**
  * The inspector: a small HTTP server on 127.0.0.1 serving the static page shipped in the package (`ui/`, no
- * build step, nothing fetched from elsewhere) and a read-only JSON API over the same run views as the CLI.
- * Requests whose Host is not this loopback address are refused, so a web page cannot reach it through DNS
- * rebinding; nothing in the API writes.
+ * build step, nothing fetched from elsewhere) and a JSON API over the same run views and actions as the CLI.
+ * Three walls: the Host must be this loopback address (no DNS rebinding); every request carries the per-launch
+ * secret token (Jupyter's model: other local users can reach the port, not the token); a write (POST) carries it
+ * in a header and a JSON body, which no other origin can send without a preflight this server never grants.
  */
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { migrateState, workflowError } from "@phasekit/core";
-import { loadDefinitionFolders } from "../definitions/folders.js";
+import { workflowError } from "@phasekit/core";
 import { validateSlug } from "../io/plan-paths.js";
-import { buildDiagram, toMermaid } from "./diagram.js";
-import { JSON_SCHEMAS } from "./io.js";
-import { listRuns, readStepRecords, runDetail, runJournal, locateRun, type Roots } from "./run-view.js";
-import { stepVerdict } from "./step-verdict.js";
+import { CONTROL_ACTIONS, type ControlAction } from "./control-actions.js";
+import { act, payloadPage, PAYLOAD_PAGE, runPage, type ApiContext } from "./inspector-api.js";
+import { JSON_SCHEMAS, plainMessage } from "./io.js";
+import { listRuns, type Roots } from "./run-view.js";
 
 /** Options of `startInspector`. */
 export interface InspectorOptions {
@@ -22,11 +23,17 @@ export interface InspectorOptions {
   /** 0 picks a free port. */
   port: number;
   now?: () => Date;
+  /** The secret every request must carry (default: 32 random bytes, new at each launch). */
+  token?: string;
 }
 
 /** A running inspector. */
 export interface Inspector {
+  /** The page's address, token included: the one link that opens it. */
   url: string;
+  /** The address without the token. */
+  origin: string;
+  token: string;
   close(): Promise<void>;
 }
 
@@ -36,11 +43,15 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   "/style.css": { file: "style.css", type: "text/css; charset=utf-8" },
 };
 
+const TOKEN_HEADER = "x-phasekit-token";
+const MAX_BODY = 16 * 1024;
+
 /** Starts the inspector on 127.0.0.1. */
 export async function startInspector(options: InspectorOptions): Promise<Inspector> {
-  const now = options.now ?? (() => new Date());
+  const token = options.token ?? randomBytes(32).toString("base64url");
+  const ctx: ApiContext = { roots: options.roots, defDirs: options.defDirs, now: options.now ?? (() => new Date()) };
   const server = http.createServer((req, res) => {
-    handle(req, res, options, now).catch((error: unknown) => send(res, 500, { error: { message: String(error) } }));
+    handle(req, res, ctx, token).catch((error: unknown) => send(res, 500, { error: { code: "INTERNAL", message: String(error) } }));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
@@ -49,58 +60,115 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     });
     server.listen(options.port, "127.0.0.1", () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `${origin}?token=${token}`,
+    origin,
+    token,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: InspectorOptions, now: () => Date): Promise<void> {
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: ApiContext, token: string): Promise<void> {
   const port = (req.socket.address() as AddressInfo).port;
-  if (req.headers.host !== `127.0.0.1:${port}` && req.headers.host !== `localhost:${port}`) return send(res, 403, { error: { message: "wrong Host" } });
-  if (req.method !== "GET") return send(res, 405, { error: { message: "read-only" } });
+  if (req.headers.host !== `127.0.0.1:${port}` && req.headers.host !== `localhost:${port}`) return send(res, 403, { error: { code: "FORBIDDEN", message: "wrong Host" } });
   const url = new URL(req.url ?? "/", `http://127.0.0.1:${port}`);
+  const cookie = `phasekit-token-${port}`;
+  const given = req.headers[TOKEN_HEADER] ?? cookieOf(req, cookie) ?? (req.method === "GET" ? url.searchParams.get("token") : null);
+  if (typeof given !== "string" || !same(given, token)) {
+    return send(res, 403, { error: { code: "FORBIDDEN", message: "this inspector needs its token: open the URL `phasekit ui` printed (…/?token=…)" } });
+  }
+  if (req.method === "POST") return post(req, res, o, url, token);
+  if (req.method !== "GET") return send(res, 405, { error: { code: "FORBIDDEN", message: "GET or POST only" } });
   const asset = ASSETS[url.pathname];
   if (asset !== undefined) {
     const body = await readFile(new URL(`../../ui/${asset.file}`, import.meta.url));
-    res.writeHead(200, { "content-type": asset.type, "cache-control": "no-store", "x-content-type-options": "nosniff" });
+    // The page's own requests (its script, its style, the API) carry the token as a cookie of this port only.
+    res.writeHead(200, {
+      "content-type": asset.type,
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+      "set-cookie": `${cookie}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+    });
     return void res.end(body);
   }
-  if (url.pathname === "/api/runs") return send(res, 200, { schema: JSON_SCHEMAS.list, runs: await listRuns(o.roots, now().getTime()) });
-  const m = /^\/api\/runs\/([^/]+)$/.exec(url.pathname);
-  if (m !== null) {
-    // Only a bare run id: a path-like id would let the page read folders outside the plan root.
-    const id = safeDecode(m[1] as string);
-    if (id === null || !validateSlug(id).ok) return send(res, 400, { error: { code: "INVALID_SLUG", message: `not a run id: ${JSON.stringify(m[1])}` } });
-    try {
-      return send(res, 200, await runPage(o, id, now));
-    } catch (error) {
-      const e = error as { code?: string; message?: string };
-      return send(res, e.code === "NOT_FOUND" ? 404 : 400, { error: { code: e.code ?? "ERROR", message: e.message ?? String(error) } });
-    }
+  if (url.pathname === "/api/runs") return send(res, 200, { schema: JSON_SCHEMAS.list, runs: await listRuns(o.roots, o.now().getTime()) });
+  const run = /^\/api\/runs\/([^/]+)$/.exec(url.pathname);
+  if (run !== null) return answer(res, run[1] as string, (id) => runPage(o, id));
+  const output = /^\/api\/runs\/([^/]+)\/steps\/([^/]+)\/output$/.exec(url.pathname);
+  if (output !== null) {
+    const stepId = safeDecode(output[2] as string);
+    const offset = Number(url.searchParams.get("offset") ?? 0);
+    const limit = Number(url.searchParams.get("limit") ?? PAYLOAD_PAGE);
+    if (stepId === null || !Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 1) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: "step id, offset or limit is malformed" } });
+    return answer(res, output[1] as string, async (id) => (await payloadPage(o, id, stepId, offset, limit)) ?? notFound(`run ${id} has no step ${JSON.stringify(stepId)}`));
   }
-  send(res, 404, { error: { message: `no such page ${url.pathname}` } });
+  send(res, 404, { error: { code: "NOT_FOUND", message: `no such page ${url.pathname}` } });
 }
 
-/** What the run view of the page shows: the run, its steps with reuse verdicts, its diagram and its journal. */
-async function runPage(o: InspectorOptions, id: string, now: () => Date): Promise<object> {
-  const detail = await runDetail(o.roots, id, now().getTime());
-  const records = await readStepRecords(detail.summary.runDir);
-  const steps = await Promise.all(
-    detail.steps.map(async (s) => ({ ...s, verdict: await stepVerdict(detail.summary.runDir, records.find((r) => r.stepId === s.stepId) ?? null, null) })),
-  );
-  let diagram: object | null = null;
-  const raw = detail.metadata?.state;
-  if (raw !== undefined && o.defDirs.length > 0) {
-    const state = migrateState(raw);
-    if (state.ok) {
-      const d = buildDiagram(loadDefinitionFolders(o.defDirs).registry, state.state.workflowKey, state.state);
-      if (d !== null) diagram = { ...d, mermaid: toMermaid(d) };
-    }
+async function post(req: http.IncomingMessage, res: http.ServerResponse, o: ApiContext, url: URL, token: string): Promise<void> {
+  const header = req.headers[TOKEN_HEADER];
+  if (typeof header !== "string" || !same(header, token)) return send(res, 403, { error: { code: "FORBIDDEN", message: `a write needs the token in the ${TOKEN_HEADER} header` } });
+  if (!String(req.headers["content-type"] ?? "").startsWith("application/json")) return send(res, 415, { error: { code: "INVALID_OPTIONS", message: "a write sends JSON" } });
+  const m = /^\/api\/runs\/([^/]+)\/actions\/([a-z]+)$/.exec(url.pathname);
+  if (m === null || !(CONTROL_ACTIONS as readonly string[]).includes(m[2] as string)) return send(res, 404, { error: { code: "NOT_FOUND", message: `no such action ${url.pathname}` } });
+  const body = await readBody(req);
+  if (body === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: `the body must be a JSON object under ${MAX_BODY} bytes, e.g. {"reason":"…"}` } });
+  const reason = typeof body["reason"] === "string" && body["reason"].trim() !== "" ? body["reason"].trim() : undefined;
+  return answer(res, m[1] as string, (id) => act(o, id, m[2] as ControlAction, reason));
+}
+
+/** Runs `fn` for a bare run id (a path-like id would reach folders outside the plan root) and sends its answer. */
+async function answer(res: http.ServerResponse, rawId: string, fn: (id: string) => Promise<object>): Promise<void> {
+  const id = safeDecode(rawId);
+  if (id === null || !validateSlug(id).ok) return send(res, 400, { error: { code: "INVALID_SLUG", message: `not a run id: ${JSON.stringify(rawId)}` } });
+  try {
+    return send(res, 200, await fn(id));
+  } catch (error) {
+    const e = error as { code?: string; message?: string };
+    const status = e.code === "NOT_FOUND" ? 404 : e.code === "LOCKED" ? 409 : 400;
+    return send(res, status, { error: { code: e.code ?? "INTERNAL", message: plainMessage(e.message ?? String(error)) } });
   }
-  const journal = await runJournal(await locateRun(o.roots, detail.summary.runDir), o.roots);
-  return { schema: "phasekit.inspector-run/1", summary: detail.summary, metadata: detail.metadata, pending: detail.pending, steps, diagram, journal };
+}
+
+function notFound(message: string): never {
+  throw workflowError("cli", "NOT_FOUND", message);
+}
+
+function readBody(req: http.IncomingMessage): Promise<Record<string, unknown> | null> {
+  return new Promise((resolve) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on("end", () => {
+      if (size > MAX_BODY) return resolve(null);
+      try {
+        const v: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
+        resolve(typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+      } catch {
+        resolve(null);
+      }
+    });
+    req.on("error", () => resolve(null));
+  });
+}
+
+function cookieOf(req: http.IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === name) return v.join("=");
+  }
+  return undefined;
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function safeDecode(text: string): string | null {

@@ -2,8 +2,10 @@
  * pi-workflows 1.0.0 reads the fields of `workflow.yaml` and of a phase's front matter by type: an optional field
  * of the wrong type is ignored (`loopable: "yes"` means "not set"), list items become strings, a `tools` value that
  * is no mapping means no tool rules. A folder pi loads must load here with the same meaning, so the fields are read
- * the same way; what pi ignores silently is ignored here too, but with a warning that names the field.
+ * the same way; what pi ignores silently is ignored here too, but with a warning that names the field. A key
+ * that is no field at all (a typo such as `loopabel`) is named too, against the shipped JSON Schemas' fields.
  */
+import { phaseFrontMatterSchema, workflowFileSchema } from "./json-schemas.js";
 
 /** A field that was not used, and why. */
 export interface IgnoredField {
@@ -41,6 +43,7 @@ export function workflowFields(y: Readonly<Record<string, unknown>>, ignored: Ig
     if (typeof value === kind) def[field] = value;
     else ignored.push({ path: [field], reason: `${field} is ${describe(value)}, not a ${kind}, so it is ignored (as pi-workflows does)` });
   }
+  unknownKeys(y, Object.keys(workflowFileSchema.shape), "workflow.yaml", ignored);
   // pi-workflows: show "workflows" = usable only inside other workflows, which is phasekit's show false.
   if (Object.hasOwn(y, "show")) def["show"] = typeof y["show"] === "boolean" ? y["show"] : y["show"] !== "workflows";
   return def;
@@ -49,6 +52,7 @@ export function workflowFields(y: Readonly<Record<string, unknown>>, ignored: Ig
 /** A phase from its front matter and body, read as pi-workflows reads it (src/config/loading-parse.ts). */
 export function phaseFields(d: Readonly<Record<string, unknown>>, body: string, ignored: IgnoredField[]): Record<string, unknown> {
   const phase: Record<string, unknown> = { id: d["id"], name: d["name"], emoji: d["emoji"] ?? "", instructions: body.trim() };
+  unknownKeys(d, Object.keys(phaseFrontMatterSchema.shape), "phase front matter", ignored);
   const tools = d["tools"];
   if (tools !== undefined && tools !== null) {
     if (typeof tools !== "object" || Array.isArray(tools)) {
@@ -73,6 +77,35 @@ export function phaseFields(d: Readonly<Record<string, unknown>>, body: string, 
 /** A `{ subworkflow: key }` entry as pi-workflows reads it (extra fields ignored); undefined when it is none. */
 export function referenceEntry(entry: Readonly<Record<string, unknown>>): { subworkflow: string } | undefined {
   return typeof entry["subworkflow"] === "string" ? { subworkflow: entry["subworkflow"] } : undefined;
+}
+
+/** Keys of `y` that are not among `known`: ignored (as pi-workflows ignores them), named with the closest field. */
+function unknownKeys(y: Readonly<Record<string, unknown>>, known: readonly string[], where: string, ignored: IgnoredField[]): void {
+  for (const key of Object.keys(y)) {
+    if (known.includes(key)) continue;
+    const near = closest(key, known);
+    ignored.push({ path: [key], reason: `${key} is not a ${where} field, so it is ignored${near === undefined ? "" : ` (did you mean ${near}?)`}` });
+  }
+}
+
+/** The known name within edit distance 2 of `word` (case-insensitive), if one is. */
+function closest(word: string, known: readonly string[]): string | undefined {
+  let best: { name: string; d: number } | undefined;
+  for (const name of known) {
+    const d = editDistance(word.toLowerCase(), name.toLowerCase());
+    if (d <= 2 && (best === undefined || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
 }
 
 function describe(value: unknown): string {

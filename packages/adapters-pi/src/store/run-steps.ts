@@ -10,12 +10,15 @@ import { RUN_ARTIFACTS_DIR } from "./run-log/file-names.js";
 import { fingerprintDigest } from "./fingerprint.js";
 import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "./checkpoint-log.js";
 import { toStepRecord } from "./log-checkpoints.js";
-import { readRunLog } from "./run-log/reader.js";
+import { readRunLog, type RunLogView } from "./run-log/reader.js";
 import { isReservedStepKey } from "./reserved-keys.js";
 
-/** The latest record of every step of the run in `runDir` (the body's steps: not phasekit's own entries). */
-export async function readRunSteps(runDir: string): Promise<StepRecord[]> {
-  const view = await readRunLog(runDir);
+/**
+ * The latest record of every step of the run in `runDir` (the body's steps: not phasekit's own entries).
+ * `opened`: a view the caller already holds (and closes), so a reader asking many things opens the history once.
+ */
+export async function readRunSteps(runDir: string, opened?: RunLogView | null): Promise<StepRecord[]> {
+  const view = opened !== undefined ? opened : await readRunLog(runDir);
   if (view !== null) {
     try {
       return view
@@ -23,7 +26,7 @@ export async function readRunSteps(runDir: string): Promise<StepRecord[]> {
         .filter((e) => !isReservedStepKey(e.key))
         .map(toStepRecord);
     } finally {
-      view.close();
+      if (opened === undefined) view.close();
     }
   }
   const r = await readLog(nodeFs, path.join(runDir, CHECKPOINT_LOG_FILE));
@@ -34,9 +37,9 @@ export async function readRunSteps(runDir: string): Promise<StepRecord[]> {
 /** Whether the stored output of a completed step can be used: present and matching its fingerprint. */
 export type StoredOutputCheck = { ok: true; text: string } | { ok: false; reason: "missing" | "corrupt"; message: string };
 
-/** Reads and verifies the stored output of step `stepId` (its latest completed record). */
-export async function checkStoredOutput(runDir: string, record: StepRecord): Promise<StoredOutputCheck> {
-  const view = await readRunLog(runDir);
+/** Reads and verifies the stored output of step `stepId` (its latest completed record); `opened` as in readRunSteps. */
+export async function checkStoredOutput(runDir: string, record: StepRecord, opened?: RunLogView | null): Promise<StoredOutputCheck> {
+  const view = opened !== undefined ? opened : await readRunLog(runDir);
   if (view !== null) {
     try {
       const entry = view.entry(record.stepId);
@@ -46,7 +49,7 @@ export async function checkStoredOutput(runDir: string, record: StepRecord): Pro
       const where = entry.artifact ?? `the run log (${path.basename(entry.output?.file ?? "?")})`;
       return { ok: false, reason: "corrupt", message: `its stored output in ${where} is missing or does not match ${entry.outputFingerprint ?? "?"}` };
     } finally {
-      view.close();
+      if (opened === undefined) view.close();
     }
   }
   if (record.outputFingerprint === undefined) return { ok: false, reason: "missing", message: "the record names no output" };

@@ -74,11 +74,11 @@ describe("reading runs", () => {
     expect(rows.find((l) => l.startsWith("old"))).toMatch(/\s40d\s/);
   });
 
-  it("list --status and --limit filter; a bad --status is exit 1 naming it", async () => {
+  it("list --status and --limit filter; a bad --status is bad usage (exit 2) naming it", async () => {
     expect(json<{ runs: Run[] }>((await at("list", "--status", "completed", "--json")).stdout, "phasekit.list/1").runs.map((x) => x.id).sort()).toEqual(["done", "old"]);
     expect(json<{ runs: Run[] }>((await at("list", "--limit", "2", "--json")).stdout, "phasekit.list/1").runs).toHaveLength(2);
     const bad = (await at("list", "--status", "zombie"));
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("zombie");
   });
 
@@ -116,7 +116,7 @@ describe("reading runs", () => {
     expect(changed.stdout).toContain("run (input-changed)");
     expect((await at("why", "crashed", "s1")).stdout).toContain("run (started)");
     expect((await at("why", "done", "never")).stdout).toContain("run (no-record)");
-    expect((await at("why", "done", "build", "--input", "{nope")).code).toBe(1);
+    expect((await at("why", "done", "build", "--input", "{nope")).code).toBe(2);
   });
 
   it("journal: one readable line per event; --json is NDJSON of phasekit.journal-entry/1", async () => {
@@ -214,16 +214,18 @@ describe("changing runs", () => {
   });
 
   it("gc --dry-run touches nothing and never offers a live or locked run; gc removes only the finished run past the limit", async () => {
+    // A minute from now: `state set` above dated its edit of "done" now, and gc's ages are against io.now().
+    const later = (...args: string[]) => phasekitInProcess([...args, "--repo", fx.repo, "--defs", DEFS], { now: () => new Date(Date.now() + 60_000) });
     const snapshot = () => readdirSync(path.join(fx.repo, "ai_plan")).map((d) => `${d}:${statSync(path.join(fx.repo, "ai_plan", d)).mtimeMs}`).sort();
     const before = snapshot();
     type Gc = { removed: Array<{ slug: string }>; kept: Array<{ slug: string; reason: string }> };
-    const dry = json<Gc>((await at("gc", "--older-than", "1s", "--dry-run", "--json")).stdout, "phasekit.gc/1");
+    const dry = json<Gc>((await later("gc", "--older-than", "1s", "--dry-run", "--json")).stdout, "phasekit.gc/1");
     expect(dry.removed.map((r) => r.slug).sort()).toEqual(["done", "old"]);
     expect(dry.kept.filter((k) => ["live", "crashed", "shipping"].includes(k.slug)).map((k) => k.reason)).toEqual(["active", "active", "active"]);
     expect(snapshot()).toEqual(before);
     // A finished run whose lock someone holds is never offered either.
     const lock = await holdLock(fx.repo, "done");
-    const locked = json<Gc>((await at("gc", "--older-than", "1s", "--dry-run", "--json")).stdout, "phasekit.gc/1");
+    const locked = json<Gc>((await later("gc", "--older-than", "1s", "--dry-run", "--json")).stdout, "phasekit.gc/1");
     await lock.release();
     expect(locked.removed.map((r) => r.slug)).toEqual(["old"]);
     expect(locked.kept.find((k) => k.slug === "done")?.reason).toBe("locked");
@@ -231,7 +233,7 @@ describe("changing runs", () => {
     expect(real.code).toBe(0);
     expect(real.stdout).toContain("removed  old  (older-than");
     expect(readdirSync(path.join(fx.repo, "ai_plan")).sort()).toEqual(["crashed", "done", "live", "shipping"]);
-    expect((await at("gc")).code).toBe(1);
+    expect((await at("gc")).code).toBe(2);
     expect((await at("gc", "--older-than", "soon")).stderr).toContain("soon");
   });
 

@@ -1,8 +1,9 @@
 /**
  * The inspector page in a real browser: Debian's chromium driven by playwright-core (never a downloaded
- * browser), on a closed network. Opens the runs table, clicks into a run, sees its diagram with the current
- * position, its steps and journal, watches a live run finish, and takes a screenshot. With
- * PHASEKIT_UPDATE_DOCS=1 the screenshot is written to docs/images/inspector.png.
+ * browser), on a closed network. Is refused without the launch's token; with it, opens the runs table, clicks
+ * into a run, sees its diagram with the current position, its steps and journal and a step's payload, pauses
+ * and resumes a live run from the page (each behind a confirmation), watches it finish, and takes screenshots.
+ * With PHASEKIT_UPDATE_DOCS=1 the screenshots are written to docs/images/.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
@@ -54,13 +55,31 @@ afterAll(async () => {
   rmSync(shots, { recursive: true, force: true });
 });
 
+const docsShot = (name: string) => (process.env["PHASEKIT_UPDATE_DOCS"] === "1" ? fileURLToPath(new URL(`../../../../docs/images/${name}`, import.meta.url)) : path.join(shots, name));
+
 describe("phasekit ui in chromium", () => {
-  it("shows the runs, a run's diagram with its position, its steps and journal; a live run refreshes", async (ctx) => {
+  it("without the launch's token (or with another) the browser gets nothing; a bad link is an error, not 'Loading…'", async (ctx) => {
+    if (browser === null) return ctx.skip(whyNot);
+    const page = await browser.newPage();
+    for (const url of [inspector.origin, `${inspector.origin}?token=not-the-token`, `${inspector.origin}app.js`]) {
+      const res = await page.goto(url);
+      expect(res?.status(), url).toBe(403);
+      expect(await page.textContent("body"), url).not.toContain("shipping");
+    }
+    await page.goto(`${inspector.url}#/run/%E0%A4%A`);
+    await page.waitForSelector("#error");
+    expect(await page.textContent("#error")).toMatch(/URI|malformed/i);
+    await page.close();
+  });
+
+  it("shows the runs, a run's diagram, steps, journal and a step's payload; pauses and resumes a live run; a live run refreshes", async (ctx) => {
     if (browser === null) return ctx.skip(whyNot);
     const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
     const external: string[] = [];
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
     page.on("request", (r) => {
-      if (!r.url().startsWith(inspector.url)) external.push(r.url());
+      if (!r.url().startsWith(inspector.origin)) external.push(r.url());
     });
     await page.goto(inspector.url);
     await page.waitForSelector("#runs tbody tr");
@@ -74,18 +93,45 @@ describe("phasekit ui in chromium", () => {
     expect(await page.$$eval("#diagram .group", (g) => g.map((x) => x.getAttribute("data-node")))).toEqual(["p1"]);
     expect(await page.textContent('#steps tr[data-step="plan"]')).toContain("completed");
     expect(await page.textContent("#journal")).toContain("paused");
-    const shot = process.env["PHASEKIT_UPDATE_DOCS"] === "1" ? fileURLToPath(new URL("../../../../docs/images/inspector.png", import.meta.url)) : path.join(shots, "inspector.png");
+    const shot = docsShot("inspector.png");
     await page.screenshot({ path: shot, fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(10_000);
 
-    // A live run: in flight, then (after its runner goes on) completed without a reload.
+    // A step's payload: the input's fingerprint (the input itself is not kept) and the output as pretty JSON.
+    await page.click('button[data-payload="plan"]');
+    await page.waitForSelector("#payload-output");
+    expect(await page.textContent("#payload-input")).toContain("not recorded");
+    expect(await page.textContent("#payload-output")).toBe('"the plan"\n');
+    await page.screenshot({ path: docsShot("inspector-payload.png"), fullPage: true });
+
+    // A live run: in flight; paused and resumed from the page, each behind a confirmation.
     await page.click('a[href="#/"]');
     await page.click('#runs a[href="#/run/live"]');
     await page.waitForSelector('#steps tr[data-step="s1"]');
     expect(await page.textContent('#steps tr[data-step="s1"]')).toContain("in-flight");
+    expect(await page.textContent('#steps tr[data-step="s1"]')).not.toContain("stopped mid-step");
+    await page.click('#actions button[data-action="pause"]');
+    await page.waitForSelector("#confirm");
+    expect(await page.textContent("#pending")).toBe("none"); // nothing happens before the confirmation
+    await page.click("#confirm-no");
+    expect(await page.$("#confirm")).toBeNull();
+    await page.click('#actions button[data-action="pause"]');
+    await page.fill("#confirm-reason", "lunch");
+    await page.screenshot({ path: docsShot("inspector-confirm.png"), fullPage: true });
+    await page.click("#confirm-yes");
+    await page.waitForSelector('#actions button[data-action="resume"]');
+    expect(await page.textContent("#pending")).toBe("pause: lunch");
+    expect(await page.textContent("#action-done")).toContain("pause requested for run live");
+    await page.click('#actions button[data-action="resume"]');
+    await page.click("#confirm-yes");
+    await page.waitForSelector('#actions button[data-action="pause"]');
+    expect(await page.textContent("#pending")).toBe("none");
+    expect(await page.textContent("#action-done")).toContain("pause request withdrawn");
+    // ... and then (after its runner goes on) completed without a reload.
     fx.live.send("go");
     await page.waitForSelector('#steps tr[data-step="s1"] .status.completed', { timeout: 15_000 });
     expect(external).toEqual([]);
+    expect(pageErrors).toEqual([]);
     await page.close();
   });
 });

@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { workflowError } from "@phasekit/core";
 import { describe, expect, it } from "vitest";
 import { EXIT, progress, toFailure, type CliIo } from "../../src/cli/io.js";
-import { age, parseDuration, table } from "../../src/cli/format.js";
+import { age, clip, duration, parseDuration, table } from "../../src/cli/format.js";
+import { journalLine } from "../../src/cli/runs-commands.js";
 
 function fakeIo(isTTY: boolean): { io: CliIo; err: () => string } {
   let err = "";
@@ -45,5 +46,31 @@ describe("cli io", () => {
   it("tables pad every column but the last; ages use the largest whole unit", () => {
     expect(table(["A", "BB"], [["xxx", "y"], ["z", ""]])).toBe("A    BB\nxxx  y\nz\n");
     expect([age(59_999), age(60_000), age(3_600_000 * 5), age(86_400_000 * 40)]).toEqual(["59s", "1m", "5h", "40d"]);
+  });
+
+  it("durations round once: never `1m60s` or `60.0s`; seconds and minutes stay under 60", () => {
+    expect([duration(999.6), duration(59_960), duration(119_600), duration(3_599_600), duration(7_170_000)]).toEqual(["1000ms", "1m00s", "2m00s", "1h00m", "2h00m"]);
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1e9, noNaN: true }), (ms) => {
+        const d = duration(ms);
+        expect(d).toMatch(/^(\d+ms|\d+\.\ds|\d+m[0-5]\ds|\d+h[0-5]\dm)$/);
+        if (d.endsWith("s") && !d.endsWith("ms") && !d.includes("m")) expect(Number(d.slice(0, -1))).toBeLessThan(60);
+      }),
+    );
+  });
+
+  it("clip never cuts a character in half (emoji, flags, combining marks) and keeps within its width", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 300 }), fc.integer({ min: 4, max: 200 }), (text, max) => {
+        const out = clip(text, max);
+        if (text.length <= max) expect(out).toBe(text);
+        else expect([out.length <= max, out.endsWith("..."), text.startsWith(out.slice(0, -3))]).toEqual([true, true, true]);
+        expect(out).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+      }),
+    );
+    // A journal line whose data is cut right inside an emoji.
+    const line = journalLine({ seq: 1, generation: 1, at: "x", event: "e", data: { text: `${"a".repeat(146)}🧪🧪🧪🧪🧪🧪🧪` } });
+    expect(line).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    expect(line.endsWith("🧪...")).toBe(true);
   });
 });

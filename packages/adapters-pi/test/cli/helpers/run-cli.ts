@@ -38,7 +38,7 @@ export function json<T = Record<string, unknown>>(out: string, schema: string): 
 }
 
 /** Runs the CLI in this process (no node start-up): for the many small error cases. */
-export async function phasekitInProcess(args: readonly string[], options: { input?: string; cwd?: string } = {}): Promise<CliRun> {
+export async function phasekitInProcess(args: readonly string[], options: { input?: string; cwd?: string; tty?: boolean; now?: () => Date } = {}): Promise<CliRun> {
   const { main } = await import("../../../src/cli/main.js");
   let stdout = "";
   let stderr = "";
@@ -46,12 +46,15 @@ export async function phasekitInProcess(args: readonly string[], options: { inpu
   const code = await main(args, {
     stdout: { write: (s: string) => (stdout += s) },
     stderr: { write: (s: string) => (stderr += s) },
-    stdin: (async function* () {
-      yield input;
-    })(),
+    stdin: Object.assign(
+      (async function* () {
+        yield input;
+      })(),
+      { isTTY: options.tty === true },
+    ),
     cwd: options.cwd ?? process.cwd(),
     env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir" },
-    now: () => new Date(),
+    now: options.now ?? (() => new Date()),
   });
   return { code, stdout, stderr };
 }

@@ -1,0 +1,52 @@
+/**
+ * One opening of a run's history for everything a request asks of it: its step records, whether each stored
+ * output is usable, and an output's text. The inspector's run page asks this of every step; opening the
+ * history once per step made a 2,000-step page cost O(steps²).
+ */
+import { readRunLog } from "../store/run-log/reader.js";
+import type { StepRecord } from "../store/checkpoint-log.js";
+import { checkStoredOutput, readRunSteps, type StoredOutputCheck } from "../store/run-steps.js";
+
+/** The history of one run, open for the length of one `withHistory` call. */
+export interface OpenHistory {
+  records: StepRecord[];
+  checkOutput(record: StepRecord): Promise<StoredOutputCheck>;
+}
+
+/** Opens the history of `runDir` once, hands it to `fn`, and closes it. */
+export async function withHistory<T>(runDir: string, fn: (h: OpenHistory) => Promise<T>): Promise<T> {
+  const view = await readRunLog(runDir);
+  try {
+    const records = await readRunSteps(runDir, view);
+    return await fn({ records, checkOutput: (record) => checkStoredOutput(runDir, record, view) });
+  } finally {
+    view?.close();
+  }
+}
+
+/** What a step took and gave, as far as the history keeps it. */
+export interface StepPayload {
+  stepId: string;
+  record: StepRecord;
+  /** The input itself is not kept, only its fingerprint (the reuse check compares fingerprints). */
+  input: { recorded: false; fingerprint: string };
+  /** The output as pretty JSON, or why it cannot be shown (none yet, failed, missing or damaged). */
+  output: { ok: true; json: string; bytes: number } | { ok: false; reason: string; message: string };
+}
+
+/** The payload of step `stepId`, or null when the run has no such step. */
+export async function stepPayload(runDir: string, stepId: string): Promise<StepPayload | null> {
+  return withHistory(runDir, async (h) => {
+    const record = h.records.find((r) => r.stepId === stepId);
+    if (record === undefined) return null;
+    const input = { recorded: false as const, fingerprint: record.inputFingerprint };
+    if (record.status !== "completed") {
+      const why = record.status === "failed" ? `attempt ${record.attempt} failed: ${record.error ?? "no message"}` : `attempt ${record.attempt} has not finished`;
+      return { stepId, record, input, output: { ok: false, reason: record.status, message: why } };
+    }
+    const stored = await h.checkOutput(record);
+    if (!stored.ok) return { stepId, record, input, output: { ok: false, reason: stored.reason, message: stored.message } };
+    const json = `${JSON.stringify(JSON.parse(stored.text), null, 2)}\n`;
+    return { stepId, record, input, output: { ok: true, json, bytes: Buffer.byteLength(stored.text) } };
+  });
+}

@@ -1,0 +1,97 @@
+/**
+ * What the inspector's API answers, over the same run views and actions as the CLI: a run's page (steps with
+ * reuse verdicts, diagram, journal; each part on its own, so a damaged journal leaves the rest readable), a
+ * step's payload paged, and the control actions.
+ */
+import { migrateState } from "@phasekit/core";
+import { loadDefinitionFolders } from "../definitions/folders.js";
+import { judgeLiveness } from "../lock/liveness.js";
+import { controlRun, type ControlAction } from "./control-actions.js";
+import { buildDiagram, toMermaid } from "./diagram.js";
+import { stepPayload, withHistory } from "./history-view.js";
+import { locateRun, runDetail, runJournal, type Roots } from "./run-view.js";
+import { stepVerdict } from "./step-verdict.js";
+import { plainMessage } from "./io.js";
+
+/** What the API needs to know of the launch. */
+export interface ApiContext {
+  roots: Roots;
+  defDirs: readonly string[];
+  now: () => Date;
+}
+
+/** A part of the page that could not be read: its typed error, shown in place of the part. */
+export type PartError = { code: string; message: string };
+
+/** The run page: the run, its steps with reuse verdicts, its diagram and its journal. */
+export async function runPage(o: ApiContext, id: string): Promise<object> {
+  const detail = await runDetail(o.roots, id, o.now().getTime());
+  const runDir = detail.summary.runDir;
+  const live = (await judgeLiveness(runDir).catch(() => null))?.verdict === "live";
+  const steps = await part(() =>
+    withHistory(runDir, async (h) => {
+      const byId = new Map(h.records.map((r) => [r.stepId, r]));
+      const out = [];
+      for (const s of detail.steps) out.push({ ...s, verdict: await stepVerdict(byId.get(s.stepId) ?? null, null, { live, checkOutput: h.checkOutput }) });
+      return out;
+    }),
+  );
+  const journal = await part(async () => runJournal(await locateRun(o.roots, runDir), o.roots));
+  return {
+    schema: "phasekit.inspector-run/2",
+    summary: detail.summary,
+    metadata: detail.metadata,
+    pending: detail.pending,
+    steps: steps.ok ? steps.value : detail.steps,
+    stepsError: steps.ok ? null : steps.error,
+    diagram: diagramOf(o, detail.metadata?.state),
+    journal: journal.ok ? journal.value : [],
+    journalError: journal.ok ? null : journal.error,
+  };
+}
+
+function diagramOf(o: ApiContext, raw: unknown): object | null {
+  if (raw === undefined || o.defDirs.length === 0) return null;
+  const state = migrateState(raw);
+  if (!state.ok) return null;
+  const d = buildDiagram(loadDefinitionFolders(o.defDirs).registry, state.state.workflowKey, state.state);
+  return d === null ? null : { ...d, mermaid: toMermaid(d) };
+}
+
+/** Default and largest slice of a step's output one request returns (characters of its pretty JSON). */
+export const PAYLOAD_PAGE = 64 * 1024;
+
+/** A step's input fingerprint and a slice of its pretty-printed output; null when the run has no such step. */
+export async function payloadPage(o: ApiContext, id: string, stepId: string, offset: number, limit: number): Promise<object | null> {
+  const location = await locateRun(o.roots, id);
+  const p = await stepPayload(location.runDir, stepId);
+  if (p === null) return null;
+  if (!p.output.ok) return { schema: "phasekit.step-payload/1", id: location.slug, ...p };
+  const text = p.output.json;
+  const size = Math.min(Math.max(1, limit), PAYLOAD_PAGE);
+  const slice = text.slice(offset, offset + size);
+  const next = offset + slice.length;
+  return {
+    schema: "phasekit.step-payload/1",
+    id: location.slug,
+    stepId,
+    record: p.record,
+    input: p.input,
+    output: { ok: true, bytes: p.output.bytes, totalChars: text.length, offset, text: slice, nextOffset: next < text.length ? next : null },
+  };
+}
+
+/** Runs a control action for the page (the CLI's own implementation). */
+export async function act(o: ApiContext, id: string, action: ControlAction, reason: string | undefined): Promise<object> {
+  const outcome = await controlRun(o.roots, id, action, reason ?? `${action} from the inspector`, o.now());
+  return { schema: "phasekit.control/1", ...outcome.body, text: outcome.text };
+}
+
+async function part<T>(read: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: PartError }> {
+  try {
+    return { ok: true, value: await read() };
+  } catch (error) {
+    const e = error as { code?: unknown; message?: unknown };
+    return { ok: false, error: { code: typeof e.code === "string" ? e.code : "INTERNAL", message: typeof e.message === "string" ? plainMessage(e.message) : String(error) } };
+  }
+}

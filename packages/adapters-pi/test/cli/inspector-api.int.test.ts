@@ -1,0 +1,124 @@
+/**
+ * The inspector's HTTP API in this process: nothing is served without the launch's token (and a write needs it
+ * in a header), a run page opens the run's history a fixed number of times whatever its step count, a damaged
+ * journal leaves the rest of the page readable, a step's output is paged, and the control actions go through
+ * the CLI's own implementation.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createReporter, runWorkflow } from "@phasekit/adapters-pi";
+import { readRunLog } from "../../src/store/run-log/reader.js";
+import { startInspector, type Inspector } from "../../src/cli/ui-server.js";
+
+vi.mock("../../src/store/run-log/reader.js", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../src/store/run-log/reader.js")>();
+  return { ...real, readRunLog: vi.fn(real.readRunLog) };
+});
+
+const TOKEN = "t0ken-for-tests";
+const quiet = () => createReporter({ onChange: () => undefined });
+let repo: string;
+let inspector: Inspector;
+
+beforeAll(async () => {
+  repo = mkdtempSync(path.join(tmpdir(), "pk-api-"));
+  for (const [slug, n] of [["ten", 10], ["sixty", 60]] as const) {
+    await runWorkflow({ repoRoot: repo, target: slug, toolName: "t", createReporter: quiet }, async (ctx) => {
+      for (let i = 0; i < n; i++) await ctx.step(`s${i}`, { i }, () => ({ i }));
+    });
+  }
+  await runWorkflow({ repoRoot: repo, target: "big", toolName: "t", createReporter: quiet }, async (ctx) =>
+    ctx.step("blob", { want: "big" }, () => ({ rows: Array.from({ length: 3000 }, (_, i) => ({ i, text: `row ${i} 🧪` })) })),
+  );
+  inspector = await startInspector({ roots: { repoRoot: repo }, defDirs: [], port: 0, token: TOKEN });
+}, 60_000);
+
+afterAll(async () => {
+  await inspector?.close();
+  rmSync(repo, { recursive: true, force: true });
+});
+
+const origin = () => new URL(inspector.url).origin;
+async function get(p: string, headers: Record<string, string> = { "x-phasekit-token": TOKEN }): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${origin()}${p}`, { headers });
+  return { status: res.status, body: await res.json() };
+}
+async function post(p: string, body: unknown, headers: Record<string, string> = { "x-phasekit-token": TOKEN, "content-type": "application/json" }): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${origin()}${p}`, { method: "POST", headers, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+describe("the token", () => {
+  it("nothing is served without this launch's token; the URL, a header or the cookie the page got carry it", async () => {
+    expect(inspector.url).toBe(`${origin()}/?token=${TOKEN}`);
+    for (const p of ["/", "/app.js", "/api/runs", "/api/runs/ten", "/api/runs/ten/steps/s0/output"]) {
+      expect((await fetch(`${origin()}${p}`)).status, p).toBe(403);
+      expect((await fetch(`${origin()}${p}`, { headers: { "x-phasekit-token": "wrong" } })).status, p).toBe(403);
+      expect((await fetch(`${origin()}${p}?token=${TOKEN}x`)).status, p).toBe(403);
+    }
+    const page = await fetch(inspector.url);
+    expect(page.status).toBe(200);
+    const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    expect(cookie).toBe(`phasekit-token-${new URL(origin()).port}=${TOKEN}`);
+    expect((await fetch(`${origin()}/api/runs`, { headers: { cookie } })).status).toBe(200);
+    expect((await get("/api/runs")).status).toBe(200);
+  });
+
+  it("a write needs the token in its header (a cookie alone is not enough) and a JSON body", async () => {
+    const cookie = `phasekit-token-${new URL(origin()).port}=${TOKEN}`;
+    expect((await post("/api/runs/ten/actions/pause", {}, { cookie, "content-type": "application/json" })).status).toBe(403);
+    expect((await post("/api/runs/ten/actions/pause", {}, { "x-phasekit-token": TOKEN, "content-type": "text/plain" })).status).toBe(415);
+    expect((await post("/api/runs/ten/actions/explode", {})).status).toBe(404);
+    expect((await post("/api/runs/..%2Fx/actions/pause", {})).status).toBe(400);
+  });
+});
+
+describe("the run page", () => {
+  it("opens the run's history a fixed number of times, however many steps the run has", async () => {
+    const opens = vi.mocked(readRunLog);
+    const count = async (id: string) => {
+      opens.mockClear();
+      const r = await get(`/api/runs/${id}`);
+      expect(r.status).toBe(200);
+      return opens.mock.calls.length;
+    };
+    const ten = await count("ten");
+    const sixty = await count("sixty");
+    expect(sixty).toBe(ten);
+    expect(sixty).toBeLessThanOrEqual(6);
+  });
+
+  it("a damaged journal is named in its place; the run and its steps are still shown", async () => {
+    writeFileSync(path.join(repo, "ai_plan", "ten", "journal.ndjson"), '{"seq": 1, "gen\n{"seq": 2}\n');
+    const r = await get("/api/runs/ten");
+    expect(r.status).toBe(200);
+    expect(r.body.summary.id).toBe("ten");
+    expect(r.body.steps).toHaveLength(10);
+    expect(r.body.journalError.message).toContain("journal.ndjson");
+    expect(r.body.journalError.message).not.toMatch(/^\[/);
+  });
+});
+
+describe("payloads", () => {
+  it("a step's output is pretty JSON in pages; its input is not kept, only its fingerprint", async () => {
+    const first = await get("/api/runs/big/steps/blob/output?limit=1000");
+    expect(first.status).toBe(200);
+    expect(first.body.input).toEqual({ recorded: false, fingerprint: expect.stringMatching(/^v1:sha256:/) });
+    const out = first.body.output;
+    expect(out.text).toHaveLength(1000);
+    expect(out.nextOffset).toBe(1000);
+    let text = out.text as string;
+    for (let next = out.nextOffset as number | null; next !== null; ) {
+      const page = await get(`/api/runs/big/steps/blob/output?offset=${next}`);
+      text += page.body.output.text;
+      next = page.body.output.nextOffset;
+    }
+    expect(text.length).toBe(out.totalChars);
+    expect(JSON.parse(text).rows[2999]).toEqual({ i: 2999, text: "row 2999 🧪" });
+    expect(text).toContain('\n  "rows": [\n');
+    expect((await get("/api/runs/big/steps/nope/output")).status).toBe(404);
+    expect((await get("/api/runs/big/steps/blob/output?offset=-1")).status).toBe(400);
+  });
+});
