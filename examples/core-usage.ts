@@ -11,7 +11,9 @@ import { releaseRegistry } from "./release-workflow.js";
 export function describe(state: WorkflowState, registry: WorkflowRegistry = releaseRegistry()): string {
   const r = resolveActive(registry, state);
   if (!r.ok) return `(broken: ${r.error.code})`;
-  return r.active === null ? `(${state.status})` : statusLine(r.active);
+  if (r.active === null) return `(${state.status})`;
+  const line = statusLine(r.active);
+  return line.ok ? line.text : `(broken: ${line.error.code})`;
 }
 
 /** Walks the release example through start, sub-workflows, loops and a two-step cancel; returns printable lines. */

@@ -8,6 +8,7 @@ import { EXAMPLE_WORKFLOWS } from "../../../examples/pi/ship-scenario.js";
 import { createRuntime, loadDefinitionFolders, rebuildState, type BranchEntry, type PiApi } from "../src/pi/index.js";
 import { checkTool, start, advance, toPersisted, type WorkflowState } from "@phasekit/core";
 import { interleaved, loadPeer } from "./pi-peer.js";
+import { sessionRows } from "./pi-session-rows.js";
 
 const ENTRIES = 100_000;
 let sink: unknown;
@@ -39,7 +40,11 @@ function ourStates(): WorkflowState[] {
     cur = r.state;
     out.push(cur);
   }
-  return out.map(toPersisted);
+  return out.map((state) => {
+    const p = toPersisted(state);
+    if (!p.ok) throw new Error(p.error.message);
+    return p.state;
+  });
 }
 
 function peerStates(): unknown[] {
@@ -68,7 +73,7 @@ function peerDefinitions(): Record<string, unknown> {
 }
 
 export const suite: BenchSuite = {
-  title: "pi extension: state rebuild and tool_call",
+  title: "pi extension: state rebuild, tool_call, workflow_step and session_start",
   description:
     "Median per call, phasekit against pi-workflows 1.0.0 (npm pack, same run, contenders interleaved round by round). Rebuild: the newest valid `workflow:state` entry of a 100,000-entry branch whose last state entry is near the start (so both scan ~99,500 entries), each reading its own entry format; the scan costs the same, and the difference on a first read is core's `migrateState` (zod) parsing the one entry it finds; pi keeps entry objects for the session's lifetime, so later rebuilds (tree moves, reloads) hit the per-entry memo. tool_call: a blocked and an allowed tool in the nested Test phase (whitelist) of the example workflow; the hook asks core once per tool name and state (`checkTool`, shown separately) and answers repeated calls from memory.",
   async run() {
@@ -124,6 +129,7 @@ export const suite: BenchSuite = {
       row("tool_call hook decision, allowed", "pi-workflows handleToolCall", tool["hookAllowed"], tool["piWorkflowsAllowed"], "≤ 1.0×"),
       row("core checkTool (the hook's first call after a state change), blocked", "pi-workflows handleToolCall", tool["coreBlocked"], tool["piWorkflowsBlocked"], "report"),
       row("core checkTool (first call after a state change), allowed", "pi-workflows handleToolCall", tool["coreAllowed"], tool["piWorkflowsAllowed"], "report"),
+      ...(await sessionRows(peer)),
     ];
   },
 };

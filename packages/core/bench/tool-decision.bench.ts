@@ -7,10 +7,8 @@
 import type { BenchSuite } from "../../../bench/harness.js";
 import { medians } from "../../../bench/harness.js";
 import { releaseRegistry } from "../../../examples/release-workflow.js";
-import { advance } from "../src/transitions/advance.js";
-import { resolveActive } from "../src/transitions/resolve-active.js";
-import { checkTool } from "../src/policy/check-tool.js";
-import { STATE_SCHEMA_VERSION, type WorkflowState } from "../src/state/schema.js";
+// Through the package entry, as adapters call them: the boundary's never-throw wrapper is part of the cost.
+import { advance, checkTool, resolveActive, STATE_SCHEMA_VERSION, type WorkflowState } from "@phasekit/core";
 
 const registry = releaseRegistry();
 

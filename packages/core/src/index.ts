@@ -1,7 +1,49 @@
 /** @phasekit/core: the pure rules of phasekit workflows. No I/O, no clock, no randomness. */
-export { WorkflowError, isWorkflowError, workflowError } from "./errors/workflow-error.js";
+
+// Every exported function comes from the boundary, where none of them throws (see boundary.ts).
+export {
+  compileDefinitions,
+  definitionProblemsError,
+  migrateState,
+  parseState,
+  toPersisted,
+  start,
+  advance,
+  loop,
+  restartScope,
+  cancel,
+  cancelNow,
+  pause,
+  resume,
+  fail,
+  markCompletionNotified,
+  reduce,
+  resolveActive,
+  checkTool,
+  checkDefinitions,
+  statusLine,
+  contextPrompt,
+  notDoneReminder,
+  stepResultLine,
+  phaseLabel,
+  renderTemplate,
+  completionMessage,
+  cancelledMessage,
+  failedMessage,
+  endOfRunMessage,
+  initialMessage,
+  isCompiledRegistry,
+  isSubworkflowRef,
+  isBlocking,
+  isWorkflowError,
+  isLive,
+  isFinished,
+  workflowError,
+  refusalToError,
+} from "./boundary.js";
+export type { TextOutcome } from "./boundary.js";
+export { WorkflowError } from "./errors/workflow-error.js";
 export type { WorkflowErrorCode, WorkflowErrorDetails, Result } from "./errors/workflow-error.js";
-export { refusalToError } from "./errors/refusal.js";
 export type { Refusal, Outcome } from "./errors/refusal.js";
 export type { DeepReadonly } from "./errors/deep-readonly.js";
 
@@ -14,7 +56,6 @@ export {
   ProfileSchema,
   COMMAND_NAME_PATTERN,
   KEY_PATTERN,
-  isSubworkflowRef,
 } from "./definitions/schema.js";
 export type {
   WorkflowDefinition,
@@ -25,25 +66,19 @@ export type {
   ToolRules,
   Profile,
 } from "./definitions/schema.js";
-export { isCompiledRegistry, MAX_NESTING } from "./definitions/registry.js";
+export { MAX_NESTING } from "./definitions/registry.js";
 export type { WorkflowRegistry } from "./definitions/registry.js";
-export { compileDefinitions, definitionProblemsError } from "./definitions/compile.js";
 export type { CompileResult, CompileOptions, CompileCode } from "./definitions/compile.js";
 export type { DefinitionProblem, DefinitionCode } from "./errors/problems.js";
-export { isBlocking } from "./errors/problems.js";
 
 export {
   WorkflowStateSchema,
   WorkflowStatusSchema,
   PathSegmentSchema,
   STATE_SCHEMA_VERSION,
-  toPersisted,
-  isLive,
-  isFinished,
 } from "./state/schema.js";
 export type { WorkflowState, WorkflowStatus, PathSegment } from "./state/schema.js";
-export { migrateState, parseState } from "./state/migrate.js";
-export type { MigrateResult, MigrateCode } from "./state/migrate.js";
+export type { MigrateResult, MigrateCode, ParseResult } from "./state/migrate.js";
 export { migrations } from "./state/migrations.js";
 export type { Migration } from "./state/migrations.js";
 
@@ -60,22 +95,11 @@ export type {
   CommonCode,
   PathCode,
 } from "./transitions/types.js";
-export { start } from "./transitions/start.js";
-export { advance } from "./transitions/advance.js";
-export { loop } from "./transitions/loop.js";
-export { restartScope } from "./transitions/restart-scope.js";
-export { cancel, cancelNow } from "./transitions/cancel.js";
-export { pause, resume, fail, markCompletionNotified } from "./transitions/lifecycle.js";
-export { reduce } from "./transitions/reduce.js";
 
-export { resolveActive } from "./transitions/resolve-active.js";
 export type { ActiveWorkflow, BreadcrumbItem, ResolveCode } from "./transitions/resolve-active.js";
-export { checkTool } from "./policy/check-tool.js";
 export type { ToolDecision } from "./policy/check-tool.js";
-export { checkDefinitions } from "./policy/check-definitions.js";
 export type { DefinitionsVerdict, DefinitionsChoice, WorkflowChange, PhaseChange } from "./policy/check-definitions.js";
 export {
-  renderTemplate,
   PROMPT_VARS,
   BLOCK_REASON_VARS,
   COMPLETION_VARS,
@@ -86,17 +110,7 @@ export {
   FIELD_VARS,
 } from "./present/template.js";
 export type { TemplateVars } from "./present/template.js";
-export { statusLine } from "./present/status-line.js";
-export { contextPrompt } from "./present/context-prompt.js";
-export { stepResultLine, phaseLabel, LAST_PHASE_NOTE } from "./present/step-result.js";
-export {
-  completionMessage,
-  cancelledMessage,
-  failedMessage,
-  endOfRunMessage,
-  notDoneReminder,
-  initialMessage,
-} from "./present/messages.js";
+export { LAST_PHASE_NOTE } from "./present/step-result.js";
 export type { EndOfRunMessage, MessageCode } from "./present/messages.js";
 export {
   DEFAULT_ROLE_INSTRUCTION,

@@ -4,7 +4,7 @@ import { isWorkflowError } from "@phasekit/core";
 import { compileDefinitions } from "../src/definitions/compile.js";
 import type { CompileResult } from "../src/definitions/compile.js";
 import { migrateState, parseState } from "../src/state/migrate.js";
-import type { MigrateResult } from "../src/state/migrate.js";
+import type { ParseResult } from "../src/state/migrate.js";
 import { WorkflowStateSchema } from "../src/state/schema.js";
 import { FrozenMap } from "../src/definitions/frozen.js";
 
@@ -26,7 +26,7 @@ function assertClean(): void {
   expect(Object.keys(Object.prototype)).toEqual([]);
 }
 
-function assertTypedState(r: MigrateResult): void {
+function assertTypedState(r: ParseResult): void {
   if (r.ok) {
     expect(WorkflowStateSchema.safeParse(r.state).success).toBe(true);
     expect(Number.isInteger(r.fromVersion)).toBe(true);

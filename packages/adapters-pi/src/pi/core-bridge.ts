@@ -24,10 +24,11 @@ import {
   resolveActive as coreResolveActive,
   start as coreStart,
   statusLine as coreStatusLine,
+  stepResultLine as coreStepResultLine,
   renderTemplate,
-  toPersisted,
 } from "@phasekit/core";
-import type { ActiveWorkflow, DefinitionProblem, Happening, WorkflowChange, WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
+import type { ActiveWorkflow, DefinitionProblem, Happening, PhaseRef, TextOutcome, WorkflowChange, WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
+import { persisted as toPersisted } from "../run/persisted.js";
 
 export type { ActiveWorkflow, DefinitionProblem, Happening, WorkflowChange, WorkflowError, WorkflowRegistry, WorkflowState };
 
@@ -130,19 +131,30 @@ export function toolDecision(state: WorkflowState | null, registry: WorkflowRegi
   return r.allowed ? { allowed: true } : { allowed: false, reason: r.reason };
 }
 
+/** A core text of values core made (an ActiveWorkflow from resolveActive): a refusal would be a wiring bug, thrown. */
+function textOf(r: TextOutcome): string {
+  if (!r.ok) throw refusalToError(r.error);
+  return r.text;
+}
+
 /** The hidden context prompt. */
 export function contextPrompt(a: ActiveWorkflow): string {
-  return coreContextPrompt(a);
+  return textOf(coreContextPrompt(a));
 }
 
 /** The status-bar text. */
 export function statusLine(a: ActiveWorkflow): string {
-  return coreStatusLine(a);
+  return textOf(coreStatusLine(a));
 }
 
 /** The not-done reminder. */
 export function notDoneReminder(a: ActiveWorkflow): string {
-  return coreNotDoneReminder(a);
+  return textOf(coreNotDoneReminder(a));
+}
+
+/** The first line of a workflow_step result. */
+export function stepResultLine(happened: Happening, from: string, to: PhaseRef | null, next: PhaseRef | null, workflowName: string): string {
+  return textOf(coreStepResultLine(happened, from, to, next, workflowName));
 }
 
 /** The end-of-run message of a finished run (null when it cannot be rendered). */
@@ -172,5 +184,5 @@ export function initialUserMessage(state: WorkflowState, registry: WorkflowRegis
     firstPhaseEmoji: a?.phase.emoji,
     firstPhaseProfiles: a ? (a.phase.availableProfiles ?? []).join(", ") || "(none)" : undefined,
   };
-  return renderTemplate(def?.initialMessage ?? DEFAULT_INITIAL, vars, INITIAL_VARS);
+  return textOf(renderTemplate(def?.initialMessage ?? DEFAULT_INITIAL, vars, INITIAL_VARS));
 }

@@ -4,8 +4,7 @@
  * new phase only from this tool's result: `next` and `loop` return the new phase's full context. Refusals are
  * thrown, which both hosts turn into an error result.
  */
-import { stepResultLine } from "@phasekit/core";
-import { active, contextPrompt, move, type WorkflowState } from "./core-bridge.js";
+import { active, contextPrompt, move, stepResultLine, type WorkflowState } from "./core-bridge.js";
 import type { PiContext, PiToolDefinition, PiToolResult } from "./host.js";
 import type { Continuation } from "./continuation.js";
 import { honourControl } from "./control.js";

@@ -5,7 +5,8 @@
  */
 import { createStepRunner, type StepReport } from "./step-runner.js";
 import type { StepFn, StepOptions, StepResult, StepValue } from "./step-options.js";
-import { isWorkflowError, toPersisted, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
+import { isWorkflowError, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
+import { persisted } from "./persisted.js";
 import { openWorkflowHandle, phaseOf, type HistoryEntries, type RunWorkflowHandle } from "./workflow-handle.js";
 import type { CheckpointStore } from "../store/checkpoint-port.js";
 import type { ControlRequest } from "../store/control-signals.js";
@@ -175,7 +176,7 @@ export async function createRunContext(deps: RunContextDeps): Promise<RunContext
     const state = workflow.state();
     const phase = phaseOf(state, workflow.registry);
     const { phase: _p, ...rest } = meta;
-    return { ...rest, state: toPersisted(state), ...(phase === undefined ? {} : { phase }) };
+    return { ...rest, state: persisted(state), ...(phase === undefined ? {} : { phase }) };
   };
 
   const ctx: RunContext = {

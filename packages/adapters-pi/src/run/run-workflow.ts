@@ -3,7 +3,8 @@
  * refuses a second concurrent runner and resumes exactly where it stopped. The numbered steps below match
  * docs/run-workflow.md.
  */
-import { cancelNow, isWorkflowError, pause as pauseState, toPersisted } from "@phasekit/core";
+import { cancelNow, isWorkflowError, pause as pauseState } from "@phasekit/core";
+import { persisted } from "./persisted.js";
 import type { ControlRequest } from "../store/control-signals.js";
 import type { AnyOptions, RunCleanupInfo, RunResult, RunStatus, RunWorkflowOptions } from "./options.js";
 import { checkOptions, locate, upsert, workflowStateFor } from "./setup.js";
@@ -165,7 +166,7 @@ async function endEarly(internals: RunContextInternals, error: unknown): Promise
   const core = workflow?.state();
   const paused = error.code === "RUN_PAUSED";
   const moved = workflow == null || core === undefined ? null : paused ? pauseState(workflow.registry, core, now) : cancelNow(workflow.registry, core, now);
-  const state = moved?.ok ? { state: toPersisted(moved.state) } : {};
+  const state = moved?.ok ? { state: persisted(moved.state) } : {};
   await internals.writeMeta(paused ? { status: "paused", ...state } : { status: "cancelled", failureReason: reason, currentStepId: undefined, ...state });
   await internals.journal(paused ? "paused" : "stopped", { reason });
   if (request !== undefined) await internals.clearControl(request);

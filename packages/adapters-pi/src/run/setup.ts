@@ -1,5 +1,6 @@
 /** Steps 1 and 4 of `runWorkflow`: where the run lives, its options, and the metadata it starts with. */
-import { migrateState, refusalToError, resume as resumeState, start, toPersisted, workflowError } from "@phasekit/core";
+import { migrateState, refusalToError, resume as resumeState, start, workflowError } from "@phasekit/core";
+import { persisted } from "./persisted.js";
 import type { WorkflowError, WorkflowState } from "@phasekit/core";
 import { phaseOf } from "./workflow-handle.js";
 import path from "node:path";
@@ -75,11 +76,11 @@ export function workflowStateFor(options: AnyOptions, existing: WorkflowMetadata
     if (!migrated.ok) throw refusalToError(migrated.error);
     const resumed = migrated.state.status === "paused" ? resumeState(wf.registry, migrated.state, now) : null;
     // An older writer may have stored an armed cancel: a new run never starts half-way through a cancel.
-    return toPersisted(resumed?.ok ? resumed.state : migrated.state);
+    return persisted(resumed?.ok ? resumed.state : migrated.state);
   }
   const started = start(wf.registry, { workflowKey: wf.workflowKey, taskId: slug, taskDescription: wf.taskDescription }, now);
   if (!started.ok) throw refusalToError(started.error);
-  return toPersisted(started.state);
+  return persisted(started.state);
 }
 
 /** Step 4: the metadata a run starts with; facts of an existing run are kept unless the options replace them. */

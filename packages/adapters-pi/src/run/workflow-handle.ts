@@ -5,7 +5,8 @@
  * `state()` is the state it had at that point. A live dispatch persists its new state before it returns. An armed
  * cancel is never written to workflow.json (`toPersisted`); the history keeps it, because the body saw it.
  */
-import { reduce, resolveActive, statusLine, toPersisted, workflowError } from "@phasekit/core";
+import { reduce, resolveActive, statusLine, workflowError } from "@phasekit/core";
+import { persisted } from "./persisted.js";
 import type { TransitionOutcome, WorkflowEvent, WorkflowRegistry, WorkflowState } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
 import { fingerprint } from "../store/fingerprint.js";
@@ -85,7 +86,7 @@ export async function openWorkflowHandle(registry: WorkflowRegistry, initial: Wo
       const base = from.generation < initial.generation ? { ...from, generation: initial.generation } : from;
       fresh = reduce(registry, base, event, { now: ports.now() });
       if (fresh.ok && fresh.happened.type !== "cancel-armed") {
-        await ports.persist(toPersisted(fresh.state), phaseOf(fresh.state, registry));
+        await ports.persist(persisted(fresh.state), phaseOf(fresh.state, registry));
         await ports.journal(`workflow:${fresh.happened.type}`, toJson(fresh.happened));
       }
       return encodeOutcome(fresh);
@@ -116,7 +117,9 @@ export async function openWorkflowHandle(registry: WorkflowRegistry, initial: Wo
     },
     statusLine() {
       const active = resolveActive(registry, current);
-      return active.ok && active.active !== null ? statusLine(active.active) : "";
+      if (!active.ok || active.active === null) return "";
+      const line = statusLine(active.active);
+      return line.ok ? line.text : "";
     },
   };
   return { handle, replaying: () => !live };

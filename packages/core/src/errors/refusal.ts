@@ -19,7 +19,11 @@ export type Outcome<T, C extends WorkflowErrorCode> = ({ readonly ok: true } & T
 
 /** Builds a refusal whose message starts with where it comes from: `[phasekit] [scope] message`. */
 export function refusal<C extends WorkflowErrorCode>(scope: string, code: C, message: string, details: WorkflowErrorDetails = {}): Refusal<C> {
-  return { name: "WorkflowError", code, message: scopedMessage(scope, message, details.hint), details };
+  // `value` is the offending input, kept only as a JSON primitive: a bigint, a symbol, a cycle or a Proxy from
+  // an untyped caller would make the refusal itself unserialisable (the message already describes it).
+  const v = details.value;
+  const plain = v === undefined || v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+  return { name: "WorkflowError", code, message: scopedMessage(scope, message, details.hint), details: plain ? details : { ...details, value: undefined } };
 }
 
 /** A refusal as a throwable `WorkflowError` (same code, message and details), for adapters that throw. */

@@ -83,14 +83,25 @@ export class WorkflowError extends Error {
   readonly details: WorkflowErrorDetails;
 
   constructor(code: WorkflowErrorCode, message: string, details: WorkflowErrorDetails = {}, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    // Never throws, whatever an untyped caller passes: an error that cannot be built would hide the one it reports.
+    const cause = causeOf(options);
+    super(typeof message === "string" ? message : "(no message: the message argument was not a string)", cause === undefined ? undefined : { cause });
     this.code = code;
-    this.details = details;
+    this.details = typeof details === "object" && details !== null ? details : {};
   }
 
   /** A plain-JSON view, so errors can be logged, journaled or sent over a pipe. */
   toJSON(): { name: string; code: WorkflowErrorCode; message: string; details: WorkflowErrorDetails } {
     return { name: this.name, code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** `options.cause`, or undefined when options cannot be read (a Proxy whose getter throws). */
+function causeOf(options: unknown): unknown {
+  try {
+    return typeof options === "object" && options !== null ? (options as { cause?: unknown }).cause : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -18,6 +18,8 @@ const SCOPE = "state";
 export type MigrateResult = Outcome<{ state: WorkflowState; fromVersion: number; notes: readonly string[] }, MigrateCode>;
 /** The refusal codes of `migrateState` and `parseState`. */
 export type MigrateCode = "INVALID_STATE" | "UNSUPPORTED_VERSION";
+/** parseState's outcome: migrateState's, or INVALID_OPTIONS when its argument is not text. */
+export type ParseResult = Outcome<{ state: WorkflowState; fromVersion: number; notes: readonly string[] }, MigrateCode | "INVALID_OPTIONS">;
 type WorkflowError = Refusal<MigrateCode>;
 
 function invalid(field: string, reason: string, value: unknown, hint: string): WorkflowError {
@@ -94,10 +96,11 @@ function migrateObject(raw: Readonly<Record<string, unknown>>): MigrateResult {
 
 /** Reads any known persisted state shape into the current version, or says which field is wrong and why. */
 export function migrateState(raw: unknown): MigrateResult {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    return { ok: false, error: invalid("(root)", `expected an object, got ${describeValue(raw)}`, undefined, "pass the stored state object") };
-  }
   try {
+    // Array.isArray throws on a revoked Proxy: inside the try, so every input is judged as a state.
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      return { ok: false, error: invalid("(root)", `expected an object, got ${describeValue(raw)}`, undefined, "pass the stored state object") };
+    }
     return migrateObject(raw as Readonly<Record<string, unknown>>);
   } catch {
     // Only exotic inputs (proxies, throwing getters) get here; a typed refusal is still the contract.
@@ -106,7 +109,10 @@ export function migrateState(raw: unknown): MigrateResult {
 }
 
 /** Parses JSON text and migrates it: the usual entry point for a state read from a file or a session entry. */
-export function parseState(json: string): MigrateResult {
+export function parseState(json: string): ParseResult {
+  if (typeof json !== "string") {
+    return { ok: false, error: refusal(SCOPE, "INVALID_OPTIONS", `json must be JSON text (a string), got ${describeValue(json)}.`, { field: "json", hint: "Pass the text read from the file; an object already parsed goes to migrateState." }) };
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(json);

@@ -111,10 +111,41 @@ export function stateOrNullError(scope: string, state: unknown): Refusal<"INVALI
   return state === null ? undefined : stateError(scope, state);
 }
 
+const actives = new WeakSet<object>();
+
+/** Records an ActiveWorkflow made by resolveActive (the texts accept no other: see activeError). */
+export function markActive<T extends object>(active: T): T {
+  actives.add(active);
+  return active;
+}
+
+/** INVALID_OPTIONS unless `active` is an ActiveWorkflow made by resolveActive (of this copy of core). */
+export function activeError(scope: string, active: unknown): Refusal<"INVALID_OPTIONS"> | undefined {
+  if (typeof active === "object" && active !== null && actives.has(active)) return undefined;
+  return optionError(scope, "active", "must be the active workflow from resolveActive", active, "Pass resolveActive(registry, state).active (not null), unchanged.");
+}
+
+/** INVALID_OPTIONS unless `value` is a string. */
+export function stringError(scope: string, field: string, value: unknown, hint: string): Refusal<"INVALID_OPTIONS"> | undefined {
+  return typeof value === "string" ? undefined : optionError(scope, field, "must be a string", value, hint);
+}
+
+/** INVALID_OPTIONS unless `value` is null or a PhaseRef (its name and emoji are what texts read). */
+export function phaseRefError(scope: string, field: string, value: unknown, hint: string): Refusal<"INVALID_OPTIONS"> | undefined {
+  if (value === null) return undefined;
+  const ref = typeof value === "object" ? (value as { phaseName?: unknown; emoji?: unknown }) : undefined;
+  if (ref !== undefined && typeof ref.phaseName === "string" && typeof ref.emoji === "string") return undefined;
+  return optionError(scope, field, "must be null or a phase reference ({ phaseName, emoji, … })", value, hint);
+}
+
 /** The refusal's view of a value's type for INVALID_REGISTRY. */
 function kindOf(value: unknown): string {
   if (value === null || typeof value !== "object") return value === null ? "null" : typeof value;
-  return "currentPath" in value ? "a workflow state" : "an object";
+  try {
+    return "currentPath" in value ? "a workflow state" : "an object";
+  } catch {
+    return "an object that cannot be read (a Proxy)";
+  }
 }
 
 function isPrimitive(value: unknown): boolean {

@@ -13,7 +13,8 @@ import type { RefusalCode, TransitionContext, TransitionOutcome, WorkflowEvent }
 
 /**
  * Applies `event` to `state` (null before a run starts: only `start` is accepted then, and only then): the next
- * state and what happened, or a plain-data refusal whose code belongs to that event. Never throws.
+ * state and what happened, or a plain-data refusal whose code belongs to that event. The exported form never
+ * throws (boundary.ts).
  */
 export function reduce<E extends WorkflowEvent>(
   registry: WorkflowRegistry,
@@ -21,13 +22,8 @@ export function reduce<E extends WorkflowEvent>(
   event: E,
   ctx: TransitionContext,
 ): TransitionOutcome<RefusalCode<E["type"]>> {
-  try {
-    return reduceAny(registry, state, event, ctx) as TransitionOutcome<RefusalCode<E["type"]>>;
-  } catch {
-    // Only an exotic argument gets here (a Proxy or a getter that throws); "never throws" holds for it too.
-    const error = refusal("reduce", "INVALID_OPTIONS", "an argument could not be read as plain data.", { hint: "Pass the state, event and ctx as plain objects." });
-    return { ok: false, error } as TransitionOutcome<RefusalCode<E["type"]>>;
-  }
+  // An exotic argument (a Proxy or a getter that throws) is caught at the package boundary (boundary.ts).
+  return reduceAny(registry, state, event, ctx) as TransitionOutcome<RefusalCode<E["type"]>>;
 }
 
 function reduceAny(registry: WorkflowRegistry, state: WorkflowState | null, event: WorkflowEvent, ctx: TransitionContext): TransitionOutcome {

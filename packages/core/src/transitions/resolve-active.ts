@@ -12,7 +12,7 @@ import type { PhaseDefinition, PhaseEntry, WorkflowDefinition } from "../definit
 import type { WorkflowRegistry } from "../definitions/registry.js";
 import type { Outcome } from "../errors/refusal.js";
 import { descend, neighbour, walkPath, type Level } from "./navigation.js";
-import { registryError, stateError } from "./arguments.js";
+import { markActive, registryError, stateError } from "./arguments.js";
 import { isLive, type WorkflowState } from "../state/schema.js";
 import type { CommonCode, PathCode, PhaseRef } from "./types.js";
 
@@ -34,7 +34,10 @@ export interface BreadcrumbItem {
   readonly entered: boolean;
 }
 
-/** A running or paused state, resolved against its definitions. */
+/**
+ * A running or paused state, resolved against its definitions. Only `resolveActive` makes one: the texts that
+ * take an ActiveWorkflow (statusLine, contextPrompt, notDoneReminder) refuse anything else with INVALID_OPTIONS.
+ */
 export interface ActiveWorkflow {
   readonly state: WorkflowState;
   /** The root workflow's definition. */
@@ -95,7 +98,7 @@ export function resolveActive(registry: WorkflowRegistry, state: WorkflowState):
     previousPhase: previous.ref,
     nextPhase,
   };
-  return { ok: true, active };
+  return { ok: true, active: markActive(active) };
 }
 
 /**

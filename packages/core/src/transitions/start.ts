@@ -13,8 +13,11 @@ import type { RefusalCode, StartInput, TransitionContext, TransitionOutcome } fr
 
 const SCOPE = "start";
 
+/** What `start` itself can refuse: ALREADY_STARTED belongs to a start event on a run (reduce), never to start(). */
+export type StartCode = Exclude<RefusalCode<"start">, "ALREADY_STARTED">;
+
 /** Starts a run at the first concrete phase of `input.workflowKey`; each sub-workflow entered counts one step. */
-export function start(registry: WorkflowRegistry, input: StartInput, ctx: TransitionContext): TransitionOutcome<RefusalCode<"start">> {
+export function start(registry: WorkflowRegistry, input: StartInput, ctx: TransitionContext): TransitionOutcome<StartCode> {
   const bad = argumentError(SCOPE, registry, ctx);
   if (bad !== undefined) return { ok: false, error: bad };
   const badInput = inputError(input);
