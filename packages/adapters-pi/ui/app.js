@@ -5,6 +5,8 @@ const panel = document.getElementById("panel");
 const updated = document.getElementById("updated");
 const token = new URLSearchParams(location.search).get("token") ?? "";
 let timer = null;
+// The page of steps shown (null: the server's default, the newest); reset when another page is opened.
+let stepOffset = null;
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -145,7 +147,7 @@ async function showPayload(id, stepId) {
 }
 
 async function showRun(id) {
-  const run = await api(runUrl(id));
+  const run = await api(stepOffset == null ? runUrl(id) : `${runUrl(id)}?stepOffset=${stepOffset}`);
   const s = run.summary;
   const m = run.metadata ?? {};
   const facts = el("dl", {},
@@ -164,7 +166,14 @@ async function showRun(id) {
       el("td", { class: "mono" }, st.stepId), el("td", {}, badge(st.status)), el("td", {}, st.attempt), el("td", {}, duration(st.durationMs)),
       el("td", {}, (st.verdict?.explanation ?? "").replace(/(v1:sha256:[0-9a-f]{12})[0-9a-f]+/g, "$1…")), el("td", { class: "error" }, st.error ?? ""),
       el("td", {}, el("button", { class: "link", "data-payload": st.stepId, onclick: () => showPayload(id, st.stepId).catch(showError) }, "payload"))));
-  const steps = el("section", {}, el("h3", {}, "Steps"),
+  const { offset, limit, total } = run.stepsPage;
+  const go = (to) => () => { stepOffset = Math.max(0, Math.min(to, total - 1)); showRun(id).then(stamp, showError); };
+  const pager = total > run.steps.length
+    ? el("p", { id: "steps-pager" }, offset > 0 ? [el("button", { id: "steps-earlier", onclick: go(offset - limit) }, "← earlier"), " "] : "",
+        `steps ${offset + 1}–${offset + run.steps.length} of ${total}`,
+        offset + run.steps.length < total ? [" ", el("button", { id: "steps-later", onclick: go(offset + limit) }, "later →")] : "")
+    : "";
+  const steps = el("section", {}, el("h3", {}, "Steps"), pager,
     run.stepsError ? el("p", { class: "error", id: "steps-error" }, run.stepsError.message) : "",
     run.steps.length ? table(["Step", "Status", "Attempt", "Duration", "Reuse", "Error", ""], stepRows, "steps") : el("p", { class: "muted" }, "No steps yet."));
   const journal = el("section", {}, el("h3", {}, "Journal"),
@@ -201,6 +210,7 @@ function route() {
 }
 window.addEventListener("hashchange", () => {
   panel.replaceChildren();
+  stepOffset = null;
   route();
 });
 route();

@@ -11,7 +11,7 @@ import { buildDiagram, toMermaid } from "./diagram.js";
 import { stepPayload, withHistory } from "./history-view.js";
 import { locateRun, runDetail, runJournal, type Roots } from "./run-view.js";
 import { stepVerdict } from "./step-verdict.js";
-import { plainMessage } from "./io.js";
+import { plainMessage, toFailure } from "./io.js";
 
 /** What the API needs to know of the launch. */
 export interface ApiContext {
@@ -23,16 +23,30 @@ export interface ApiContext {
 /** A part of the page that could not be read: its typed error, shown in place of the part. */
 export type PartError = { code: string; message: string };
 
-/** The run page: the run, its steps with reuse verdicts, its diagram and its journal. */
-export async function runPage(o: ApiContext, id: string): Promise<object> {
+/** Steps a run page holds at most (the rest are paged: a 10,000-step run's first screen stays small). */
+export const STEPS_PAGE = 200;
+
+/** Which steps a page shows: from `offset` (default: the last page, where a live run's newest steps are). */
+export interface StepWindow {
+  offset?: number;
+  limit?: number;
+}
+
+/** The run page: the run, a page of its steps with reuse verdicts, its diagram and its journal. */
+export async function runPage(o: ApiContext, id: string, window: StepWindow = {}): Promise<object> {
   const detail = await runDetail(o.roots, id, o.now().getTime());
   const runDir = detail.summary.runDir;
   const live = (await judgeLiveness(runDir).catch(() => null))?.verdict === "live";
+  const total = detail.steps.length;
+  const limit = Math.min(Math.max(1, window.limit ?? STEPS_PAGE), STEPS_PAGE);
+  const offset = Math.min(window.offset ?? Math.max(0, total - limit), Math.max(0, total - 1));
+  const shown = detail.steps.slice(offset, offset + limit);
+  // Verdicts read stored outputs: only for the steps shown, all from one opening of the history.
   const steps = await part(() =>
     withHistory(runDir, async (h) => {
       const byId = new Map(h.records.map((r) => [r.stepId, r]));
       const out = [];
-      for (const s of detail.steps) out.push({ ...s, verdict: await stepVerdict(byId.get(s.stepId) ?? null, null, { live, checkOutput: h.checkOutput }) });
+      for (const s of shown) out.push({ ...s, verdict: await stepVerdict(byId.get(s.stepId) ?? null, null, { live, checkOutput: h.checkOutput }) });
       return out;
     }),
   );
@@ -42,7 +56,8 @@ export async function runPage(o: ApiContext, id: string): Promise<object> {
     summary: detail.summary,
     metadata: detail.metadata,
     pending: detail.pending,
-    steps: steps.ok ? steps.value : detail.steps,
+    steps: steps.ok ? steps.value : shown,
+    stepsPage: { offset, limit, total },
     stepsError: steps.ok ? null : steps.error,
     diagram: diagramOf(o, detail.metadata?.state),
     journal: journal.ok ? journal.value : [],
@@ -91,7 +106,7 @@ async function part<T>(read: () => Promise<T>): Promise<{ ok: true; value: T } |
   try {
     return { ok: true, value: await read() };
   } catch (error) {
-    const e = error as { code?: unknown; message?: unknown };
-    return { ok: false, error: { code: typeof e.code === "string" ? e.code : "INTERNAL", message: typeof e.message === "string" ? plainMessage(e.message) : String(error) } };
+    const f = toFailure(error);
+    return { ok: false, error: { code: f.error.code, message: plainMessage(f.error.message) } };
   }
 }

@@ -13,7 +13,7 @@ import { workflowError } from "@phasekit/core";
 import { validateSlug } from "../io/plan-paths.js";
 import { CONTROL_ACTIONS, type ControlAction } from "./control-actions.js";
 import { act, payloadPage, PAYLOAD_PAGE, runPage, type ApiContext } from "./inspector-api.js";
-import { JSON_SCHEMAS, plainMessage } from "./io.js";
+import { EXIT, JSON_SCHEMAS, plainMessage, toFailure } from "./io.js";
 import { listRuns, type Roots } from "./run-view.js";
 
 /** Options of `startInspector`. */
@@ -95,7 +95,12 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: Ap
   }
   if (url.pathname === "/api/runs") return send(res, 200, { schema: JSON_SCHEMAS.list, runs: await listRuns(o.roots, o.now().getTime()) });
   const run = /^\/api\/runs\/([^/]+)$/.exec(url.pathname);
-  if (run !== null) return answer(res, run[1] as string, (id) => runPage(o, id));
+  if (run !== null) {
+    const offset = optionalInt(url, "stepOffset");
+    const limit = optionalInt(url, "stepLimit");
+    if (offset === null || limit === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: "stepOffset and stepLimit are whole numbers ≥ 0" } });
+    return answer(res, run[1] as string, (id) => runPage(o, id, { ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }));
+  }
   const output = /^\/api\/runs\/([^/]+)\/steps\/([^/]+)\/output$/.exec(url.pathname);
   if (output !== null) {
     const stepId = safeDecode(output[2] as string);
@@ -126,10 +131,19 @@ async function answer(res: http.ServerResponse, rawId: string, fn: (id: string) 
   try {
     return send(res, 200, await fn(id));
   } catch (error) {
-    const e = error as { code?: string; message?: string };
-    const status = e.code === "NOT_FOUND" ? 404 : e.code === "LOCKED" ? 409 : 400;
-    return send(res, status, { error: { code: e.code ?? "INTERNAL", message: plainMessage(e.message ?? String(error)) } });
+    // The CLI's reading of an error (typed code, exit code) decides the HTTP status too.
+    const f = toFailure(error);
+    const status = f.exitCode === EXIT.notFound ? 404 : f.exitCode === EXIT.busy ? 409 : 400;
+    return send(res, status, { error: { code: f.error.code, message: plainMessage(f.error.message) } });
   }
+}
+
+/** A query parameter as a whole number ≥ 0: undefined when absent, null when malformed. */
+function optionalInt(url: URL, name: string): number | undefined | null {
+  const text = url.searchParams.get(name);
+  if (text === null) return undefined;
+  const n = Number(text);
+  return /^\d+$/.test(text) && Number.isSafeInteger(n) ? n : null;
 }
 
 function notFound(message: string): never {

@@ -119,6 +119,19 @@ describe("reading runs", () => {
     expect((await at("why", "done", "build", "--input", "{nope")).code).toBe(2);
   });
 
+  it("show --step: the step's record, its input's fingerprint (the input is not kept) and its output as pretty JSON", async () => {
+    const text = await at("show", "done", "--step", "fetch");
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^step fetch of run done: completed \(attempt 1, \d+ms\)\n {2}input {3}not recorded, only its fingerprint v1:sha256:[0-9a-f]{64}\n {2}output {2}11 bytes of JSON:\n\{\n {2}"bytes": 3\n\}\n$/);
+    type Payload = { id: string; stepId: string; input: { recorded: boolean; fingerprint: string }; output: { ok: boolean; value?: unknown; reason?: string } };
+    const doc = json<Payload>((await at("show", path.join(fx.repo, "ai_plan", "done"), "--step", "build", "--json")).stdout, "phasekit.step-payload/1");
+    expect(doc).toMatchObject({ id: "done", stepId: "build", input: { recorded: false }, output: { ok: true, value: "built" } });
+    const inFlight = json<Payload>((await at("show", "live", "--step", "s1", "--json")).stdout, "phasekit.step-payload/1");
+    expect(inFlight.output).toMatchObject({ ok: false, reason: "started" });
+    const none = await at("show", "done", "--step", "nope");
+    expect([none.code, none.stderr]).toEqual([3, 'phasekit: run done has no step "nope". Fix: `phasekit show done` lists its steps\n']);
+  });
+
   it("journal: one readable line per event; --json is NDJSON of phasekit.journal-entry/1", async () => {
     const r = (await at("journal", "shipping"));
     expect(r.code).toBe(0);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createReporter, runWorkflow } from "@phasekit/adapters-pi";
+import { createReporter, requestPause, runWorkflow } from "@phasekit/adapters-pi";
 import { readRunLog } from "../../src/store/run-log/reader.js";
 import { startInspector, type Inspector } from "../../src/cli/ui-server.js";
 
@@ -32,6 +32,11 @@ beforeAll(async () => {
   await runWorkflow({ repoRoot: repo, target: "big", toolName: "t", createReporter: quiet }, async (ctx) =>
     ctx.step("blob", { want: "big" }, () => ({ rows: Array.from({ length: 3000 }, (_, i) => ({ i, text: `row ${i} 🧪` })) })),
   );
+  await runWorkflow({ repoRoot: repo, target: "held", toolName: "t", createReporter: quiet }, async (ctx) => {
+    await ctx.step("a", {}, () => 1);
+    await requestPause({ repoRoot: repo, target: "held", reason: "wait" });
+    return ctx.step("b", {}, () => 2);
+  });
   inspector = await startInspector({ roots: { repoRoot: repo }, defDirs: [], port: 0, token: TOKEN });
 }, 60_000);
 
@@ -90,6 +95,16 @@ describe("the run page", () => {
     expect(sixty).toBeLessThanOrEqual(6);
   });
 
+  it("pages the steps: the newest page by default, any page by stepOffset; verdicts only for the steps shown", async () => {
+    const last = (await get("/api/runs/sixty?stepLimit=20")).body;
+    expect(last.stepsPage).toEqual({ offset: 40, limit: 20, total: 60 });
+    expect(last.steps.map((s: { stepId: string }) => s.stepId)).toEqual(Array.from({ length: 20 }, (_, i) => `s${40 + i}`));
+    const first = (await get("/api/runs/sixty?stepLimit=20&stepOffset=0")).body;
+    expect(first.steps[0].stepId).toBe("s0");
+    expect(first.steps[0].verdict.decision).toBe("reuse-if-same-input");
+    expect((await get("/api/runs/sixty?stepOffset=-1")).status).toBe(400);
+  });
+
   it("a damaged journal is named in its place; the run and its steps are still shown", async () => {
     writeFileSync(path.join(repo, "ai_plan", "ten", "journal.ndjson"), '{"seq": 1, "gen\n{"seq": 2}\n');
     const r = await get("/api/runs/ten");
@@ -120,5 +135,22 @@ describe("payloads", () => {
     expect(text).toContain('\n  "rows": [\n');
     expect((await get("/api/runs/big/steps/nope/output")).status).toBe(404);
     expect((await get("/api/runs/big/steps/blob/output?offset=-1")).status).toBe(400);
+  });
+});
+
+describe("actions", () => {
+  it("are the CLI's: a finished run refuses them with the CLI's typed error; a paused run is cancelled under its lock", async () => {
+    const pause = await post("/api/runs/sixty/actions/pause", { reason: "x" });
+    expect(pause.status).toBe(400);
+    expect(pause.body.error.code).toBe("RUN_FINISHED");
+    const cancelDone = await post("/api/runs/sixty/actions/cancel", {});
+    expect([cancelDone.status, cancelDone.body.error.code, cancelDone.body.error.message]).toEqual([400, "NOT_RUNNING", "run sixty is already completed."]);
+    expect((await get("/api/runs/held")).body.summary.status).toBe("paused");
+    const cancel = await post("/api/runs/held/actions/cancel", { reason: "not needed" });
+    expect(cancel.status).toBe(200);
+    expect(cancel.body).toMatchObject({ schema: "phasekit.control/1", id: "held", action: "cancel", reason: "not needed", text: "run held cancelled: not needed" });
+    const after = (await get("/api/runs/held")).body;
+    expect([after.summary.status, after.metadata.failureReason, after.metadata.currentTool]).toEqual(["cancelled", "not needed", "phasekit-cli"]);
+    expect((await post("/api/runs/nope/actions/stop", {})).status).toBe(404);
   });
 });

@@ -1,0 +1,59 @@
+/**
+ * The inspector's run page on large runs (issue 22): a request for a 2,000-step run against what `phasekit show`
+ * reads of it (runDetail), and the first screen of a 10,000-step run against a 200 ms budget. Both through HTTP
+ * with the token, as the page asks. The page once opened the run's history once per step (O(steps²): 12–15 s
+ * for 2,000 steps); it now opens it a fixed number of times and verifies the outputs of the steps shown only.
+ * `BENCH_SMOKE=1` (and CI) shrink the runs so the suite only proves it runs.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { BenchRow, BenchSuite } from "../../../bench/harness.js";
+import { goalRow, medians } from "../../../bench/harness.js";
+import { runDetail } from "../src/cli/run-view.js";
+import { startInspector } from "../src/cli/ui-server.js";
+import { createReporter } from "../src/run/reporter.js";
+import { runWorkflow } from "../src/run/run-workflow.js";
+
+const SMOKE = process.env["BENCH_SMOKE"] === "1" || process.env["CI"] === "true";
+const N = SMOKE ? { mid: 100, large: 300 } : { mid: 2_000, large: 10_000 };
+
+async function runOf(repoRoot: string, slug: string, steps: number): Promise<void> {
+  await runWorkflow({ repoRoot, target: slug, toolName: "bench", createReporter: () => createReporter({ onChange: () => undefined }) }, async (ctx) => {
+    for (let i = 0; i < steps; i++) await ctx.step(`step-${i}`, { i }, () => ({ i, text: `output ${i}` }));
+  });
+}
+
+export const suite: BenchSuite = {
+  title: "inspector run page on large runs",
+  description: `GET /api/runs/ID (token in its header) for a ${N.mid.toLocaleString("en")}-step run vs runDetail of the same run (what \`phasekit show\` reads), and for a ${N.large.toLocaleString("en")}-step run (the first screen: the newest 200 steps with verdicts, the journal, the facts) vs a 200 ms budget.`,
+  async run(): Promise<BenchRow[]> {
+    const repoRoot = mkdtempSync(path.join(tmpdir(), "phasekit-bench-inspector-"));
+    try {
+      await runOf(repoRoot, "mid", N.mid);
+      await runOf(repoRoot, "large", N.large);
+      const inspector = await startInspector({ roots: { repoRoot }, defDirs: [], port: 0 });
+      const page = async (id: string) => {
+        const res = await fetch(`${inspector.origin}api/runs/${id}`, { headers: { "x-phasekit-token": inspector.token } });
+        if (res.status !== 200) throw new Error(`run page ${id}: ${res.status}`);
+        await res.arrayBuffer();
+      };
+      try {
+        const m = await medians(
+          { mid: () => page("mid"), show: () => runDetail({ repoRoot }, "mid", Date.now()), large: () => page("large") },
+          { time: SMOKE ? 200 : 3_000, iterations: 5 },
+        );
+        const mid = `run page of a ${N.mid.toLocaleString("en")}-step run (HTTP)`;
+        const large = `first screen of a ${N.large.toLocaleString("en")}-step run (HTTP)`;
+        return [
+          { subject: mid, baseline: "runDetail of it (phasekit show)", subjectNs: m["mid"] as number, baselineNs: m["show"] as number, goal: "report" },
+          goalRow(large, "budget 200 ms", m["large"] as number, 200e6, "≤ 1.0×", 1),
+        ];
+      } finally {
+        await inspector.close();
+      }
+    } finally {
+      rmSync(repoRoot, { recursive: true, force: true });
+    }
+  },
+};
