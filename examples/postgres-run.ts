@@ -7,7 +7,7 @@ import { openPostgresPlanStore } from "@phasekit/store-postgres";
 
 /** Runs (or resumes) the run `release-42` kept in PostgreSQL; returns how it ended. */
 export async function releaseOnPostgres(connectionString: string, repoRoot: string, namespace = "team"): Promise<RunResult<string>> {
-  // Opening applies pending schema migrations (safe when several machines start at once).
+  // Opening checks the schema version (the owner migrated it once with migrate() or the package's sql/ files).
   const store = await openPostgresPlanStore({ connectionString, namespace });
   try {
     return await runWorkflow({ repoRoot, toolName: "release", target: "release-42", store }, async (ctx) => {

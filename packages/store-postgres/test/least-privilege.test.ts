@@ -2,10 +2,10 @@
  * Least privilege: the owner migrates once (migrate(), or the sql/ files with psql: the cluster helper applies
  * them that way); a role with only SELECT/INSERT/UPDATE/DELETE then opens and runs. Every open or connection
  * failure is a typed WorkflowError with a fix hint: schema too old or too new, missing grants, an unknown role
- * or database, a refused connection.
+ * or database, a wrong password, a refused connection.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -99,6 +99,18 @@ if (!started.ok) {
       const refused = await failure(openPostgresPlanStore({ connectionString: `postgres://phasekit@127.0.0.1:${port}/phasekit` }));
       expect(refused).toMatchObject({ name: "WorkflowError", code: "READ_FAILED", details: { connectionLost: true } });
       expect(String(refused?.details?.hint)).toMatch(/host and port/);
+    });
+
+    it("a wrong password: INVALID_CONFIG naming the password (28P01)", async () => {
+      const role = `pw_${randomUUID().slice(0, 8)}`;
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'right-one'`);
+      // The throwaway cluster trusts every local connection; make this one role use a password (first match wins).
+      const hba = (await admin.query<{ hba_file: string }>("SHOW hba_file")).rows[0]?.hba_file as string;
+      writeFileSync(hba, `host all ${role} 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, "utf8")}`);
+      await admin.query("SELECT pg_reload_conf()");
+      const e = await failure(openPostgresPlanStore({ connectionString: `postgres://${role}:wrong-one@127.0.0.1:${cluster.port}/phasekit` }));
+      expect(e).toMatchObject({ name: "WorkflowError", code: "INVALID_CONFIG", details: { sqlState: "28P01" } });
+      expect(String(e?.details?.hint)).toMatch(/password/);
     });
   });
 }
