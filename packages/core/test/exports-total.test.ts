@@ -59,6 +59,53 @@ const FUNCTIONS: Record<string, { kind: Kind; junk?: readonly string[] }> = {
   WorkflowError: { kind: "class" },
 };
 
+/** The refusal codes in a function's declared return type. */
+type CodeOf<F> = F extends (...args: never[]) => infer R ? (R extends { readonly ok: false; readonly error: { readonly code: infer C } } ? C : never) : never;
+type Exact<U, L extends readonly unknown[]> = [Exclude<U, L[number]>, Exclude<L[number], U>] extends [never, never] ? L : never;
+/** `list`, which must name exactly the members of `U` (a code missing or extra is a compile error). */
+const codesOf =
+  <U extends string>() =>
+  <const L extends readonly string[]>(list: L & Exact<U, L>): readonly string[] =>
+    list;
+const COMMON = ["INVALID_OPTIONS", "INVALID_REGISTRY"] as const;
+const PATH = ["INVALID_STATE", "MISSING_DEFINITION", "INVALID_PATH_INDEX", "NESTING_TOO_DEEP"] as const;
+const DEFINITION = ["INVALID_DEFINITION", "DANGLING_REFERENCE", "DEFINITION_CYCLE", "DUPLICATE_PHASE_ID", "TOOL_LISTS_CONFLICT", "INVALID_COMMAND_NAME", "EMPTY_PHASES", "DUPLICATE_COMMAND_NAME", "UNKNOWN_PROFILE", "NESTING_TOO_DEEP", "UNKNOWN_TEMPLATE_VARIABLE"] as const;
+/**
+ * Each outcome function's declared refusal codes, checked against its type at compile time (Exact) and against
+ * what it answers at run time (the properties below): a declared union is what the function can return.
+ */
+const CODES: Record<string, readonly string[]> = {
+  compileDefinitions: codesOf<CodeOf<typeof core.compileDefinitions>>()([...DEFINITION, "INVALID_OPTIONS"]),
+  migrateState: codesOf<CodeOf<typeof core.migrateState>>()(["INVALID_STATE", "UNSUPPORTED_VERSION"]),
+  parseState: codesOf<CodeOf<typeof core.parseState>>()(["INVALID_STATE", "UNSUPPORTED_VERSION", "INVALID_OPTIONS"]),
+  toPersisted: codesOf<CodeOf<typeof core.toPersisted>>()(["INVALID_OPTIONS"]),
+  start: codesOf<CodeOf<typeof core.start>>()([...COMMON, "UNKNOWN_WORKFLOW", ...PATH]),
+  advance: codesOf<CodeOf<typeof core.advance>>()([...COMMON, "NOT_RUNNING", ...PATH]),
+  loop: codesOf<CodeOf<typeof core.loop>>()([...COMMON, "NOT_RUNNING", "NOT_LOOPABLE", "MAX_LOOPS_REACHED", ...PATH]),
+  restartScope: codesOf<CodeOf<typeof core.restartScope>>()([...COMMON, "NOT_RUNNING", ...PATH]),
+  cancel: codesOf<CodeOf<typeof core.cancel>>()([...COMMON, "NOT_RUNNING"]),
+  cancelNow: codesOf<CodeOf<typeof core.cancelNow>>()([...COMMON, "NOT_RUNNING"]),
+  pause: codesOf<CodeOf<typeof core.pause>>()([...COMMON, "NOT_RUNNING"]),
+  resume: codesOf<CodeOf<typeof core.resume>>()([...COMMON, "NOT_PAUSED"]),
+  fail: codesOf<CodeOf<typeof core.fail>>()([...COMMON, "NOT_RUNNING"]),
+  markCompletionNotified: codesOf<CodeOf<typeof core.markCompletionNotified>>()([...COMMON, "NOT_FINISHED", "ALREADY_NOTIFIED"]),
+  reduce: codesOf<CodeOf<typeof core.reduce>>()([...COMMON, "ALREADY_STARTED", "UNKNOWN_WORKFLOW", "NOT_RUNNING", "NOT_LOOPABLE", "MAX_LOOPS_REACHED", "NOT_PAUSED", "NOT_FINISHED", "ALREADY_NOTIFIED", ...PATH]),
+  resolveActive: codesOf<CodeOf<typeof core.resolveActive>>()([...COMMON, ...PATH]),
+  checkTool: codesOf<CodeOf<typeof core.checkTool>>()([...COMMON, ...PATH]),
+  checkDefinitions: codesOf<CodeOf<typeof core.checkDefinitions>>()([...COMMON, "DEFINITIONS_CHANGED"]),
+  completionMessage: codesOf<CodeOf<typeof core.completionMessage>>()([...COMMON, "MISSING_DEFINITION"]),
+  cancelledMessage: codesOf<CodeOf<typeof core.cancelledMessage>>()([...COMMON, "MISSING_DEFINITION"]),
+  failedMessage: codesOf<CodeOf<typeof core.failedMessage>>()([...COMMON, "MISSING_DEFINITION"]),
+  endOfRunMessage: codesOf<CodeOf<typeof core.endOfRunMessage>>()([...COMMON, "MISSING_DEFINITION", "NOT_FINISHED"]),
+  initialMessage: codesOf<CodeOf<typeof core.initialMessage>>()([...COMMON, "MISSING_DEFINITION"]),
+  statusLine: codesOf<CodeOf<typeof core.statusLine>>()(["INVALID_OPTIONS"]),
+  contextPrompt: codesOf<CodeOf<typeof core.contextPrompt>>()(["INVALID_OPTIONS"]),
+  notDoneReminder: codesOf<CodeOf<typeof core.notDoneReminder>>()(["INVALID_OPTIONS"]),
+  stepResultLine: codesOf<CodeOf<typeof core.stepResultLine>>()(["INVALID_OPTIONS"]),
+  phaseLabel: codesOf<CodeOf<typeof core.phaseLabel>>()(["INVALID_OPTIONS"]),
+  renderTemplate: codesOf<CodeOf<typeof core.renderTemplate>>()(["INVALID_OPTIONS"]),
+};
+
 const exported = core as unknown as Record<string, unknown>;
 const functionNames = Object.keys(exported).filter((k) => typeof exported[k] === "function").sort();
 
@@ -152,6 +199,36 @@ function buildArg(a: Arg): unknown {
   return build(a);
 }
 
+/** A well-typed call of each outcome function (the property below breaks one argument of it at a time). */
+const persistedState = core.toPersisted(state);
+if (!persistedState.ok) throw new Error(persistedState.error.message);
+const BASE: Record<string, readonly unknown[]> = {
+  compileDefinitions: [{ w: { name: "W", phases: [{ id: "a", name: "A" }] } }, { keepHealthy: true }],
+  migrateState: [persistedState.state],
+  parseState: [JSON.stringify(persistedState.state)],
+  toPersisted: [state],
+  start: [registry, { workflowKey: "outer", taskId: "t", taskDescription: "d" }, { now: 5 }],
+  fail: [registry, state, "why", { now: 5 }],
+  reduce: [registry, state, { type: "advance" }, { now: 5 }],
+  resolveActive: [registry, state],
+  checkTool: [registry, state, "read"],
+  checkDefinitions: [registry, state],
+  statusLine: [active],
+  contextPrompt: [active],
+  notDoneReminder: [active],
+  stepResultLine: [startedRun.happened, "Before", active.nextPhase, null, "W"],
+  phaseLabel: ["🔍", "Review"],
+  renderTemplate: ["{workflowName}", { workflowName: "W" }, core.PROMPT_VARS],
+};
+const paused = core.pause(registry, state, { now: 2 });
+const finished = core.cancelNow(registry, state, { now: 2 });
+if (!paused.ok || !finished.ok) throw new Error("fixture moves refused");
+for (const n of ["advance", "loop", "restartScope", "cancel", "cancelNow", "pause"]) BASE[n] = [registry, state, { now: 5 }];
+BASE["resume"] = [registry, paused.state, { now: 5 }];
+BASE["markCompletionNotified"] = [registry, finished.state, { now: 5 }];
+for (const n of ["completionMessage", "cancelledMessage", "failedMessage", "initialMessage"]) BASE[n] = [registry, state];
+BASE["endOfRunMessage"] = [registry, finished.state];
+
 function call(name: string, args: readonly unknown[]): unknown {
   const fn = exported[name] as (...a: unknown[]) => unknown;
   if (FUNCTIONS[name]?.kind === "class") return new (fn as unknown as new (...a: unknown[]) => unknown)(...args);
@@ -188,12 +265,14 @@ function checkAnswer(name: string, args: readonly unknown[], allJunk: boolean): 
   // A refusal is plain data with a code and a message, whatever the input was.
   expect([name, o.error?.name, typeof o.error?.code, typeof o.error?.message]).toEqual([name, "WorkflowError", "string", "string"]);
   expect(() => JSON.stringify(o.error), name).not.toThrow();
+  expect(CODES[name], `${name} answered a code outside its declared union: ${String(o.error?.message)}`).toContain(o.error?.code);
   if (allJunk) expect(junkCodes, `${name}: ${String(o.error?.message)}`).toContain(o.error?.code);
 }
 
 describe("every runtime export of @phasekit/core is total", () => {
-  it("the table classifies exactly the package's function exports", () => {
+  it("the table classifies exactly the package's function exports, and every outcome function declares its codes", () => {
     expect(Object.keys(FUNCTIONS).sort()).toEqual(functionNames);
+    expect(Object.keys(CODES).sort()).toEqual(functionNames.filter((n) => FUNCTIONS[n]?.kind === "outcome"));
   });
 
   it("constants read without throwing, and the allowlists cannot be written", () => {
@@ -225,6 +304,36 @@ describe("every runtime export of @phasekit/core is total", () => {
     );
   });
 
+  it("property: a well-typed call with one argument replaced by junk (or one state field broken) never throws and answers a declared code", () => {
+    const names = Object.keys(BASE).sort();
+    expect(names).toEqual(Object.keys(CODES).sort());
+    const runs = process.env.CI === "true" ? 600 : 200;
+    const broken = fc.record({ name: fc.constantFrom(...names), at: fc.nat(), junk: junkDrawn, field: fc.option(fc.constantFrom(...Object.keys(state)), { nil: undefined }) });
+    fc.assert(
+      fc.property(broken, ({ name, at, junk: drawn, field }) => {
+        const args = [...(BASE[name] as readonly unknown[])];
+        const i = at % Math.max(args.length, 1);
+        const bad = build(drawn);
+        // A broken state field where the state goes; otherwise the whole argument is junk.
+        const at_ = args[i];
+        args[i] = field !== undefined && (at_ === state || at_ === paused.state || at_ === finished.state) ? { ...(at_ as object), [field]: bad } : bad;
+        checkAnswer(name, args, false);
+        if (args[0] === bad && args.length > 1 && (BASE[name] as readonly unknown[])[0] === registry) {
+          const r = call(name, args) as { ok: boolean; error?: { code: string } };
+          expect([name, r.error?.code]).toEqual([name, "INVALID_REGISTRY"]);
+        }
+      }),
+      { numRuns: runs },
+    );
+  });
+
+  it("the well-typed calls answer ok (the property above starts from working calls)", () => {
+    for (const [name, args] of Object.entries(BASE)) {
+      const r = call(name, args) as { ok: boolean; error?: { message: string } };
+      expect([name, r.ok, r.error?.message]).toEqual([name, true, undefined]);
+    }
+  });
+
   it("why: the texts and toPersisted refuse null with INVALID_OPTIONS naming the argument (they threw a TypeError)", () => {
     const named = (r: { ok: boolean; error?: { code: string; details: { field?: unknown } } }): unknown => [r.ok, r.error?.code, r.error?.details.field];
     const nul = null as never;
@@ -237,6 +346,13 @@ describe("every runtime export of @phasekit/core is total", () => {
     expect(named(core.parseState({} as never))).toEqual([false, "INVALID_OPTIONS", "json"]);
     // An ActiveWorkflow copied by hand is not one resolveActive made: refused, not read.
     expect(named(core.statusLine({ ...active }))).toEqual([false, "INVALID_OPTIONS", "active"]);
+  });
+
+  it("why: a refusal stays plain data when the offending value is a bigint (details.value made JSON.stringify throw)", () => {
+    const r = core.advance(registry, { ...state, loopCount: 10n as never }, { now: 5 });
+    expect(!r.ok && [r.error.code, r.error.details.field]).toEqual(["INVALID_OPTIONS", "state.loopCount"]);
+    expect(() => JSON.stringify(r)).not.toThrow();
+    expect(() => structuredClone(core.checkTool(registry, state, Symbol("t") as never))).not.toThrow();
   });
 
   it("the total forms give the same text and state as before for what core made", () => {

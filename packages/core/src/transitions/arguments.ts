@@ -69,6 +69,7 @@ export function stateError(scope: string, state: unknown): Refusal<"INVALID_OPTI
     : s.failureReason !== undefined && typeof s.failureReason !== "string" ? "failureReason"
     : typeof s.completionNotified !== "boolean" ? "completionNotified"
     : typeof s.cancelPending !== "boolean" ? "cancelPending"
+    : s.definitions !== undefined && (typeof s.definitions !== "object" || s.definitions === null || Array.isArray(s.definitions)) ? "definitions"
     : undefined;
   if (field !== undefined) return optionError(scope, `state.${field}`, EXPECTED[field] ?? "is wrong", s[field], STATE_HINT);
   return pathError(scope, s.currentPath);
@@ -89,6 +90,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   failureReason: "must be a string or absent",
   completionNotified: "must be a boolean",
   cancelPending: "must be a boolean",
+  definitions: "must be an object of fingerprints by workflow key, or absent",
 };
 
 function pathError(scope: string, path: unknown): Refusal<"INVALID_OPTIONS"> | undefined {
