@@ -5,7 +5,7 @@
 import type { WorkflowDefinition } from "../definitions/schema.js";
 import type { WorkflowRegistry } from "../definitions/registry.js";
 import type { Outcome } from "../errors/refusal.js";
-import { definitionAt, drill } from "../transitions/navigation.js";
+import { definitionAt, descend } from "../transitions/navigation.js";
 import { statusRefusal } from "../transitions/apply.js";
 import { registryError, stateError } from "../transitions/arguments.js";
 import type { CommonCode } from "../transitions/types.js";
@@ -98,7 +98,7 @@ export function initialMessage(registry: WorkflowRegistry, state: WorkflowState)
   const def = root.value;
   if (def.initialMessage === undefined) return { ok: true, text: null };
   const entry = def.phases[0];
-  const first = entry === undefined ? undefined : drill("messages", registry, entry, state.workflowKey, 0, "first");
+  const first = entry === undefined ? undefined : descend("messages", registry, entry, state.workflowKey, 0, "first");
   const phase = first?.ok === true ? first.phase : undefined;
   const vars = {
     workflowName: def.name,

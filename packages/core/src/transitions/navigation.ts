@@ -148,11 +148,6 @@ export function descend(
   return { ok: true, phase: current, ref: phaseRef(key, current, d + 1) };
 }
 
-/** Where an entry is named from: the path level it sits at. The same walk as `descend`, without levels. */
-export function drill(scope: string, registry: WorkflowRegistry, entry: PhaseEntry, owner: string, depth: number, end: "first" | "last"): Outcome<{ ref: PhaseRef; phase: PhaseDefinition }, PathCode> {
-  return descend(scope, registry, entry, owner, depth, end);
-}
-
 /**
  * Pushes segments onto `path` (mutated: the caller owns the fresh array) while its top rests on a reference,
  * until a concrete phase (the descent a move makes). Returns that phase and the keys entered, outermost first.
