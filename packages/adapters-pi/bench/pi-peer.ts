@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { pathToFileURL } from "node:url";
 
 const CACHE = path.resolve(import.meta.dirname, "..", "node_modules", ".cache", "pi-workflows-1.0.0");
 
@@ -16,27 +17,34 @@ export function piWorkflowsSrc(): string {
     fs.mkdirSync(CACHE, { recursive: true });
     execFileSync("npm", ["pack", "--silent", "@harms-haus/pi-workflows@1.0.0"], { cwd: CACHE, stdio: ["ignore", "ignore", "inherit"] });
     execFileSync("tar", ["xzf", "harms-haus-pi-workflows-1.0.0.tgz"], { cwd: CACHE });
-    // Its config loader imports parseFrontmatter from the host at run time; the benches never load definitions.
-    const stub = path.join(CACHE, "node_modules", "@earendil-works", "pi-coding-agent");
-    fs.mkdirSync(stub, { recursive: true });
-    fs.writeFileSync(path.join(stub, "package.json"), JSON.stringify({ name: "@earendil-works/pi-coding-agent", type: "module", main: "index.js" }));
-    fs.writeFileSync(path.join(stub, "index.js"), "export function parseFrontmatter() { throw new Error('not used by the benches'); }\n");
   }
+  // Its config loader imports parseFrontmatter from the host at run time: the dev-dependency host's own one.
+  const stub = path.join(CACHE, "node_modules", "@earendil-works", "pi-coding-agent");
+  const host = pathToFileURL(path.join(fs.realpathSync(path.resolve(import.meta.dirname, "..", "node_modules", "@mariozechner", "pi-coding-agent")), "dist", "index.js")).href;
+  fs.mkdirSync(stub, { recursive: true });
+  fs.writeFileSync(path.join(stub, "package.json"), JSON.stringify({ name: "@earendil-works/pi-coding-agent", type: "module", main: "index.js" }));
+  fs.writeFileSync(path.join(stub, "index.js"), `export { parseFrontmatter } from ${JSON.stringify(host)};\n`);
   return src;
 }
 
-/** The two functions compared. */
+/** The functions compared. */
 export interface PiWorkflowsPeer {
   reconstructState(ctx: { sessionManager: { getBranch(): unknown[] } }): unknown;
   handleToolCall(event: { toolName: string }, state: unknown, definitions: Record<string, unknown>): unknown;
+  /** Its session start reads the definitions (global and `<cwd>/.pi/workflows`). */
+  loadWorkflows(cwd?: string): Record<string, unknown>;
+  /** What its workflow_step `next` does: advance, then append the state entry. */
+  advancePhase(state: unknown, definitions: Record<string, unknown>): { newState: unknown };
+  persistState(pi: { appendEntry(type: string, data: unknown): void }, state: unknown): void;
 }
 
 /** Imports the peer's functions from its sources. */
 export async function loadPeer(): Promise<PiWorkflowsPeer> {
   const src = piWorkflowsSrc();
-  const state = (await import(path.join(src, "state.ts"))) as Pick<PiWorkflowsPeer, "reconstructState">;
+  const state = (await import(path.join(src, "state.ts"))) as Pick<PiWorkflowsPeer, "reconstructState" | "advancePhase" | "persistState">;
   const hooks = (await import(path.join(src, "hooks.ts"))) as Pick<PiWorkflowsPeer, "handleToolCall">;
-  return { reconstructState: state.reconstructState, handleToolCall: hooks.handleToolCall };
+  const loading = (await import(path.join(src, "config", "loading.ts"))) as Pick<PiWorkflowsPeer, "loadWorkflows">;
+  return { reconstructState: state.reconstructState, handleToolCall: hooks.handleToolCall, loadWorkflows: loading.loadWorkflows, advancePhase: state.advancePhase, persistState: state.persistState };
 }
 
 /**

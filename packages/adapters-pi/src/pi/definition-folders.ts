@@ -48,6 +48,44 @@ function realDir(dir: string | undefined): string | undefined {
   }
 }
 
+/**
+ * A cheap fingerprint of what `loadDefinitionFolders` would read: every entry two levels under each root (the
+ * workflow folders and their files) with its size and modification time. Equal signatures mean the folders
+ * were not touched, so a session change can keep the loaded definitions (a few stats instead of YAML parsing).
+ */
+export function definitionFoldersSignature(roots: DefinitionRoots): string {
+  const parts: string[] = [];
+  const stat = (p: string): void => {
+    try {
+      const s = fs.statSync(p);
+      parts.push(`${p}:${s.size}:${s.mtimeMs}`);
+    } catch {
+      parts.push(`${p}:-`);
+    }
+  };
+  for (const root of [roots.global, roots.project]) {
+    if (root === undefined) continue;
+    stat(root);
+    let dirs: fs.Dirent[];
+    try {
+      dirs = fs.readdirSync(root, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const d of dirs) {
+      const dir = path.join(root, d.name);
+      stat(dir);
+      if (!d.isDirectory() && !d.isSymbolicLink()) continue;
+      try {
+        for (const f of fs.readdirSync(dir)) stat(path.join(dir, f));
+      } catch {
+        // not a folder (a symlink to a file): its own stat above covers it
+      }
+    }
+  }
+  return parts.join("\n");
+}
+
 /** Loads and compiles every workflow under the roots. Never throws. */
 export function loadDefinitionFolders(roots: DefinitionRoots): LoadedDefinitions {
   const global = realDir(roots.global);

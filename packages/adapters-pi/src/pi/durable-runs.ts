@@ -33,6 +33,8 @@ interface Held {
   lock: StoreLock;
   generation: number | null;
   createdAt: string;
+  /** The state last written (its generation and notified flag): writing it again would change nothing. */
+  wrote?: string;
 }
 
 /** The plan-folder side of the pi extension: at most one run held at a time. */
@@ -90,6 +92,9 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
   }
 
   async function writeHeld(h: Held, state: WorkflowState, now: number): Promise<DurableResult> {
+    // A session change re-claims the run it already holds: skip the write when that very state is on disk.
+    const key = `${state.generation}:${state.status}:${state.completionNotified}`;
+    if (h.wrote === key) return { ok: true };
     const iso = new Date(now).toISOString();
     const r = await h.store.writeMetadata(
       h.slug,
@@ -98,6 +103,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
     );
     if (!r.ok) return failed(h.store, h.slug, r.error, "could not write");
     h.generation = r.metadata.generation;
+    h.wrote = key;
     return { ok: true };
   }
 

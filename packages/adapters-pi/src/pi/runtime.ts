@@ -5,7 +5,7 @@
  */
 import { generateRunId } from "../run/id.js";
 import { active, emptyRegistry, endOfRunText, isLive, move, readState, statusLine, toolDecision, toPersisted, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
-import { defaultDefinitionRoots, loadDefinitionFolders, type DefinitionLoadProblem, type DefinitionRoots, type LoadedDefinitions } from "./definition-folders.js";
+import { defaultDefinitionRoots, definitionFoldersSignature, loadDefinitionFolders, type DefinitionLoadProblem, type DefinitionRoots, type LoadedDefinitions } from "./definition-folders.js";
 import * as fs from "node:fs";
 import { createActiveTools } from "./active-tools.js";
 import { createDurableRuns, type DurableRuns } from "./durable-runs.js";
@@ -108,12 +108,16 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
   // Definition folders are watched, so a change under a live run is seen at the next tool call without reading
   // the folders on every call. A root that cannot be watched is re-read at session start and resume only.
   const watched = new Map<string, fs.FSWatcher | null>();
+  let loadedSignature: string | undefined;
   const watchRoots = (roots: DefinitionRoots): void => {
     for (const dir of [roots.global, roots.project]) {
       if (dir === undefined || watched.get(dir)) continue;
       try {
         const w = fs.watch(dir, { recursive: true, persistent: false }, () => void (rt.definitionsDirty = true));
-        w.on("error", () => undefined);
+        w.on("error", () => {
+          watched.set(dir, null); // e.g. the folder was removed: watched again at the next load
+          rt.definitionsDirty = true;
+        });
         watched.set(dir, w);
       } catch {
         watched.set(dir, null); // missing now: tried again at the next reload
@@ -138,6 +142,15 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
     newTaskId: options.newTaskId ?? (() => generateRunId(() => false)),
     reload(ctx) {
       const roots = (options.roots ?? defaultDefinitionRoots)(ctx.cwd);
+      // Nothing changed since the last load (same files, sizes and times): keep it. A session change then costs a
+      // few stats instead of YAML parsing.
+      const signature = definitionFoldersSignature(roots);
+      if (rt.loaded !== undefined && loadedSignature === signature) {
+        rt.definitionsDirty = false;
+        rt.registry = rt.pin !== undefined && rt.pin.taskId === rt.state?.taskId ? rt.pin.registry : rt.loaded.registry;
+        return;
+      }
+      loadedSignature = signature;
       watchRoots(roots);
       rt.definitionsDirty = false;
       rt.loaded = loadDefinitionFolders(roots);
