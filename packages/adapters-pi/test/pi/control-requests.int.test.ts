@@ -36,8 +36,8 @@ describe.each(HOSTS)("pi $name: pause and stop filed from the CLI", ({ get }) =>
       p.model.push({ tool: "workflow_step", args: { action: "next" } }, { text: "waiting" });
       pi.send({ type: "prompt", message: "Go on." });
       await until(() => p.lastState()?.["status"] === "paused", "the run paused in the session");
-      expect(folderStatus(p.cwd, id)).toBe("paused");
-      expect(notices(pi).join("\n")).toContain("paused from outside this session (lunch)");
+      await until(() => folderStatus(p.cwd, id) === "paused", "the run paused in its plan folder");
+      await until(() => notices(pi).join("\n").includes("paused from outside this session (lunch)"), "the pause notice");
       await until(() => p.model.requests.length >= 3, "the model's reply to the refused step");
       expect((p.lastState()?.["currentPath"] as Array<{ phaseIndex: number }>).map((s) => s.phaseIndex)).toEqual([0]);
       expect(fs.existsSync(path.join(runs, id, "pause-request.json"))).toBe(false);
@@ -46,7 +46,7 @@ describe.each(HOSTS)("pi $name: pause and stop filed from the CLI", ({ get }) =>
       p.model.push({ text: "back at it" });
       pi.send({ type: "prompt", message: `/workflow-resume ${id}` });
       await until(() => p.lastState()?.["status"] === "running", "the run running again");
-      expect(folderStatus(p.cwd, id)).toBe("running");
+      await until(() => folderStatus(p.cwd, id) === "running", "the run running again in its plan folder");
       await pi.waitFor((l) => l["type"] === "agent_end" && pi.lines.filter((x) => x["type"] === "agent_end").length >= 3, 20_000, "the third agent run's end");
 
       phasekit(p.cwd, "stop", id, "wrong", "task");
@@ -54,7 +54,7 @@ describe.each(HOSTS)("pi $name: pause and stop filed from the CLI", ({ get }) =>
       pi.send({ type: "prompt", message: "Go on." });
       await until(() => p.lastState()?.["status"] === "cancelled", "the run cancelled in the session");
       await until(() => folderStatus(p.cwd, id) === "cancelled", "the run cancelled in its plan folder");
-      expect(notices(pi).join("\n")).toContain("stopped from outside this session (wrong task)");
+      await until(() => notices(pi).join("\n").includes("stopped from outside this session (wrong task)"), "the stop notice");
     } finally {
       await p.close();
     }
