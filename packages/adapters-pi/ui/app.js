@@ -7,6 +7,8 @@ const token = new URLSearchParams(location.search).get("token") ?? "";
 let timer = null;
 // The page of steps shown (null: the server's default, the newest); reset when another page is opened.
 let stepOffset = null;
+// Journal entries whose raw JSON is open, kept across the live page's refreshes.
+const openRaw = new Set();
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -36,18 +38,6 @@ function duration(ms) {
   const m = Math.round(ms / 60000);
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
 }
-// Cut by graphemes, never half an emoji.
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-function clip(text, max) {
-  if (text.length <= max) return text;
-  let out = "";
-  for (const { segment } of graphemes.segment(text)) {
-    if (out.length + segment.length > max - 1) break;
-    out += segment;
-  }
-  return `${out}…`;
-}
-
 async function api(url, init = {}) {
   const res = await fetch(url, { cache: "no-store", ...init, headers: { "x-phasekit-token": token, ...(init.headers ?? {}) } });
   const body = await res.json();
@@ -178,16 +168,17 @@ async function showRun(id) {
     run.steps.length ? table(["Step", "Status", "Attempt", "Duration", "Reuse", "Error", ""], stepRows, "steps") : el("p", { class: "muted" }, "No steps yet."));
   const journal = el("section", {}, el("h3", {}, "Journal"),
     run.journalError ? el("p", { class: "error", id: "journal-error" }, `The journal cannot be read: ${run.journalError.message}`) : "",
-    el("ol", { class: "timeline", id: "journal" }, run.journal.map((e) => el("li", {}, el("span", { class: "at mono" }, e.at), el("strong", {}, e.event), " ", summary(e)))));
+    el("ol", { class: "timeline", id: "journal" }, run.journal.map(journalItem)));
   view.replaceChildren(el("p", {}, el("a", { href: "#/" }, "← all runs")), el("h2", {}, "Run ", el("span", { class: "mono" }, s.id)), facts, actions, diagram, steps, journal);
   if (s.status === "running" && !document.getElementById("confirm")) schedule(() => showRun(id), 1000);
 }
 
-function summary(e) {
-  const d = e.event === "metadata-delta" && e.data && Array.isArray(e.data.ops) ? Object.fromEntries(e.data.ops.filter((op) => op.length === 2 && op[0].length === 1).map((op) => [op[0][0], op[1]])) : e.event === "metadata" ? e.data : undefined;
-  if (d) return ["status", "phase", "currentStepId", "lastCompletedStepId"].filter((k) => d[k] !== undefined).map((k) => `${k}=${d[k]}`).join(" ");
-  if (e.data === undefined) return "";
-  return clip(JSON.stringify(e.data), 140);
+// An entry as its sentence, the raw entry one click away.
+function journalItem(e) {
+  const raw = el("details", { "data-seq": e.seq }, el("summary", {}, "raw"), el("pre", { class: "payload" }, JSON.stringify(e, null, 2)));
+  if (openRaw.has(e.seq)) raw.open = true;
+  raw.addEventListener("toggle", () => (raw.open ? openRaw.add(e.seq) : openRaw.delete(e.seq)));
+  return el("li", { "data-event": e.event }, el("span", { class: "at mono" }, e.at), el("span", { class: "sentence" }, e.text ?? e.event), " ", raw);
 }
 
 function schedule(fn, ms) {
@@ -211,6 +202,7 @@ function route() {
 window.addEventListener("hashchange", () => {
   panel.replaceChildren();
   stepOffset = null;
+  openRaw.clear();
   route();
 });
 route();

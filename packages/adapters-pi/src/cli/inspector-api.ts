@@ -11,6 +11,8 @@ import { buildDiagram, toMermaid } from "./diagram.js";
 import { stepPayload, withHistory } from "./history-view.js";
 import { locateRun, runDetail, runJournal, type Roots } from "./run-view.js";
 import { stepVerdict } from "./step-verdict.js";
+import type { JournalEntry } from "../store/journal.js";
+import { journalSentences } from "./journal-text.js";
 import { plainMessage, toFailure } from "./io.js";
 
 /** What the API needs to know of the launch. */
@@ -60,7 +62,7 @@ export async function runPage(o: ApiContext, id: string, window: StepWindow = {}
     stepsPage: { offset, limit, total },
     stepsError: steps.ok ? null : steps.error,
     diagram: diagramOf(o, detail.metadata?.state),
-    journal: journal.ok ? journal.value : [],
+    journal: journal.ok ? withSentences(journal.value) : [],
     journalError: journal.ok ? null : journal.error,
   };
 }
@@ -100,6 +102,11 @@ export async function payloadPage(o: ApiContext, id: string, stepId: string, off
 export async function act(o: ApiContext, id: string, action: ControlAction, reason: string | undefined): Promise<object> {
   const outcome = await controlRun(o.roots, id, action, reason ?? `${action} from the inspector`, o.now());
   return { schema: "phasekit.control/1", ...outcome.body, text: outcome.text };
+}
+
+function withSentences(entries: JournalEntry[]): Array<JournalEntry & { text: string }> {
+  const texts = journalSentences(entries);
+  return entries.map((e, i) => ({ ...e, text: texts[i] ?? e.event }));
 }
 
 async function part<T>(read: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: PartError }> {

@@ -42,6 +42,7 @@ export const JSON_SCHEMAS = {
   diagram: "phasekit.diagram/1",
   control: "phasekit.control/1",
   gc: "phasekit.gc/1",
+  rm: "phasekit.rm/1",
   error: "phasekit.error/1",
 } as const;
 

@@ -3,7 +3,8 @@ import type { Command } from "commander";
 import { isLive, migrateState, resolveActive, statusLine } from "@phasekit/core";
 import type { JournalEntry as JournalEntryLike } from "../store/journal.js";
 import { common } from "./context.js";
-import { age, clip, duration, table } from "./format.js";
+import { age, duration, table } from "./format.js";
+import { journalLine, journalSentences } from "./journal-text.js";
 import { judgeLiveness } from "../lock/liveness.js";
 import { CliFailure, EXIT, fail, JSON_SCHEMAS, plainMessage, printJson, usage, type CliIo } from "./io.js";
 import { stepPayload } from "./history-view.js";
@@ -19,14 +20,17 @@ export function registerRunCommands(program: Command, io: CliIo): void {
     .description("every run under the plan root: id, tool, status (crashed = its runner is gone), phase, step, age, lock holder")
     .option("--status <status>", `only runs with this status (${STATUSES.join(", ")})`)
     .option("--limit <n>", "at most this many runs (newest first)", positiveInt("--limit"))
-    .action(async (o: { status?: string; limit?: number }, cmd: Command) => {
+    .option("--fields <names>", `only these fields, comma-separated, as columns and JSON keys (${LIST_FIELDS.join(", ")})`, fieldList)
+    .action(async (o: { status?: string; limit?: number; fields?: string[] }, cmd: Command) => {
       const c = common(cmd, io);
+      const fields = checkFields(o.fields, LIST_FIELDS);
       if (o.status !== undefined && !STATUSES.includes(o.status)) usage(`--status ${o.status} is not one of ${STATUSES.join(", ")}.`, { field: "status", value: o.status });
       let runs = await listRuns(c.roots, io.now().getTime());
       if (o.status !== undefined) runs = runs.filter((r) => r.status === o.status);
       if (o.limit !== undefined) runs = runs.slice(0, o.limit);
-      if (c.json) return printJson(io, JSON_SCHEMAS.list, { runs });
+      if (c.json) return printJson(io, JSON_SCHEMAS.list, { runs: fields === undefined ? runs : runs.map((r) => pick(r, fields)) });
       if (runs.length === 0) return void io.stderr.write("no runs\n");
+      if (fields !== undefined) return void io.stdout.write(table(fields.map(columnName), runs.map((r) => fields.map((f) => cell(r[f])))));
       io.stdout.write(table(["ID", "STATUS", "TOOL", "PHASE", "STEP", "AGE", "LOCK"], runs.map(listRow)));
     });
 
@@ -35,12 +39,16 @@ export function registerRunCommands(program: Command, io: CliIo): void {
     .description("one run: metadata, the workflow position, steps with attempts and durations, pending requests; --step: one step's input fingerprint and output")
     .argument("<run>", "run id, slug or path")
     .option("--step <id>", "show this step's payload: its record, its input (only the fingerprint is kept) and its output as pretty JSON")
-    .action(async (target: string, o: { step?: string }, cmd: Command) => {
+    .option("--fields <names>", `only these parts of the phasekit.show/1 document, comma-separated (${SHOW_FIELDS.join(", ")}); printed as JSON`, fieldList)
+    .action(async (target: string, o: { step?: string; fields?: string[] }, cmd: Command) => {
       const c = common(cmd, io);
+      const fields = checkFields(o.fields, SHOW_FIELDS);
       if (o.step !== undefined) return showStep(io, c.json, await locateRun(c.roots, target), o.step);
       const detail = await runDetail(c.roots, target, io.now().getTime());
       const position = positionOf(detail, c.defDirs);
-      if (c.json) return printJson(io, JSON_SCHEMAS.show, { ...detail, position });
+      const doc = { ...detail, position };
+      if (fields !== undefined) return printJson(io, JSON_SCHEMAS.show, pick(doc, fields));
+      if (c.json) return printJson(io, JSON_SCHEMAS.show, doc);
       io.stdout.write(showText(detail, position));
     });
 
@@ -55,19 +63,26 @@ export function registerRunCommands(program: Command, io: CliIo): void {
       const location = await locateRun(c.roots, target);
       let seen = 0;
       const print = (entries: readonly JournalEntryLike[]) => {
-        for (const e of entries) {
-          if (e.seq <= seen) continue;
+        // Sentences compare each state with the one before: computed over the whole journal, printed from `seen`.
+        const texts = journalSentences(entries);
+        entries.forEach((e, i) => {
+          if (e.seq <= seen) return;
           seen = e.seq;
-          io.stdout.write(c.json ? `${JSON.stringify({ schema: JSON_SCHEMAS.journal, ...e })}\n` : `${journalLine(e)}\n`);
-        }
+          const text = texts[i] ?? e.event;
+          io.stdout.write(c.json ? `${JSON.stringify({ schema: JSON_SCHEMAS.journal, ...e, text })}\n` : `${journalLine(e, text)}\n`);
+        });
       };
       print(await runJournal(location, c.roots));
+      // An unreadable state ends the follow only when a second look agrees and no live holder may be mid-write.
+      let unreadableLooks = 0;
       while (o.follow === true) {
         const detail = await runDetail(c.roots, location.runDir, io.now().getTime());
         print(await runJournal(location, c.roots));
+        const holderLive = (await judgeLiveness(location.runDir).catch(() => null))?.verdict === "live";
         const unreadable = detail.summary.error;
-        if (unreadable !== null) throw new CliFailure({ code: unreadable.code, message: `run ${location.slug} cannot be followed: ${plainMessage(unreadable.message)}` }, EXIT.failed);
-        if (!stillGoing(detail.summary.status, (await judgeLiveness(location.runDir).catch(() => null))?.verdict === "live")) break;
+        unreadableLooks = unreadable !== null && !holderLive ? unreadableLooks + 1 : 0;
+        if (unreadable !== null && unreadableLooks >= 2) throw new CliFailure({ code: unreadable.code, message: `run ${location.slug} cannot be followed: ${plainMessage(unreadable.message)}` }, EXIT.failed);
+        if (unreadable === null && !stillGoing(detail.summary.status, holderLive)) break;
         await new Promise((r) => setTimeout(r, o.interval));
       }
     });
@@ -95,6 +110,35 @@ async function showStep(io: CliIo, json: boolean, location: { slug: string; runD
   io.stdout.write(`  input   not recorded, only its fingerprint ${p.input.fingerprint}\n`);
   if (!p.output.ok) return void io.stdout.write(`  output  none: ${p.output.message}\n`);
   io.stdout.write(`  output  ${p.output.bytes} bytes of JSON:\n${p.output.json}`);
+}
+
+const LIST_FIELDS = ["id", "runDir", "status", "ownerTool", "phase", "currentStep", "lastStep", "createdAt", "updatedAt", "ageMs", "lockHolder", "lockStale", "error"] as const satisfies readonly (keyof RunSummary)[];
+const SHOW_FIELDS = ["summary", "metadata", "steps", "pending", "position"] as const;
+
+function fieldList(value: string): string[] {
+  return value.split(",").map((f) => f.trim()).filter((f) => f !== "");
+}
+
+/** The fields asked for, each one of `known` (else bad usage naming the valid ones); undefined when not asked. */
+function checkFields<F extends string>(asked: string[] | undefined, known: readonly F[]): F[] | undefined {
+  if (asked === undefined) return undefined;
+  const unknown = asked.filter((f) => !(known as readonly string[]).includes(f));
+  if (asked.length === 0 || unknown.length > 0) usage(`--fields ${unknown.join(",") || "(empty)"}: not a field; pick from ${known.join(", ")}.`, { field: "fields", value: asked.join(",") });
+  return asked as F[];
+}
+
+function pick<T extends object, F extends keyof T>(row: T, fields: readonly F[]): Pick<T, F> {
+  return Object.fromEntries(fields.map((f) => [f, row[f]])) as Pick<T, F>;
+}
+
+/** `currentStep` → `CURRENT_STEP`. */
+function columnName(field: string): string {
+  return field.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
+}
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return "-";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
 function listRow(r: RunSummary): string[] {
@@ -157,31 +201,6 @@ function showText(d: RunDetail, position: Position | null): string {
     lines.push(...table(["STEP", "STATUS", "ATTEMPT", "DURATION", "STARTED", "ERROR"], rows).trimEnd().split("\n").map((l) => `    ${l}`));
   }
   return `${lines.join("\n")}\n`;
-}
-
-/** One journal entry as a line: `#3  <time>  gen 2  metadata  status=running phase=build`. */
-export function journalLine(e: JournalEntryLike): string {
-  let what = "";
-  const delta = e.event === "metadata-delta" ? topLevelSets(e.data) : undefined;
-  if (delta !== undefined || (e.event === "metadata" && typeof e.data === "object" && e.data !== null)) {
-    const d = delta ?? (e.data as Record<string, unknown>);
-    what = ["status", "phase", "currentStepId", "lastCompletedStepId", "failureReason"]
-      .filter((k) => d[k] !== undefined)
-      .map((k) => `${k.replace("StepId", "")}=${String(d[k])}`)
-      .join(" ");
-  } else if (e.data !== undefined) {
-    what = clip(JSON.stringify(e.data), 160);
-  }
-  return `#${e.seq}  ${e.at}  gen ${e.generation}  ${e.event}${what ? `  ${what}` : ""}`;
-}
-
-/** The top-level fields a metadata delta sets (`[[key], value]` ops), so its line reads like a snapshot's. */
-function topLevelSets(data: unknown): Record<string, unknown> | undefined {
-  const ops = (data as { ops?: unknown } | null)?.ops;
-  if (!Array.isArray(ops)) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const op of ops) if (Array.isArray(op) && op.length === 2 && Array.isArray(op[0]) && op[0].length === 1) out[String(op[0][0])] = op[1];
-  return out;
 }
 
 /** Commander parser for the positive integer option `flag` (a bad value is bad usage, exit 2). */

@@ -1,4 +1,4 @@
-/** `state show|set|check`, `gc` and `why`: a run's stored state for pipes, retention, and a step's reuse decision. */
+/** `state show|set|check`, `gc`, `rm` and `why`: a run's stored state for pipes, retention, and a step's reuse decision. */
 import type { Command } from "commander";
 import { migrateState } from "@phasekit/core";
 import { readRunStateFrom, writeRunStateTo } from "../run/state-io.js";
@@ -7,14 +7,34 @@ import { createFsPlanStore } from "../store/plan-store.js";
 import { common } from "./context.js";
 import { CLI_TOOL } from "./control-commands.js";
 import { parseDuration } from "./format.js";
-import { fail, JSON_SCHEMAS, printJson, progress, usage, type CliIo } from "./io.js";
+import { gc, type GcEntry, type GcKeptReason } from "../store/retention.js";
+import { fail, JSON_SCHEMAS, plainMessage, printJson, progress, usage, type CliIo } from "./io.js";
 import { judgeLiveness } from "../lock/liveness.js";
 import { withHistory } from "./history-view.js";
 import { locateRun } from "./run-view.js";
 import { positiveInt } from "./runs-commands.js";
 import { stepVerdict } from "./step-verdict.js";
 
-/** Registers `state`, `gc` and `why`. */
+/** Why `rm` kept a run, as the typed error it exits with. */
+function refuseRm(slug: string, kept: GcEntry<GcKeptReason>): never {
+  const why = kept.error === undefined ? "" : `: ${plainMessage(kept.error)}`;
+  switch (kept.reason) {
+    case "locked":
+      return fail("cli", "LOCKED", `run ${slug} is locked by a live holder; it is not removed.`, { value: slug });
+    case "active":
+      return fail("cli", "NOT_FINISHED", `run ${slug} is ${kept.status ?? "not finished"}: only a finished run is removed.`, { value: slug, hint: `\`phasekit cancel ${slug}\` ends it first` });
+    case "no-metadata":
+      return fail("cli", "NOT_FINISHED", `run ${slug} has no state yet: only a finished run is removed.`, { value: slug });
+    case "corrupt-metadata":
+      return fail("cli", "CORRUPT_FILE", `run ${slug} cannot be read, so it is kept${why}.`, { value: slug, hint: "look at the folder by hand" });
+    case "changed-meanwhile":
+      return fail("cli", "STALE_GENERATION", `run ${slug} changed while it was being removed; it is kept.`, { value: slug });
+    default:
+      return fail("cli", "WRITE_FAILED", `run ${slug} could not be removed${why}.`, { value: slug });
+  }
+}
+
+/** Registers `state`, `gc`, `rm` and `why`. */
 export function registerStateCommands(program: Command, io: CliIo): void {
   const state = program.command("state").description("a run's state (workflow.json) as canonical JSON, for pipes");
   state
@@ -97,6 +117,23 @@ export function registerStateCommands(program: Command, io: CliIo): void {
       for (const r of report.removed) io.stdout.write(`${verb}  ${r.slug}  (${r.reason}, ${r.status ?? "?"}, updated ${r.updatedAt ?? "?"})\n`);
       for (const k of report.kept) if (k.reason !== "within-limits") io.stdout.write(`kept  ${k.slug}  (${k.reason}${k.error ? `: ${k.error}` : ""})\n`);
       io.stdout.write(`${report.removed.length} ${verb}, ${report.kept.length} kept\n`);
+    });
+
+  program
+    .command("rm")
+    .description("remove one finished run (completed, cancelled, failed) by the rules of gc: under its lock; never a running, paused, crashed, locked or unreadable one")
+    .argument("<run>", "run id, slug or path")
+    .option("--dry-run", "only say whether it would be removed")
+    .action(async (target: string, o: { dryRun?: boolean }, cmd: Command) => {
+      const c = common(cmd, io);
+      const location = await locateRun(c.roots, target);
+      const dryRun = o.dryRun === true;
+      // gc's rules for one run (keep 0: any finished run is past the limit), so `rm` can never remove what gc keeps.
+      const report = await gc({ planRoot: location.planRoot, keep: 0, only: location.slug, now: () => io.now(), dryRun });
+      const kept = report.kept[0];
+      if (kept !== undefined) refuseRm(location.slug, kept);
+      if (c.json) return printJson(io, JSON_SCHEMAS.rm, { id: location.slug, runDir: location.runDir, dryRun, removed: true });
+      io.stdout.write(`${dryRun ? "would remove" : "removed"} run ${location.slug} (${report.removed[0]?.status ?? "?"}, updated ${report.removed[0]?.updatedAt ?? "?"})\n`);
     });
 
   program

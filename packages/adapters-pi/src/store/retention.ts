@@ -31,6 +31,8 @@ export interface GcOptions {
   now: () => Date;
   /** Report what would be removed without removing it. */
   dryRun?: boolean;
+  /** Consider only this run folder (`phasekit rm`): the same rules, for one run. */
+  only?: string;
   /** Lock stale time used to judge a lock live (default 10 s, as the lock's own default). */
   staleMs?: number;
   fs?: FsPort;
@@ -65,6 +67,7 @@ export async function gc(options: GcOptions): Promise<GcReport> {
   const report: GcReport = { removed: [], kept: [] };
   const finished: Array<{ slug: string; runDir: string; metadata: WorkflowMetadata }> = [];
   for (const slug of await listFolders(fs, o.planRoot)) {
+    if (options.only !== undefined && slug !== options.only) continue;
     const runDir = path.join(o.planRoot, slug);
     const kept = (reason: GcKeptReason, extra: Partial<GcEntry<GcKeptReason>> = {}) => report.kept.push({ slug, runDir, reason, ...extra });
     if (!validateSlug(slug).ok) {

@@ -27,7 +27,7 @@ describe("help, version and usage errors", () => {
   it("--help and --version exit 0; a command's --help shows its options", async () => {
     const help = phasekit(["--help"]);
     expect(help.code).toBe(0);
-    for (const c of ["list", "show", "why", "journal", "validate", "diagram", "pause", "stop", "resume", "cancel", "gc", "state", "ui"]) expect(help.stdout).toContain(`  ${c}`);
+    for (const c of ["list", "show", "why", "journal", "validate", "diagram", "pause", "stop", "resume", "cancel", "gc", "rm", "state", "ui"]) expect(help.stdout).toContain(`  ${c}`);
     expect(help.stdout).toContain("Exit codes:");
     const version = phasekit(["--version"]);
     expect([version.code, version.stdout.trim()]).toEqual([0, JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version]);
@@ -136,8 +136,10 @@ describe("reading runs", () => {
     const r = (await at("journal", "shipping"));
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^#1 {2}\S+ {2}gen 1 {2}metadata {2}status=running phase=plan$/);
-    expect(lines.some((l) => /paused {2}\{"reason":"coffee"\}/.test(l))).toBe(true);
+    expect(lines[0]).toMatch(/^#1 {2}\S+ {2}gen 1 {2}created by ship-bot: running, phase plan$/);
+    expect(lines).toContain(lines.find((l) => / {2}gen 2 {2}advanced 📋 Plan → 🧪 Test, entering check$/.test(l)));
+    expect(lines.some((l) => / {2}running → paused$/.test(l))).toBe(true);
+    expect(lines.some((l) => / {2}paused: coffee$/.test(l))).toBe(true);
     const entries = (await at("journal", "shipping", "--json")).stdout.trim().split("\n").map((l) => JSON.parse(l) as { schema: string; seq: number });
     expect(entries.map((e) => e.seq)).toEqual(lines.map((_, i) => i + 1));
     expect(new Set(entries.map((e) => e.schema))).toEqual(new Set(["phasekit.journal-entry/1"]));
@@ -275,7 +277,8 @@ describe("changing runs", () => {
     fx.live.send("go");
     const r = await follow;
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/status=completed/);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toMatch(/running → completed/);
   });
 
   it("a corrupt workflow.json is named with its byte offset: list marks the run unreadable, show and state show say where", async () => {

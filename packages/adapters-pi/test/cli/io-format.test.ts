@@ -4,7 +4,7 @@ import { workflowError } from "@phasekit/core";
 import { describe, expect, it } from "vitest";
 import { EXIT, progress, toFailure, type CliIo } from "../../src/cli/io.js";
 import { age, clip, duration, parseDuration, table } from "../../src/cli/format.js";
-import { journalLine } from "../../src/cli/runs-commands.js";
+import { journalSentences } from "../../src/cli/journal-text.js";
 
 function fakeIo(isTTY: boolean): { io: CliIo; err: () => string } {
   let err = "";
@@ -69,7 +69,7 @@ describe("cli io", () => {
       }),
     );
     // A journal line whose data is cut right inside an emoji.
-    const line = journalLine({ seq: 1, generation: 1, at: "x", event: "e", data: { text: `${"a".repeat(146)}🧪🧪🧪🧪🧪🧪🧪` } });
+    const [line = ""] = journalSentences([{ seq: 1, generation: 1, at: "x", event: "e", data: { text: `${"a".repeat(146)}🧪🧪🧪🧪🧪🧪🧪` } }]);
     expect(line).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
     expect(line.endsWith("🧪...")).toBe(true);
   });

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReporter, runWorkflow } from "@phasekit/adapters-pi";
 import { loadDefinitionFolders } from "../../src/definitions/folders.js";
 import { spawnLines, type LineChild } from "../helpers/spawn-child.js";
+import { holdLock } from "../helpers/temp-repos.js";
 import { DEFS } from "./helpers/fixture-runs.js";
 import { BIN, json, phasekitInProcess } from "./helpers/run-cli.js";
 
@@ -39,6 +40,7 @@ function bin(args: string[], ms = 8000): Promise<{ code: number | null; killed: 
 beforeAll(async () => {
   repo = mkdtempSync(path.join(tmpdir(), "pk-rough-"));
   await runWorkflow({ repoRoot: repo, target: "done", toolName: "builder", createReporter: quiet }, async (ctx) => ctx.step("s", { n: 1 }, () => "x"));
+  await runWorkflow({ repoRoot: repo, target: "fin", toolName: "builder", createReporter: quiet }, async (ctx) => ctx.step("last", {}, () => 1));
   const registry = loadDefinitionFolders([DEFS]).registry;
   await runWorkflow({ repoRoot: repo, target: "looped", toolName: "t", createReporter: quiet, workflow: { registry, workflowKey: "check", taskDescription: "t" } }, async (ctx) => {
     await ctx.workflow?.dispatch({ type: "advance" });
@@ -166,9 +168,11 @@ describe("what commands say", () => {
     expect((await at(["why", "crashed", "s1"])).stdout).toContain("stopped mid-step");
   });
 
-  it("loops reach the journal", async () => {
+  it("loops reach the journal, told as sentences with the raw entry in --json", async () => {
     const lines = (await at(["journal", "looped"])).stdout;
-    expect(lines).toMatch(/workflow:looped/);
+    expect(lines).toContain("looped back to 🧪 Test (loop 1) in check");
+    const raw = (await at(["journal", "looped", "--json"])).stdout.trim().split("\n").map((l) => JSON.parse(l) as { event: string; text: string; data: { loops: number } });
+    expect(raw.find((e) => e.event === "workflow:looped")).toMatchObject({ text: "looped back to 🧪 Test (loop 1) in check", data: { loops: 1 } });
   });
 
   it("pause and stop report the run's id, not the path they were given", async () => {
@@ -178,5 +182,38 @@ describe("what commands say", () => {
     expect((await at(["resume", byPath])).code).toBe(0);
     const s = json<{ id: string }>((await at(["stop", byPath, "--json"])).stdout, "phasekit.control/1");
     expect(s.id).toBe("live");
+  });
+});
+
+describe("rm and --fields", () => {
+  it("rm removes one finished run by gc's rules; a live, crashed or locked run is refused with the reason", async () => {
+    const dir = path.join(repo, "ai_plan", "done");
+    const dry = await at(["rm", "done", "--dry-run"]);
+    expect([dry.code, dry.stdout]).toEqual([0, expect.stringMatching(/^would remove run done \(completed, updated \S+\)\n$/)]);
+    expect(readFileSync(path.join(dir, "workflow.json"), "utf8")).toContain('"slug": "done"');
+    const crashed = await at(["rm", "crashed"]);
+    expect([crashed.code, crashed.stderr]).toEqual([1, "phasekit: run crashed is running: only a finished run is removed. Fix: `phasekit cancel crashed` ends it first\n"]);
+    expect((await at(["rm", "live", "--json"])).code).toBe(1);
+    const lock = await holdLock(repo, "fin");
+    const locked = await at(["rm", "fin"]);
+    await lock.release();
+    expect([locked.code, locked.stderr]).toEqual([4, "phasekit: run fin is locked by a live holder; it is not removed.\n"]);
+    const gone = json<{ id: string; removed: boolean }>((await at(["rm", dir, "--json"])).stdout, "phasekit.rm/1");
+    expect(gone).toMatchObject({ id: "done", removed: true });
+    expect((await at(["rm", "done"])).code).toBe(3);
+  });
+
+  it("--fields picks list columns and JSON keys, and the parts of show's document; an unknown field is bad usage", async () => {
+    const rows = json<{ runs: Array<Record<string, unknown>> }>((await at(["list", "--fields", "id,status", "--json"])).stdout, "phasekit.list/1").runs;
+    expect(rows.find((r) => r["id"] === "fin")).toEqual({ id: "fin", status: "completed" });
+    expect(new Set(rows.flatMap((r) => Object.keys(r)))).toEqual(new Set(["id", "status"]));
+    const text = (await at(["list", "--fields", "id,lastStep"])).stdout.split("\n");
+    expect(text[0]?.split(/\s+/)).toEqual(["ID", "LAST_STEP"]);
+    expect(text).toContain("fin      last");
+    const bad = await at(["list", "--fields", "id,colour"]);
+    expect([bad.code, bad.stderr.includes("colour") && bad.stderr.includes("lockHolder")]).toEqual([2, true]);
+    const show = JSON.parse((await at(["show", "fin", "--fields", "summary,steps"])).stdout) as Record<string, unknown>;
+    expect(Object.keys(show)).toEqual(["schema", "summary", "steps"]);
+    expect((await at(["show", "fin", "--fields", "nope"])).code).toBe(2);
   });
 });
