@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createReporter, runWorkflow } from "@phasekit/adapters-pi";
 import { startInspector, type Inspector } from "../../src/cli/ui-server.js";
 import { DEFS, fixtureRepo, type FixtureRepo } from "./helpers/fixture-runs.js";
 
@@ -133,5 +134,34 @@ describe("phasekit ui in chromium", () => {
     expect(external).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.close();
+  });
+
+  it("a large output comes in pages: 'Load more' until all of it is shown", async (ctx) => {
+    if (browser === null) return ctx.skip(whyNot);
+    const repo = mkdtempSync(path.join(tmpdir(), "pk-big-"));
+    const rows = Array.from({ length: 4000 }, (_, i) => ({ i, text: `row ${i} 🧪` }));
+    await runWorkflow({ repoRoot: repo, target: "big", toolName: "t", createReporter: () => createReporter({ onChange: () => undefined }) }, (ctx) => ctx.step("blob", {}, () => ({ rows })));
+    const own = await startInspector({ roots: { repoRoot: repo }, defDirs: [], port: 0 });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${own.url}#/run/big`);
+      await page.click('button[data-payload="blob"]');
+      await page.waitForSelector("#payload-more");
+      const first = (await page.textContent("#payload-output")) ?? "";
+      expect(first.length).toBe(64 * 1024);
+      let clicks = 0;
+      while ((await page.$("#payload-more")) !== null) {
+        const before = ((await page.textContent("#payload-output")) ?? "").length;
+        await page.click("#payload-more");
+        await page.waitForFunction(`(document.getElementById("payload-output")?.textContent ?? "").length > ${before}`);
+        clicks++;
+      }
+      expect(clicks).toBeGreaterThan(0);
+      expect(JSON.parse((await page.textContent("#payload-output")) ?? "")).toEqual({ rows });
+    } finally {
+      await page.close();
+      await own.close();
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 });
