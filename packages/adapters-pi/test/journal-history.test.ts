@@ -65,6 +65,46 @@ describe("the journal rendered from the history", () => {
     await store.close();
   });
 
+  it("past 64 generations the older ones live in the snapshot's archive: a claim reads one line for them, and the journal and commits are whole", async () => {
+    const root = repo();
+    const store = createFsPlanStore({ repoRoot: root });
+    const before: JournalEntry[][] = [];
+    for (let i = 0; i < 100; i++) {
+      await acquisition(store, "long", i);
+      if (i % 37 === 0) before.push(await journalOf(store, "long"));
+      if (i === 1) {
+        // A commit intent early in the history: its event is archived with the generations around it.
+        const l = await store.lock("long", { owner: { tool: "committer" } });
+        if (!l.ok) throw l.error;
+        const cps = await (l.lock.store ?? store).checkpoints("long", { now: () => new Date() });
+        await cps.recordCommitIntent({ id: "c1", message: "early", files: [] });
+        await l.lock.release();
+      }
+    }
+    const runDir = path.join(root, "ai_plan", "long");
+    const snaps = readdirSync(path.join(runDir, "runlog")).filter((f) => f.startsWith("snap-"));
+    expect(snaps.length).toBeGreaterThan(0);
+    const snap = readFileSync(path.join(runDir, "runlog", snaps[snaps.length - 1] as string));
+    const indexSection = snap.subarray(0, (JSON.parse(snap.subarray(0, snap.indexOf(10)).toString()) as { idx: number }).idx).toString();
+    const lines = indexSection.split("\n");
+    expect(lines.filter((l) => l.startsWith('{"t":"arch"')).length).toBe(1);
+    // What a claim parses: the latest full state and the deltas after it (≤ 64), not 100 generations.
+    expect(lines.filter((l) => l.startsWith('{"t":"state"')).length).toBeLessThanOrEqual(65);
+    const entries = await journalOf(store, "long");
+    expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 200 }, (_, k) => k + 1));
+    expect(entries.filter((e) => e.event === "metadata").map((e) => e.generation)).toEqual(Array.from({ length: 100 }, (_, k) => k + 1));
+    for (const seen of before) expect(entries.slice(0, seen.length)).toEqual(seen);
+    expect(rebuildFromJournal(entries)).toMatchObject({ ok: true, metadata: { generation: 100, state: { step: 99 } } });
+    // The next append numbers on from the archive, and a fresh store object agrees; the archived commit is there.
+    const again = createFsPlanStore({ repoRoot: root });
+    expect(await acquisition(again, "long", 100)).toBe(202);
+    expect((await journalOf(again, "long")).length).toBe(202);
+    const reader = await again.checkpoints("long", { now: () => new Date() });
+    expect((await reader.commits()).map((c) => c.id)).toEqual(["c1"]);
+    await again.close();
+    await store.close();
+  });
+
   it("a folder of an earlier version: its journal.ndjson is read first and never changed, and a generation in both shows once", async () => {
     const root = repo();
     const store = createFsPlanStore({ repoRoot: root });

@@ -11,13 +11,13 @@ import { workflowError } from "@phasekit/core";
 import { nodeFs, type FsFileHandle } from "../../io/fs-port.js";
 import { isAlreadyExists, openRegular, syncRealDir } from "../../io/safe-open.js";
 import { RealDir } from "../../io/safe-open-sync.js";
-import { corrupt, encodeLine } from "./format.js";
+import { encodeLine } from "./format.js";
 import { artifactId, RUN_ARTIFACTS_DIR, segmentEpoch, snapshotId, snapshotName } from "./file-names.js";
-import { batches, planSnapshot, type LazyPayload, type PlannedItem, type SnapshotChunk } from "./snapshot-layout.js";
+import { batches, planSnapshot, type PlannedItem, type SnapshotChunk } from "./snapshot-layout.js";
 import { loadSnapshot } from "./read-chain.js";
 import type { LogParts } from "./log-parts.js";
-import type { ValueLocation } from "./run-index.js";
 import { snapshotStepItems } from "./snapshot-outputs.js";
+import { timelineItems } from "./archive.js";
 import type { StateKeeper } from "./state-keeper.js";
 
 /** What a compaction did. */
@@ -54,44 +54,13 @@ function snapshotItems(parts: LogParts, states: StateKeeper): PlannedItem[] {
   // Steps first: their payloads must lie one after the other, in this order (snapshot-outputs.ts).
   out.push(...snapshotStepItems(parts));
   // The latest state must rebuild (CORRUPT_FILE otherwise, before anything is written); every generation is
-  // carried forward as it was stored (full or delta), in history order with the events: the journal is
-  // rendered from them (D17).
+  // carried forward (D17): the older ones in the snapshot's archive, the latest chain and the events after it as
+  // lines of their own (archive.ts).
   states.current();
-  const { states: all, events } = parts.index;
-  let s = 0;
-  let e = 0;
-  while (s < all.length || e < events.length) {
-    const st = all[s];
-    const ev = events[e];
-    if (st !== undefined && (ev === undefined || st.pos < ev.pos)) {
-      s++;
-      out.push({ header: { t: "state", e: st.epoch, n: st.n, d: st.d }, payload: checkedCopy(parts, st.data, `state ${st.n}`) });
-    } else if (ev !== undefined) {
-      e++;
-      const data = ev.data === undefined ? undefined : parts.values.readBytes(ev.data);
-      out.push({ header: { t: "event", e: ev.epoch, name: ev.name }, ...(data?.ok ? { payload: held(data.bytes) } : {}) });
-    }
-  }
+  out.push(...timelineItems(parts));
   return out;
 }
 
-// A value read now (so an unreadable one stops the compaction before it writes) and again when written.
-function checkedCopy(parts: LogParts, loc: ValueLocation, what: string): LazyPayload {
-  const first = parts.values.readBytes(loc);
-  if (!first.ok) throw corrupt(loc.file, loc.offset, `${what} cannot be read (${first.detail})`);
-  return {
-    length: loc.length,
-    read: () => {
-      const again = parts.values.readBytes(loc);
-      if (!again.ok) throw new Error(`compaction: ${what} changed while it was copied (${again.detail})`);
-      return again.bytes;
-    },
-  };
-}
-
-function held(bytes: Buffer): LazyPayload {
-  return { length: bytes.length, read: () => bytes };
-}
 
 async function writeSnapshot(parts: LogParts, bytes: readonly SnapshotChunk[]): Promise<{ name: string; file: string }> {
   for (;;) {

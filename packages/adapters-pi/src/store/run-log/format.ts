@@ -85,6 +85,17 @@ export interface EventRecord {
   po?: number;
   pl?: number;
 }
+/**
+ * In a snapshot only: the run's older state and event records (D17), `n` of them, kept as one value of lines in
+ * the segment form (header, tab, payload): opening a run reads this one header, not a line per generation.
+ */
+export interface ArchRecord {
+  t: "arch";
+  e: number;
+  n: number;
+  po?: number;
+  pl?: number;
+}
 /** A compaction: from here on, history starts at the snapshot `snap`. */
 export interface BaseRecord {
   t: "base";
@@ -113,7 +124,7 @@ export interface SnapRecord {
 }
 
 /** Every record of the run log. */
-export type RunLogRecord = HeadRecord | StartRecord | DoneRecord | FailRecord | StateRecord | EventRecord | BaseRecord | SnapRecord;
+export type RunLogRecord = HeadRecord | StartRecord | DoneRecord | FailRecord | StateRecord | EventRecord | ArchRecord | BaseRecord | SnapRecord;
 
 /** One line's bytes: the header JSON, and a tab plus the payload when there is one. */
 export function encodeLine(header: RunLogRecord, payload?: string): Buffer {
@@ -235,6 +246,8 @@ function isRecord(v: unknown): v is RunLogRecord {
       return nat(r.n) && (r.d === 0 || r.d === 1);
     case "event":
       return str(r.name);
+    case "arch":
+      return nat(r.n);
     case "base":
       return str(r.snap);
     default:

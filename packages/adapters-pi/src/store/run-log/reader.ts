@@ -77,7 +77,7 @@ export async function readRunLog(runDir: string): Promise<RunLogView | null> {
     state: () => stateOf(index, values),
     events: (name) => eventsOf(index, values, name),
     timeline: () => timelineOf(index, values),
-    timelineCount: (event) => countTimeline(index, event),
+    timelineCount: (event) => countTimeline(index, values, event),
     close: () => values.close(),
   };
 }

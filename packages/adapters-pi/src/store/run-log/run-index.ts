@@ -3,7 +3,7 @@
  * record of each step, where each value lies, and the state chain. A reuse hit is a map lookup plus one read of
  * the output's bytes; nothing else touches the disk.
  */
-import type { DecodedLine } from "./format.js";
+import { corrupt, type DecodedLine } from "./format.js";
 import type { ValueLocation } from "./entry-types.js";
 import { payloadOf } from "./payload-of.js";
 import { entryOf, StepIndex, type BaseSteps } from "./step-index.js";
@@ -39,6 +39,13 @@ export interface EventEntry {
   pos: number;
 }
 
+/** Where a snapshot's archive lies and how many records it holds; `decoded` once something read them. */
+export interface Archive {
+  loc: ValueLocation;
+  count: number;
+  decoded?: { states: StateRecordEntry[]; events: EventEntry[] };
+}
+
 /** Everything the run log knows, without the values themselves. */
 export interface RunIndex {
   steps: StepIndex;
@@ -48,13 +55,15 @@ export interface RunIndex {
   events: EventEntry[];
   /** The next position of a state or event record. */
   nextPos: number;
+  /** A snapshot's archive of the records before `states` and `events` (archive.ts), read only when needed. */
+  archive: Archive | undefined;
   /** Records folded since the last base (what compaction would shrink). */
   records: number;
 }
 
 /** An empty index (a new run), or one whose steps start as `base` (a snapshot's). */
 export function emptyIndex(base?: BaseSteps): RunIndex {
-  return { steps: new StepIndex(base), state: { n: 0, full: undefined, deltas: [] }, states: [], events: [], nextPos: 0, records: 0 };
+  return { steps: new StepIndex(base), state: { n: 0, full: undefined, deltas: [] }, states: [], events: [], nextPos: 0, archive: undefined, records: 0 };
 }
 
 /** Folds one decoded line of `file` into the index. Head, snap and base lines are the reader's business. */
@@ -82,6 +91,11 @@ export function applyLine(index: RunIndex, file: string, line: DecodedLine): voi
     case "event":
       index.events.push({ name: r.name, epoch: r.e, data: p === undefined ? undefined : { file, offset: p.offset, length: p.length }, pos: index.nextPos++ });
       index.records++;
+      return;
+    case "arch":
+      // Not counted in `records`: archived records are kept history, not what a compaction would shrink.
+      if (p === undefined || index.archive !== undefined) throw corrupt(file, line.start, "an archive line without a value, or a second one");
+      index.archive = { loc: { file, offset: p.offset, length: p.length }, count: r.n };
       return;
     case "head":
     case "snap":

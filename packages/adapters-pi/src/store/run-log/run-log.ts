@@ -205,7 +205,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     },
     events: (name) => eventsOf(parts.index, parts.values, name),
     timeline: () => timelineOf(parts.index, parts.values),
-    timelineCount: (event) => countTimeline(parts.index, event),
+    timelineCount: (event) => countTimeline(parts.index, parts.values, event),
     compact: () => (checkLost(), compactRunLog(parts, states)),
     async close() {
       // Best effort (fold.ts): a failure here loses nothing, the log is complete as it is.

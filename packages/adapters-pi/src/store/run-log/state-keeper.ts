@@ -8,6 +8,7 @@ import type { JsonValue } from "../../io/plain-json.js";
 import type { LogParts } from "./log-parts.js";
 import { corrupt, encodeLine } from "./format.js";
 import { applyDelta, parseDelta, smallDelta } from "./state-delta.js";
+import { archivedRecords } from "./archive.js";
 import { noteState, type RunIndex, type ValueLocation } from "./run-index.js";
 import type { ValueFiles } from "./values.js";
 
@@ -93,7 +94,7 @@ export function readStateValue(values: ValueFiles, loc: ValueLocation, previous:
 /** The data of every event named `name` in `index`, oldest first (an event whose data cannot be read: null). */
 export function eventsOf(index: RunIndex, values: ValueFiles, name: string): JsonValue[] {
   const out: JsonValue[] = [];
-  for (const ev of index.events) if (ev.name === name) out.push(eventValue(values, ev.data));
+  for (const list of [archivedRecords(index, values).events, index.events]) for (const ev of list) if (ev.name === name) out.push(eventValue(values, ev.data));
   return out;
 }
 

@@ -4,27 +4,33 @@
  */
 import type { JsonValue } from "../../io/plain-json.js";
 import { corrupt } from "./format.js";
-import type { RunIndex } from "./run-index.js";
+import type { EventEntry, RunIndex, StateRecordEntry } from "./run-index.js";
+import { archivedRecords } from "./archive.js";
 import { eventValue, readStateValue } from "./state-keeper.js";
 import type { ValueFiles } from "./values.js";
 
 /** One record of the timeline: a state generation (the whole state) or an event (its data, null if unreadable). */
 export type TimelineItem = { kind: "state"; n: number; epoch: number; value: JsonValue } | { kind: "event"; name: string; epoch: number; data: JsonValue };
 
-/** Walks `index`'s states and events in history order. */
+/** Walks `index`'s states and events in history order: its archive (archive.ts) first, then the rest. */
 export function* timelineOf(index: RunIndex, values: ValueFiles): Generator<TimelineItem> {
-  const { states, events } = index;
+  const archived = archivedRecords(index, values);
+  const state: { value: JsonValue | undefined } = { value: undefined };
+  yield* walk(archived.states, archived.events, values, state);
+  yield* walk(index.states, index.events, values, state);
+}
+
+function* walk(states: readonly StateRecordEntry[], events: readonly EventEntry[], values: ValueFiles, state: { value: JsonValue | undefined }): Generator<TimelineItem> {
   let s = 0;
   let e = 0;
-  let state: JsonValue | undefined;
   while (s < states.length || e < events.length) {
     const st = states[s];
     const ev = events[e];
     if (st !== undefined && (ev === undefined || st.pos < ev.pos)) {
       s++;
-      if (st.d === 1 && state === undefined) throw corrupt(st.data.file, st.data.offset, "a state delta with no state before it");
-      state = readStateValue(values, st.data, st.d === 0 ? undefined : state);
-      yield { kind: "state", n: st.n, epoch: st.epoch, value: state };
+      if (st.d === 1 && state.value === undefined) throw corrupt(st.data.file, st.data.offset, "a state delta with no state before it");
+      state.value = readStateValue(values, st.data, st.d === 0 ? undefined : state.value);
+      yield { kind: "state", n: st.n, epoch: st.epoch, value: state.value };
     } else if (ev !== undefined) {
       e++;
       yield { kind: "event", name: ev.name, epoch: ev.epoch, data: eventValue(values, ev.data) };
@@ -32,9 +38,10 @@ export function* timelineOf(index: RunIndex, values: ValueFiles): Generator<Time
   }
 }
 
-/** How many state records and events named `event` the timeline holds, without reading any value. */
-export function countTimeline(index: RunIndex, event: string): number {
-  let n = index.states.length;
-  for (const ev of index.events) if (ev.name === event) n++;
+/** How many state records and events named `event` the history holds (the archive's headers read once). */
+export function countTimeline(index: RunIndex, values: ValueFiles, event: string): number {
+  const archived = archivedRecords(index, values);
+  let n = archived.states.length + index.states.length;
+  for (const list of [archived.events, index.events]) for (const ev of list) if (ev.name === event) n++;
   return n;
 }
