@@ -56,6 +56,9 @@ afterAll(async () => {
   rmSync(shots, { recursive: true, force: true });
 });
 
+/** The page's `document` as functions evaluated in the browser use it (this file is typed without the DOM library). */
+type PageDocument = { getElementById(id: string): { textContent: string | null } | null };
+
 const docsShot = (name: string) => (process.env["PHASEKIT_UPDATE_DOCS"] === "1" ? fileURLToPath(new URL(`../../../../docs/images/${name}`, import.meta.url)) : path.join(shots, name));
 
 describe("phasekit ui in chromium", () => {
@@ -153,7 +156,8 @@ describe("phasekit ui in chromium", () => {
       while ((await page.$("#payload-more")) !== null) {
         const before = ((await page.textContent("#payload-output")) ?? "").length;
         await page.click("#payload-more");
-        await page.waitForFunction(`(document.getElementById("payload-output")?.textContent ?? "").length > ${before}`);
+        // A function, not a string: the page's CSP (script-src 'self') refuses eval, as it should.
+        await page.waitForFunction((n) => ((globalThis as unknown as { document: PageDocument }).document.getElementById("payload-output")?.textContent ?? "").length > n, before);
         clicks++;
       }
       expect(clicks).toBeGreaterThan(0);
