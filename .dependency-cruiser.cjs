@@ -4,7 +4,7 @@
  * runs it; `pnpm test` runs it first, so a planted cycle or an upward import fails CI.
  */
 const LAYERS = {
-  core: ["errors", "definitions", "state", "transitions", "present", "policy"],
+  core: ["errors", "definitions", "state", "transitions", "present", "policy", "api"],
   "adapters-pi": ["io", "lock", "store", "verification", "run", "definitions", "cli|pi"],
   "store-postgres": ["db", "schema", "lease", "store"],
 };

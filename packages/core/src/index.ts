@@ -40,8 +40,8 @@ export {
   isFinished,
   workflowError,
   refusalToError,
-} from "./boundary.js";
-export type { TextOutcome } from "./boundary.js";
+} from "./api/boundary.js";
+export type { TextOutcome } from "./api/boundary.js";
 export { WorkflowError } from "./errors/workflow-error.js";
 export type { WorkflowErrorCode, WorkflowErrorDetails, Result } from "./errors/workflow-error.js";
 export type { Refusal, Outcome } from "./errors/refusal.js";
@@ -108,8 +108,8 @@ export {
   NOT_DONE_VARS,
   INITIAL_MESSAGE_VARS,
   FIELD_VARS,
-} from "./present/template.js";
-export type { TemplateVars } from "./present/template.js";
+} from "./definitions/template.js";
+export type { TemplateVars } from "./definitions/template.js";
 export { LAST_PHASE_NOTE } from "./present/step-result.js";
 export type { EndOfRunMessage, MessageCode } from "./present/messages.js";
 export {

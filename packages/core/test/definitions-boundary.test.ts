@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { compileDefinitions } from "../src/definitions/compile.js";
 import type { CompileResult } from "../src/definitions/compile.js";
-import { PROMPT_VARS, BLOCK_REASON_VARS, renderTemplate } from "../src/present/template.js";
+import { PROMPT_VARS, BLOCK_REASON_VARS, renderTemplate } from "../src/definitions/template.js";
 import { buildDefinitions, workflowShape } from "./helpers/model-definitions.js";
 
 const phase = (id: string): { id: string; name: string } => ({ id, name: id.toUpperCase() });

@@ -5,7 +5,7 @@ import { type ActiveWorkflow } from "../src/transitions/resolve-active.js";
 import type { WorkflowRegistry } from "../src/definitions/registry.js";
 import type { WorkflowState } from "../src/state/schema.js";
 import { statusLine } from "../src/present/status-line.js";
-import { PROMPT_VARS, renderTemplate } from "../src/present/template.js";
+import { PROMPT_VARS, renderTemplate } from "../src/definitions/template.js";
 import { checkTool } from "../src/policy/check-tool.js";
 import { DEFAULT_ADVANCE_REMINDER, DEFAULT_BLOCK_REASON, DEFAULT_ROLE_INSTRUCTION } from "../src/present/text.js";
 import { releaseDefinitions, releaseRegistry } from "../../../examples/release-workflow.js";

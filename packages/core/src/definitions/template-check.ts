@@ -4,7 +4,7 @@
  * once per field and name, as a warning (pi-workflows leaves such text as-is, so the workflow still loads).
  */
 import type { DefinitionProblem, FieldPath } from "../errors/problems.js";
-import { FIELD_VARS, unknownPlaceholders } from "../present/template.js";
+import { FIELD_VARS, unknownPlaceholders } from "./template.js";
 import { problemAt } from "./checks.js";
 import { isSubworkflowRef, type WorkflowDefinition } from "./schema.js";
 

@@ -17,7 +17,7 @@ import { optionError, registryError, stateOrNullError } from "../transitions/arg
 import { descend, walkPath, type Level } from "../transitions/navigation.js";
 import { pickText } from "../present/prompt-vars.js";
 import type { WorkflowState } from "../state/schema.js";
-import { BLOCK_REASON_VARS, renderTemplate } from "../present/template.js";
+import { BLOCK_REASON_VARS, renderTemplate } from "../definitions/template.js";
 import { DEFAULT_BLOCK_REASON, WORKFLOW_STEP_TOOL } from "../present/text.js";
 
 /** Whether a tool may run now, with the reason to show the agent when it may not; a refusal for a broken run. */

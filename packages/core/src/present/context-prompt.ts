@@ -4,7 +4,7 @@
  */
 import { breadcrumbPath, pickText, promptVars } from "./prompt-vars.js";
 import type { ActiveWorkflow } from "../transitions/resolve-active.js";
-import { PROMPT_VARS, renderTemplate } from "./template.js";
+import { PROMPT_VARS, renderTemplate } from "../definitions/template.js";
 import { DEFAULT_ADVANCE_REMINDER, DEFAULT_LAST_PHASE_REMINDER, DEFAULT_ROLE_INSTRUCTION } from "./text.js";
 import { LAST_PHASE_NOTE } from "./step-result.js";
 import type { PhaseRef } from "../transitions/types.js";

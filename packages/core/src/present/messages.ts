@@ -12,7 +12,7 @@ import type { CommonCode } from "../transitions/types.js";
 import { pickText, promptVars } from "./prompt-vars.js";
 import type { ActiveWorkflow } from "../transitions/resolve-active.js";
 import type { WorkflowState } from "../state/schema.js";
-import { CANCELLED_VARS, COMPLETION_VARS, FAILED_VARS, INITIAL_MESSAGE_VARS, NOT_DONE_VARS, PROMPT_VARS, renderTemplate } from "./template.js";
+import { CANCELLED_VARS, COMPLETION_VARS, FAILED_VARS, INITIAL_MESSAGE_VARS, NOT_DONE_VARS, PROMPT_VARS, renderTemplate } from "../definitions/template.js";
 import { DEFAULT_CANCELLED_MESSAGE, DEFAULT_COMPLETION_MESSAGE, DEFAULT_FAILED_MESSAGE, DEFAULT_NOT_DONE_REMINDER } from "./text.js";
 
 /** Which end a run reached, with the text to show the user. */

@@ -1,7 +1,7 @@
 /** The variables shared by the context prompt, the not-done reminder and block reasons, built from a resolved run. */
 import type { ToolRules } from "../definitions/schema.js";
 import type { ActiveWorkflow } from "../transitions/resolve-active.js";
-import type { TemplateVars } from "./template.js";
+import type { TemplateVars } from "../definitions/template.js";
 import { WORKFLOW_STEP_TOOL } from "./text.js";
 
 type TextField = "roleInstruction" | "advanceReminder" | "blockReasonTemplate" | "notDoneReminder";

@@ -4,7 +4,7 @@
  * contains `{taskId}` stays literal (the seed expanded values a second time). The allowlists are frozen in fact
  * (FrozenSet): no caller can widen what a template may read.
  */
-import { FrozenSet } from "../definitions/frozen.js";
+import { FrozenSet } from "./frozen.js";
 
 /** Values a template may use; `undefined` means "no value" (the placeholder stays). */
 export type TemplateVars = Readonly<Record<string, string | number | undefined>>;

@@ -12,31 +12,31 @@
  *
  * Inside core the modules call each other directly (typed callers, no second check on the hot path).
  */
-import { compileDefinitions as compileRaw, definitionProblemsError as problemsErrorRaw } from "./definitions/compile.js";
-import { isCompiledRegistry as isCompiledRaw } from "./definitions/registry.js";
-import { isSubworkflowRef as isRefRaw } from "./definitions/schema.js";
-import { isBlocking as isBlockingRaw, type DefinitionProblem } from "./errors/problems.js";
-import { refusal, refusalToError as toErrorRaw, type Outcome, type Refusal } from "./errors/refusal.js";
-import { isWorkflowError as isErrorRaw, workflowError as workflowErrorRaw, WorkflowError, type WorkflowErrorCode, type WorkflowErrorDetails } from "./errors/workflow-error.js";
-import { checkDefinitions as checkDefinitionsRaw } from "./policy/check-definitions.js";
-import { checkTool as checkToolRaw } from "./policy/check-tool.js";
-import { contextPrompt as contextPromptRaw } from "./present/context-prompt.js";
-import * as messages from "./present/messages.js";
-import { statusLine as statusLineRaw } from "./present/status-line.js";
-import { phaseLabel as phaseLabelRaw, stepResultLine as stepResultLineRaw } from "./present/step-result.js";
-import { renderTemplate as renderRaw, type TemplateVars } from "./present/template.js";
-import { migrateState as migrateRaw, parseState as parseRaw } from "./state/migrate.js";
-import { isFinished as isFinishedRaw, isLive as isLiveRaw, toPersisted as toPersistedRaw, type WorkflowState } from "./state/schema.js";
-import { advance as advanceRaw } from "./transitions/advance.js";
-import { activeError, optionError, phaseRefError, stateError, stringError } from "./transitions/arguments.js";
-import { cancel as cancelRaw, cancelNow as cancelNowRaw } from "./transitions/cancel.js";
-import * as lifecycle from "./transitions/lifecycle.js";
-import { loop as loopRaw } from "./transitions/loop.js";
-import { reduce as reduceRaw } from "./transitions/reduce.js";
-import { resolveActive as resolveRaw, type ActiveWorkflow } from "./transitions/resolve-active.js";
-import { restartScope as restartScopeRaw } from "./transitions/restart-scope.js";
-import { start as startRaw } from "./transitions/start.js";
-import type { Happening, PhaseRef } from "./transitions/types.js";
+import { compileDefinitions as compileRaw, definitionProblemsError as problemsErrorRaw } from "../definitions/compile.js";
+import { isCompiledRegistry as isCompiledRaw } from "../definitions/registry.js";
+import { isSubworkflowRef as isRefRaw } from "../definitions/schema.js";
+import { isBlocking as isBlockingRaw, type DefinitionProblem } from "../errors/problems.js";
+import { refusal, refusalToError as toErrorRaw, type Outcome, type Refusal } from "../errors/refusal.js";
+import { isWorkflowError as isErrorRaw, workflowError as workflowErrorRaw, WorkflowError, type WorkflowErrorCode, type WorkflowErrorDetails } from "../errors/workflow-error.js";
+import { checkDefinitions as checkDefinitionsRaw } from "../policy/check-definitions.js";
+import { checkTool as checkToolRaw } from "../policy/check-tool.js";
+import { contextPrompt as contextPromptRaw } from "../present/context-prompt.js";
+import * as messages from "../present/messages.js";
+import { statusLine as statusLineRaw } from "../present/status-line.js";
+import { phaseLabel as phaseLabelRaw, stepResultLine as stepResultLineRaw } from "../present/step-result.js";
+import { renderTemplate as renderRaw, type TemplateVars } from "../definitions/template.js";
+import { migrateState as migrateRaw, parseState as parseRaw } from "../state/migrate.js";
+import { isFinished as isFinishedRaw, isLive as isLiveRaw, toPersisted as toPersistedRaw, type WorkflowState } from "../state/schema.js";
+import { advance as advanceRaw } from "../transitions/advance.js";
+import { activeError, optionError, phaseRefError, stateError, stringError } from "../transitions/arguments.js";
+import { cancel as cancelRaw, cancelNow as cancelNowRaw } from "../transitions/cancel.js";
+import * as lifecycle from "../transitions/lifecycle.js";
+import { loop as loopRaw } from "../transitions/loop.js";
+import { reduce as reduceRaw } from "../transitions/reduce.js";
+import { resolveActive as resolveRaw, type ActiveWorkflow } from "../transitions/resolve-active.js";
+import { restartScope as restartScopeRaw } from "../transitions/restart-scope.js";
+import { start as startRaw } from "../transitions/start.js";
+import type { Happening, PhaseRef } from "../transitions/types.js";
 
 type AnyFn = (...args: never[]) => unknown;
 
@@ -155,7 +155,7 @@ export function phaseLabel(emoji: string, name: string): TextOutcome {
   return attempt("step", () => fromRefusal(stringError("step", "emoji", emoji, hint) ?? stringError("step", "name", name, hint)) ?? { ok: true, text: phaseLabelRaw(emoji, name) });
 }
 
-/** Renders `template` in one pass (see present/template.ts). */
+/** Renders `template` in one pass (see definitions/template.ts). */
 export function renderTemplate(template: string, vars: TemplateVars, allowlist: ReadonlySet<string>): TextOutcome {
   const hint = "Call renderTemplate(template, vars, allowlist) with a string, an object of values and one of core's *_VARS sets.";
   return attempt("template", () => {
