@@ -51,7 +51,7 @@ try {
   }
 } catch (error) {
   const e = error as { code?: string; message?: string; details?: Record<string, unknown> };
-  out({ ev: "error", code: e.code ?? "UNKNOWN", message: e.message, connectionLost: e.details?.connectionLost === true });
+  out({ ev: "error", code: e.code ?? "UNKNOWN", message: e.message, connectionLost: e.details?.connectionLost === true, epoch: e.details?.field === "epoch" ? e.details.value : undefined });
 } finally {
   await store.close();
 }

@@ -16,6 +16,8 @@ export interface MachineEvent {
   code?: string;
   message?: string;
   connectionLost?: boolean;
+  /** The displaced epoch of a LOCK_LOST. */
+  epoch?: number;
 }
 
 /** A running machine: its events so far, a wait for one, and its exit. */
