@@ -9,6 +9,21 @@ let timer = null;
 let stepOffset = null;
 // Journal entries whose raw JSON is open, kept across the live page's refreshes.
 const openRaw = new Set();
+// The run page's event stream: the server pushes `changed` when the run's files change (no polling here).
+let stream = null;
+function watch(id) {
+  if (stream?.id === id) return;
+  unwatch();
+  const source = new EventSource(`${runUrl(id)}/events`);
+  source.addEventListener("changed", () => {
+    if (!document.getElementById("confirm")) showRun(id).then(stamp, showError);
+  });
+  stream = { id, source };
+}
+function unwatch() {
+  stream?.source.close();
+  stream = null;
+}
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -170,7 +185,7 @@ async function showRun(id) {
     run.journalError ? el("p", { class: "error", id: "journal-error" }, `The journal cannot be read: ${run.journalError.message}`) : "",
     el("ol", { class: "timeline", id: "journal" }, run.journal.map(journalItem)));
   view.replaceChildren(el("p", {}, el("a", { href: "#/" }, "← all runs")), el("h2", {}, "Run ", el("span", { class: "mono" }, s.id)), facts, actions, diagram, steps, journal);
-  if (s.status === "running" && !document.getElementById("confirm")) schedule(() => showRun(id), 1000);
+  watch(id);
 }
 
 // An entry as its sentence, the raw entry one click away.
@@ -203,6 +218,7 @@ window.addEventListener("hashchange", () => {
   panel.replaceChildren();
   stepOffset = null;
   openRaw.clear();
+  unwatch();
   route();
 });
 route();

@@ -14,7 +14,8 @@ import { validateSlug } from "../io/plan-paths.js";
 import { CONTROL_ACTIONS, type ControlAction } from "./control-actions.js";
 import { act, payloadPage, PAYLOAD_PAGE, runPage, type ApiContext } from "./inspector-api.js";
 import { EXIT, JSON_SCHEMAS, plainMessage, toFailure } from "./io.js";
-import { listRuns, type Roots } from "./run-view.js";
+import { listRuns, locateRun, type Roots } from "./run-view.js";
+import { streamChanges } from "./run-watch.js";
 
 /** Options of `startInspector`. */
 export interface InspectorOptions {
@@ -50,8 +51,9 @@ const MAX_BODY = 16 * 1024;
 export async function startInspector(options: InspectorOptions): Promise<Inspector> {
   const token = options.token ?? randomBytes(32).toString("base64url");
   const ctx: ApiContext = { roots: options.roots, defDirs: options.defDirs, now: options.now ?? (() => new Date()) };
+  const streams = new Set<() => void>();
   const server = http.createServer((req, res) => {
-    handle(req, res, ctx, token).catch((error: unknown) => send(res, 500, { error: { code: "INTERNAL", message: String(error) } }));
+    handle(req, res, ctx, token, streams).catch((error: unknown) => send(res, 500, { error: { code: "INTERNAL", message: String(error) } }));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
@@ -65,11 +67,17 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     url: `${origin}?token=${token}`,
     origin,
     token,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Event streams never end by themselves: end them, or the server waits for them forever.
+        for (const stop of streams) stop();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: ApiContext, token: string): Promise<void> {
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: ApiContext, token: string, streams: Set<() => void>): Promise<void> {
   const port = (req.socket.address() as AddressInfo).port;
   if (req.headers.host !== `127.0.0.1:${port}` && req.headers.host !== `localhost:${port}`) return send(res, 403, { error: { code: "FORBIDDEN", message: "wrong Host" } });
   const url = new URL(req.url ?? "/", `http://127.0.0.1:${port}`);
@@ -100,6 +108,17 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: Ap
     const limit = optionalInt(url, "stepLimit");
     if (offset === null || limit === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: "stepOffset and stepLimit are whole numbers ≥ 0" } });
     return answer(res, run[1] as string, (id) => runPage(o, id, { ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }));
+  }
+  const events = /^\/api\/runs\/([^/]+)\/events$/.exec(url.pathname);
+  if (events !== null) {
+    const id = safeDecode(events[1] as string);
+    if (id === null || !validateSlug(id).ok) return send(res, 400, { error: { code: "INVALID_SLUG", message: `not a run id: ${JSON.stringify(events[1])}` } });
+    const location = await locateRun(o.roots, id).catch(() => null);
+    if (location === null) return send(res, 404, { error: { code: "NOT_FOUND", message: `no run ${JSON.stringify(id)}` } });
+    const stop = streamChanges(req, res, location.runDir);
+    streams.add(stop);
+    req.on("close", () => streams.delete(stop));
+    return;
   }
   const output = /^\/api\/runs\/([^/]+)\/steps\/([^/]+)\/output$/.exec(url.pathname);
   if (output !== null) {

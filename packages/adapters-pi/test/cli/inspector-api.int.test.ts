@@ -154,3 +154,28 @@ describe("actions", () => {
     expect((await post("/api/runs/nope/actions/stop", {})).status).toBe(404);
   });
 });
+
+describe("live updates", () => {
+  it("a run page's event stream says `changed` when the run's files change; closing the inspector ends open streams", async () => {
+    const own = await startInspector({ roots: { repoRoot: repo }, defDirs: [], port: 0, token: TOKEN });
+    const res = await fetch(`${own.origin}api/runs/ten/events`, { headers: { "x-phasekit-token": TOKEN } });
+    expect([res.status, res.headers.get("content-type")]).toEqual([200, "text/event-stream; charset=utf-8"]);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let seen = "";
+    const until = async (text: string) => {
+      while (!seen.includes(text)) {
+        const chunk = await reader.read();
+        if (chunk.done) throw new Error(`stream ended before ${JSON.stringify(text)}: ${seen}`);
+        seen += decoder.decode(chunk.value);
+      }
+    };
+    await until(": watching");
+    writeFileSync(path.join(repo, "ai_plan", "ten", "note.txt"), "a change");
+    await until("event: changed");
+    await own.close();
+    expect((await reader.read().catch(() => ({ done: true }))).done).toBe(true);
+    expect((await fetch(`${origin()}/api/runs/ten/events`)).status).toBe(403);
+    expect((await get("/api/runs/nope/events")).status).toBe(404);
+  });
+});

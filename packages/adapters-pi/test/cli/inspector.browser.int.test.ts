@@ -82,8 +82,10 @@ describe("phasekit ui in chromium", () => {
     const external: string[] = [];
     const pageErrors: string[] = [];
     page.on("pageerror", (e) => pageErrors.push(String(e)));
+    const streams: string[] = [];
     page.on("request", (r) => {
       if (!r.url().startsWith(inspector.origin)) external.push(r.url());
+      if (r.url().endsWith("/events")) streams.push(new URL(r.url()).pathname);
     });
     await page.goto(inspector.url);
     await page.waitForSelector("#runs tbody tr");
@@ -134,6 +136,8 @@ describe("phasekit ui in chromium", () => {
     // ... and then (after its runner goes on) completed without a reload.
     fx.live.send("go");
     await page.waitForSelector('#steps tr[data-step="s1"] .status.completed', { timeout: 15_000 });
+    // The live run's page was updated by the server's push (an event stream per run page), not by polling.
+    expect(streams).toContain("/api/runs/live/events");
     expect(external).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.close();

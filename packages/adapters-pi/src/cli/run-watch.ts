@@ -1,0 +1,62 @@
+/**
+ * What the inspector pushes instead of the page polling: a stream of `changed` events (server-sent events) for
+ * one run, sent when any file of its folder or of its history changes. The server looks at names, sizes and
+ * modification times only (a few stats every 250 ms, never the history's contents); the lock's heartbeat (its
+ * folder's time) is not a change, its holder coming or going is.
+ */
+import { lstat, readdir } from "node:fs/promises";
+import type http from "node:http";
+import path from "node:path";
+import { LOCK_DIR_NAME } from "../lock/holder.js";
+
+/** How often the server looks; a change reaches the page within about this long. */
+export const WATCH_INTERVAL_MS = 250;
+const HEARTBEAT_MS = 15_000;
+
+/** A signature of the run folder that changes whenever anything a reader shows could have changed. */
+export async function folderSignature(runDir: string): Promise<string> {
+  const parts: string[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    const names = await readdir(dir).catch(() => null);
+    if (names === null) return void parts.push(`${dir}:-`);
+    for (const name of names.sort()) {
+      const p = path.join(dir, name);
+      const st = await lstat(p).catch(() => null);
+      if (st === null) continue;
+      const inLock = p.includes(`${path.sep}${LOCK_DIR_NAME}`);
+      parts.push(inLock ? p : `${p}:${st.size}:${st.mtimeMs}`);
+      if (st.isDirectory() && depth < 1) await walk(p, depth + 1);
+    }
+  };
+  await walk(runDir, 0);
+  return parts.join("|");
+}
+
+/** Streams `changed` events for `runDir` on `res` until the client goes; returns a stop for server shutdown. */
+export function streamChanges(req: http.IncomingMessage, res: http.ServerResponse, runDir: string): () => void {
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive" });
+  res.write(": watching\n\n");
+  let last: string | undefined;
+  let busy = false;
+  const look = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const now = await folderSignature(runDir);
+      if (last !== undefined && now !== last) res.write(`event: changed\ndata: {}\n\n`);
+      last = now;
+    } finally {
+      busy = false;
+    }
+  };
+  void look();
+  const timer = setInterval(() => void look(), WATCH_INTERVAL_MS);
+  const beat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
+  const stop = () => {
+    clearInterval(timer);
+    clearInterval(beat);
+    res.end();
+  };
+  req.on("close", stop);
+  return stop;
+}
