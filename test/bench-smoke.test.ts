@@ -39,7 +39,7 @@ describe("bench smoke: ctx.step and the PostgreSQL store", () => {
     process.env.BENCH_SMOKE = "1";
     const { suite } = await import("../bench/suites/history-goals.bench.js");
     const rows = await suite.run();
-    expect(rows).toHaveLength(9);
+    expect(rows).toHaveLength(13);
     finite(rows);
   }, 120_000);
   it("validate rows are measured (its fixture still compiles)", async () => {
