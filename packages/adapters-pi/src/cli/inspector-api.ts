@@ -60,7 +60,7 @@ export async function runPage(o: ApiContext, id: string, window: StepWindow = {}
     pending: detail.pending,
     steps: steps.ok ? steps.value : shown,
     stepsPage: { offset, limit, total },
-    stepsError: steps.ok ? null : steps.error,
+    stepsError: detail.stepsError ?? (steps.ok ? null : steps.error),
     diagram: diagramOf(o, detail.metadata?.state),
     journal: journal.ok ? withSentences(journal.value) : [],
     journalError: journal.ok ? null : journal.error,

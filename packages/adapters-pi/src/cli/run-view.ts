@@ -62,6 +62,8 @@ export interface RunDetail {
   summary: RunSummary;
   metadata: WorkflowMetadata | null;
   steps: StepView[];
+  /** Why the steps could not be read (a damaged history): the rest of the run is still shown. */
+  stepsError: { code: string; message: string } | null;
   pending: ControlRequest | null;
 }
 
@@ -107,11 +109,15 @@ export async function runDetail(roots: Roots, target: string, nowMs: number): Pr
   try {
     const read = await store.readMetadata(location.slug);
     const lock = await judgeLiveness(location.runDir);
-    const records = await readStepRecords(location.runDir);
+    const stepsRead = await readStepRecords(location.runDir).then(
+      (records) => ({ records, error: null }),
+      (error: unknown) => ({ records: [] as StepRecord[], error: readError(error) }),
+    );
+    const records = stepsRead.records;
     const summary = summarize(location.slug, location.runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, stepFacts(records));
     const steps = viewSteps(records, lock.verdict === "live");
     const control = await readControlRequest(location.runDir);
-    return { summary, metadata: read.ok ? read.metadata : null, steps, pending: control.ok ? control.request : null };
+    return { summary, metadata: read.ok ? read.metadata : null, steps, stepsError: stepsRead.error, pending: control.ok ? control.request : null };
   } finally {
     await store.close();
   }
@@ -180,8 +186,14 @@ function summarize(
     ageMs: m === null ? null : Math.max(0, nowMs - Date.parse(m.updatedAt)),
     lockHolder: held ? `${gone ? "gone: " : ""}${describeHolder(lock.holder)}` : null,
     lockStale: held && (lock.by === "unverified" || (lock.verdict === "dead" && lock.by === "heartbeat")),
-    error: error === null ? null : { code: error.code, message: error.message },
+    error: error === null ? null : readError(error),
   };
+}
+
+/** A typed read error as shown (a foreign error is INTERNAL: never swallowed silently, always named). */
+function readError(error: unknown): { code: string; message: string } {
+  const e = error as { code?: unknown; message?: unknown };
+  return { code: typeof e.code === "string" ? e.code : "INTERNAL", message: typeof e.message === "string" ? e.message.replace(/^(\[[^\]]*\] )+/, "") : String(error) };
 }
 
 /** True when the shown status is final. */

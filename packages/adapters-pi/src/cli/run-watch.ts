@@ -32,24 +32,29 @@ export async function folderSignature(runDir: string): Promise<string> {
   return parts.join("|");
 }
 
-/** Streams `changed` events for `runDir` on `res` until the client goes; returns a stop for server shutdown. */
-export function streamChanges(req: http.IncomingMessage, res: http.ServerResponse, runDir: string): () => void {
+/**
+ * Streams `changed` events for `runDir` on `res` until the client goes; returns a stop for server shutdown. The
+ * first comment (`: watching`) is sent once the folder's first signature is taken: any change after the client
+ * reads it is reported.
+ */
+export async function streamChanges(req: http.IncomingMessage, res: http.ServerResponse, runDir: string): Promise<() => void> {
+  let last = await folderSignature(runDir);
+  // A client gone while the signature was taken has fired its `close` already: no timers for it.
+  if (req.socket.destroyed) return () => undefined;
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive" });
   res.write(": watching\n\n");
-  let last: string | undefined;
   let busy = false;
   const look = async () => {
     if (busy) return;
     busy = true;
     try {
       const now = await folderSignature(runDir);
-      if (last !== undefined && now !== last) res.write(`event: changed\ndata: {}\n\n`);
+      if (now !== last) res.write(`event: changed\ndata: {}\n\n`);
       last = now;
     } finally {
       busy = false;
     }
   };
-  void look();
   const timer = setInterval(() => void look(), WATCH_INTERVAL_MS);
   const beat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
   const stop = () => {

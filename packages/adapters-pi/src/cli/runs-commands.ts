@@ -194,7 +194,8 @@ function showText(d: RunDetail, position: Position | null): string {
     kv("workflow", position.statusLine ?? `${where}${position.unresolved ? `  (${position.unresolved})` : ""}`);
   }
   if (d.pending) kv("pending", `${d.pending.signal} requested at ${d.pending.requestedAt} by pid ${d.pending.requestedBy.pid}: ${d.pending.reason}`);
-  if (d.steps.length === 0) lines.push("  steps    none yet");
+  if (d.stepsError !== null) lines.push(`  steps    cannot be read: ${d.stepsError.message}`);
+  else if (d.steps.length === 0) lines.push("  steps    none yet");
   else {
     lines.push("  steps");
     const rows = d.steps.map((st) => [st.stepId, st.status, String(st.attempt), st.durationMs === null ? "-" : duration(st.durationMs), st.startedAt, st.error ?? ""]);

@@ -115,7 +115,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: Ap
     if (id === null || !validateSlug(id).ok) return send(res, 400, { error: { code: "INVALID_SLUG", message: `not a run id: ${JSON.stringify(events[1])}` } });
     const location = await locateRun(o.roots, id).catch(() => null);
     if (location === null) return send(res, 404, { error: { code: "NOT_FOUND", message: `no run ${JSON.stringify(id)}` } });
-    const stop = streamChanges(req, res, location.runDir);
+    const stop = await streamChanges(req, res, location.runDir);
     streams.add(stop);
     req.on("close", () => streams.delete(stop));
     return;

@@ -4,13 +4,14 @@
  * journal leaves the rest of the page readable, a step's output is paged, and the control actions go through
  * the CLI's own implementation.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createReporter, requestPause, runWorkflow } from "@phasekit/adapters-pi";
 import { readRunLog } from "../../src/store/run-log/reader.js";
 import { startInspector, type Inspector } from "../../src/cli/ui-server.js";
+import { phasekitInProcess } from "./helpers/run-cli.js";
 
 vi.mock("../../src/store/run-log/reader.js", async (importOriginal) => {
   const real = await importOriginal<typeof import("../../src/store/run-log/reader.js")>();
@@ -103,6 +104,23 @@ describe("the run page", () => {
     expect(first.steps[0].stepId).toBe("s0");
     expect(first.steps[0].verdict.decision).toBe("reuse-if-same-input");
     expect((await get("/api/runs/sixty?stepOffset=-1")).status).toBe(400);
+  });
+
+  it("a damaged history: the run is shown unreadable with its steps' error named, not a failed page (and `show` says so too)", async () => {
+    await runWorkflow({ repoRoot: repo, target: "torn", toolName: "t", createReporter: quiet }, async (ctx) => ctx.step("a", {}, () => 1));
+    const seg = path.join(repo, "ai_plan", "torn", "runlog", "0000000001.seg");
+    // A line in the middle of the history that is not JSON: a damage no reader may take for a torn tail.
+    const text = readFileSync(seg, "latin1");
+    const cut = text.indexOf("\n", 100) + 1;
+    writeFileSync(seg, `${text.slice(0, cut)}not json\n${text.slice(cut)}`, "latin1");
+    const r = await get("/api/runs/torn");
+    expect(r.status).toBe(200);
+    expect(r.body.summary).toMatchObject({ id: "torn", status: "unreadable", error: { code: "CORRUPT_FILE" } });
+    expect(r.body.stepsError).toMatchObject({ code: "CORRUPT_FILE", message: expect.stringContaining(seg) });
+    expect(r.body.stepsError.message).not.toMatch(/^\[/);
+    const show = await phasekitInProcess(["show", "torn", "--repo", repo]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain(`steps    cannot be read: ${seg}`);
   });
 
   it("a damaged journal is named in its place; the run and its steps are still shown", async () => {
