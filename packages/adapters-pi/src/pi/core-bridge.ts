@@ -25,7 +25,7 @@ import {
   start as coreStart,
   statusLine as coreStatusLine,
   stepResultLine as coreStepResultLine,
-  renderTemplate,
+  initialMessage as coreInitialMessage,
 } from "@phasekit/core";
 import type { ActiveWorkflow, DefinitionProblem, Happening, PhaseRef, TextOutcome, WorkflowChange, WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
 import { persisted as toPersisted } from "../run/persisted.js";
@@ -163,26 +163,13 @@ export function endOfRunText(state: WorkflowState, registry: WorkflowRegistry): 
   return r.ok ? r.text : null;
 }
 
-const INITIAL_VARS: ReadonlySet<string> = new Set(["workflowName", "workflowKey", "description", "taskDescription", "taskId", "firstPhaseId", "firstPhaseName", "firstPhaseEmoji", "firstPhaseProfiles"]);
 const DEFAULT_INITIAL = "Starting {workflowName} for: {description}\n\nBegin with {firstPhaseEmoji} {firstPhaseName}.";
 
 /**
- * The first user message of a run. pi-workflows' `initialMessage` means the task by `{description}` and names
- * the first phase (`{firstPhaseName}` …), so it is rendered here with those variables, through core's renderer.
+ * The first user message of a run: the workflow's `initialMessage` (pi's meaning: `{description}` is the task,
+ * `{firstPhase…}` the first phase), else pi-workflows' default, both rendered by core's `initialMessage`.
  */
 export function initialUserMessage(state: WorkflowState, registry: WorkflowRegistry): string {
-  const a = active(state, registry);
-  const def = registry.workflows.get(state.workflowKey);
-  const vars = {
-    workflowName: def?.name ?? state.workflowKey,
-    workflowKey: state.workflowKey,
-    description: state.taskDescription,
-    taskDescription: state.taskDescription,
-    taskId: state.taskId,
-    firstPhaseId: a?.phase.id,
-    firstPhaseName: a?.phase.name,
-    firstPhaseEmoji: a?.phase.emoji,
-    firstPhaseProfiles: a ? (a.phase.availableProfiles ?? []).join(", ") || "(none)" : undefined,
-  };
-  return textOf(renderTemplate(def?.initialMessage ?? DEFAULT_INITIAL, vars, INITIAL_VARS));
+  const r = coreInitialMessage(registry, state, { fallback: DEFAULT_INITIAL });
+  return r.ok && r.text !== null ? r.text : `Starting ${state.workflowKey} for: ${state.taskDescription}`;
 }

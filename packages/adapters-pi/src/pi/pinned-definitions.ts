@@ -7,6 +7,7 @@
  * an inserted or removed earlier phase does not move the run), restart the current scope (core's restartScope),
  * or cancel. Without a choice the run keeps its pinned definitions: it never moves silently.
  */
+import { isBlocking } from "@phasekit/core";
 import { active, compile, definitionsVerdict, isLive, move, type WorkflowChange, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
 import type { BranchEntry, PiContext } from "./host.js";
 import type { Pin, Runtime } from "./runtime.js";
@@ -44,7 +45,8 @@ export function pinOnBranch(branch: readonly BranchEntry[], taskId: string): Pin
     let reg = compiled.get(d);
     if (reg === undefined) {
       const c = compile(d.workflows as Record<string, unknown>);
-      reg = c.problems.length === 0 ? c.registry : null;
+      // Warnings (a field pi ignores, a shared command name) do not void a pin; errors do.
+      reg = c.problems.some(isBlocking) ? null : c.registry;
       compiled.set(d, reg);
     }
     return reg === null ? undefined : { taskId, registry: reg };

@@ -48,3 +48,19 @@ describe("definitions pinned to the run", () => {
     expect(resultText(await pi.step({ action: "status" }))).toContain("Test");
   });
 });
+
+describe("pinOnBranch", () => {
+  it("keeps a pin whose definitions compile with warnings only (two workflows sharing a command name)", async () => {
+    const { pinOnBranch, DEFINITIONS_ENTRY } = await import("../../src/pi/pinned-definitions.js");
+    const phase = (id: string) => ({ id, name: id, emoji: "•", instructions: "x" });
+    const workflows = {
+      a: { name: "A", commandName: "same", phases: [phase("one")] },
+      b: { name: "B", commandName: "same", phases: [phase("two")] },
+    };
+    const pin = pinOnBranch([{ type: "custom", customType: DEFINITIONS_ENTRY, data: { taskId: "t1", workflows } }], "t1");
+    expect(pin?.registry.workflows.has("a")).toBe(true);
+    // An error (a dangling reference) still voids it.
+    const broken = { a: { name: "A", phases: [{ workflow: "missing" }] } };
+    expect(pinOnBranch([{ type: "custom", customType: DEFINITIONS_ENTRY, data: { taskId: "t2", workflows: broken } }], "t2")).toBeUndefined();
+  });
+});

@@ -7,7 +7,7 @@ import type { WorkflowRegistry } from "../definitions/registry.js";
 import type { Outcome } from "../errors/refusal.js";
 import { definitionAt, descend } from "../transitions/navigation.js";
 import { statusRefusal } from "../transitions/apply.js";
-import { registryError, stateError } from "../transitions/arguments.js";
+import { registryError, stateError, stringError } from "../transitions/arguments.js";
 import type { CommonCode } from "../transitions/types.js";
 import { pickText, promptVars } from "./prompt-vars.js";
 import type { ActiveWorkflow } from "../transitions/resolve-active.js";
@@ -88,15 +88,22 @@ export function notDoneReminder(active: ActiveWorkflow): string {
 }
 
 /**
- * The workflow's `initialMessage` rendered for this run, or null when the definition has none. As in pi-workflows,
+ * The workflow's `initialMessage` (else `options.fallback`) rendered for this run, or null when there is neither. As in pi-workflows,
  * `{description}` is the user's task and `{firstPhase…}` name the first concrete phase (references drilled into);
  * `{firstPhaseProfiles}` is its profiles joined by ", ", "(none)" when it lists none.
  */
-export function initialMessage(registry: WorkflowRegistry, state: WorkflowState): Outcome<{ text: string | null }, MessageCode> {
+export function initialMessage(registry: WorkflowRegistry, state: WorkflowState, options: { fallback?: string } = {}): Outcome<{ text: string | null }, MessageCode> {
   const root = rootOf(registry, state);
   if (!root.ok) return root;
+  const fallback = options?.fallback;
+  if (fallback !== undefined) {
+    const bad = stringError("messages", "fallback", fallback, "pass the text to render when the workflow has no initialMessage");
+    if (bad !== undefined) return { ok: false, error: bad };
+  }
   const def = root.value;
-  if (def.initialMessage === undefined) return { ok: true, text: null };
+  // A host with a first message of its own (pi's default) renders it with the same variables.
+  const template = def.initialMessage ?? fallback;
+  if (template === undefined) return { ok: true, text: null };
   const entry = def.phases[0];
   const first = entry === undefined ? undefined : descend("messages", registry, entry, state.workflowKey, 0, "first");
   const phase = first?.ok === true ? first.phase : undefined;
@@ -112,5 +119,5 @@ export function initialMessage(registry: WorkflowRegistry, state: WorkflowState)
     taskId: state.taskId,
     taskDescription: state.taskDescription,
   };
-  return { ok: true, text: renderTemplate(def.initialMessage, vars, INITIAL_MESSAGE_VARS) };
+  return { ok: true, text: renderTemplate(template, vars, INITIAL_MESSAGE_VARS) };
 }
