@@ -65,9 +65,45 @@ function table(headers, rows, id) {
   return el("table", id ? { id } : {}, el("thead", {}, el("tr", {}, headers.map((h) => el("th", {}, h)))), el("tbody", {}, rows));
 }
 
-async function showRuns() {
-  const { runs } = await api("/api/runs");
-  const rows = runs.map((r) =>
+// The runs table's filters, kept across its refreshes (the filter bar is built once per visit, so typing keeps focus).
+const filters = { status: "", tool: "", age: "", q: "", page: 0 };
+const RUNS_PAGE = 50;
+const AGES = { "": "any age", "3600000": "last hour", "86400000": "last day", "604800000": "last week", "2592000000": "last 30 days" };
+let lastRuns = [];
+
+function filtered(runs) {
+  const q = filters.q.trim().toLowerCase();
+  return runs.filter((r) =>
+    (filters.status === "" || r.status === filters.status) &&
+    (filters.tool === "" || r.ownerTool === filters.tool) &&
+    (filters.age === "" || (r.ageMs != null && r.ageMs <= Number(filters.age))) &&
+    (q === "" || r.id.toLowerCase().includes(q) || r.runDir.toLowerCase().includes(q)));
+}
+
+function select(id, current, options, onchange) {
+  const node = el("select", { id }, Object.entries(options).map(([value, text]) => el("option", { value }, text)));
+  node.value = current;
+  node.addEventListener("change", () => onchange(node.value));
+  return node;
+}
+
+function filterBar() {
+  const statuses = Object.fromEntries([["", "any status"], ...["running", "paused", "completed", "cancelled", "failed", "crashed", "unreadable", "new"].map((x) => [x, x])]);
+  const tools = Object.fromEntries([["", "any tool"], ...[...new Set(lastRuns.map((r) => r.ownerTool).filter(Boolean))].sort().map((x) => [x, x])]);
+  const set = (key) => (value) => { filters[key] = value; filters.page = 0; drawRuns(); };
+  const search = el("input", { id: "runs-search", type: "search", placeholder: "search id or slug", value: filters.q });
+  search.addEventListener("input", () => set("q")(search.value));
+  return el("p", { id: "runs-filters", class: "filters" },
+    search, " ", select("runs-status", filters.status, statuses, set("status")), " ", select("runs-tool", filters.tool, tools, set("tool")), " ", select("runs-age", filters.age, AGES, set("age")));
+}
+
+function drawRuns() {
+  const wrap = document.getElementById("runs-wrap");
+  if (!wrap) return;
+  const shown = filtered(lastRuns);
+  const pages = Math.max(1, Math.ceil(shown.length / RUNS_PAGE));
+  filters.page = Math.min(filters.page, pages - 1);
+  const rows = shown.slice(filters.page * RUNS_PAGE, (filters.page + 1) * RUNS_PAGE).map((r) =>
     el("tr", { "data-run": r.id },
       el("td", {}, el("a", { href: `#/run/${encodeURIComponent(r.id)}`, class: "mono" }, r.id)),
       el("td", {}, badge(r.status)),
@@ -76,7 +112,21 @@ async function showRuns() {
       el("td", {}, r.currentStep ?? r.lastStep ?? "-"),
       el("td", {}, r.ageMs == null ? "-" : age(r.ageMs)),
       el("td", { class: "muted" }, r.lockHolder ?? "-")));
-  view.replaceChildren(el("h2", {}, "Runs"), runs.length === 0 ? el("p", { class: "muted" }, "No runs in this plan folder yet.") : table(["Run", "Status", "Tool", "Phase", "Step", "Age", "Lock"], rows, "runs"));
+  const turn = (by) => () => { filters.page += by; drawRuns(); };
+  const pager = pages > 1
+    ? el("p", { id: "runs-pager" }, filters.page > 0 ? [el("button", { id: "runs-prev", onclick: turn(-1) }, "← newer"), " "] : "", `page ${filters.page + 1} of ${pages}`, filters.page < pages - 1 ? [" ", el("button", { id: "runs-next", onclick: turn(1) }, "older →")] : "")
+    : "";
+  wrap.replaceChildren(
+    lastRuns.length === 0 ? el("p", { class: "muted" }, "No runs in this plan folder yet.")
+      : shown.length === 0 ? el("p", { class: "muted", id: "runs-none" }, `No run matches (${lastRuns.length} in all).`)
+      : table(["Run", "Status", "Tool", "Phase", "Step", "Age", "Lock"], rows, "runs"),
+    pager);
+}
+
+async function showRuns() {
+  lastRuns = (await api("/api/runs")).runs;
+  if (!document.getElementById("runs-wrap")) view.replaceChildren(el("h2", {}, "Runs"), filterBar(), el("div", { id: "runs-wrap" }));
+  drawRuns();
   schedule(showRuns, 3000);
 }
 

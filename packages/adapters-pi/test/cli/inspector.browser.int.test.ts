@@ -92,6 +92,21 @@ describe("phasekit ui in chromium", () => {
     const ids = await page.$$eval("#runs tbody tr", (rows) => rows.map((r) => r.getAttribute("data-run")));
     expect(ids.sort()).toEqual(["crashed", "done", "live", "old", "shipping"]);
     expect(await page.textContent('#runs tr[data-run="crashed"]')).toContain("crashed");
+    // Filters: a search by id, a status, a tool; kept while the table refreshes.
+    const shownIds = () => page.$$eval("#runs tbody tr", (rows) => rows.map((r) => r.getAttribute("data-run")).sort());
+    await page.fill("#runs-search", "ship");
+    expect(await shownIds()).toEqual(["shipping"]);
+    await page.fill("#runs-search", "");
+    await page.selectOption("#runs-status", "completed");
+    expect(await shownIds()).toEqual(["done", "old"]);
+    await page.selectOption("#runs-status", "");
+    await page.selectOption("#runs-tool", "live-bot");
+    expect(await shownIds()).toEqual(["crashed", "live"]);
+    await page.fill("#runs-search", "zzz");
+    expect(await page.textContent("#runs-none")).toBe("No run matches (5 in all).");
+    await page.fill("#runs-search", "");
+    await page.selectOption("#runs-tool", "");
+    expect(await shownIds()).toHaveLength(5);
 
     await page.click('#runs a[href="#/run/shipping"]');
     await page.waitForSelector("#diagram .current");
