@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runWorkflow } from "@phasekit/adapters-pi";
 import { migrate, MIGRATION_LOCK_KEY, openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { startTcpProxy } from "./helpers/tcp-proxy.js";
 
 const started = startCluster();
 
@@ -88,6 +89,37 @@ if (!started.ok) {
       expect(first.run).toMatchObject({ ok: false, error: { name: "WorkflowError", code: "WRITE_FAILED" } });
       const details = (first.run as { error: { details: Record<string, unknown> } }).error.details;
       expect(details.timedOut === "lock" || details.rowLocked === true).toBe(true);
+    });
+
+    it("a network partition (a paused TCP proxy) mid-step ends the run with a typed error before it heals (lease + 2 s)", async () => {
+      const leaseMs = 2_000;
+      const proxy = await startTcpProxy(cluster.port);
+      const ns = `partition-${randomUUID()}`;
+      const store = await openPostgresPlanStore({ connectionString: `postgres://phasekit@127.0.0.1:${proxy.port}/phasekit`, namespace: ns, leaseMs });
+      try {
+        let cut = false;
+        const run = settle(
+          runWorkflow({ repoRoot: repoRoot(), toolName: "t", target: "partitioned", store, lock: { staleMs: leaseMs }, onHookFailure: () => undefined }, async (ctx) => {
+            await ctx.step("s0", {}, () => 0);
+            await ctx.step("s1", {}, () => ((cut = true), proxy.pause(), 1));
+            await ctx.step("s2", {}, () => 2);
+            return "done";
+          }),
+        );
+        // The link heals only at lease + 2 s after the cut: a run that waited for it would settle after that.
+        const raced = await Promise.race([run, (async () => {
+          while (!cut) await sleep(10);
+          await sleep(leaseMs + 2_000);
+          return null;
+        })()]);
+        proxy.resume();
+        expect(raced, "the run was still waiting for the partition to heal at lease + 2 s").not.toBeNull();
+        expect(raced).toMatchObject({ ok: false, error: { name: "WorkflowError", details: { connectionLost: true } } });
+      } finally {
+        proxy.resume();
+        await store.close();
+        await proxy.close();
+      }
     });
 
     it("a migrator stuck holding the migration lock ends a migrating open (and migrate()) with a typed error, not a wait", async () => {

@@ -61,18 +61,33 @@ export async function query<R extends QueryResultRow = QueryResultRow>(
 
 /**
  * A holder's write under `fence`: `attempt` resolves undefined when the fence refused it. A lease whose signal
- * is aborted writes nothing (its reason is thrown). A refused write is tried once more after a renewal confirms
- * the lease is still this holder's: the database refuses a write under a lease that has run out (nobody may
- * have taken it yet), and only a renewal that lands makes it live again (docs/postgres.md, "The lease").
+ * is aborted writes nothing (its reason is thrown), and a write in flight when it aborts is given up at once
+ * with that reason (a partition: the lease could not be confirmed; the statement, fenced, lands only under a
+ * live lease if it lands at all). A refused write is tried once more after a renewal confirms the lease is
+ * still this holder's: the database refuses a write under a lease that has run out (nobody may have taken it
+ * yet), and only a renewal that lands makes it live again (docs/postgres.md, "The lease").
  */
 export async function fencedWrite<T>(fence: Fence, attempt: () => Promise<T | undefined>): Promise<T | undefined> {
   const lease = fence?.lease;
-  if (lease?.signal.aborted) throw lease.signal.reason;
-  const first = await attempt();
-  if (first !== undefined || lease === undefined) return first;
+  if (lease === undefined) return attempt();
+  const first = await untilLost(lease, attempt());
+  if (first !== undefined) return first;
   if (!(await lease.confirm())) {
     if (lease.signal.aborted) throw lease.signal.reason;
     return undefined;
   }
-  return attempt();
+  return untilLost(lease, attempt());
+}
+
+/** `p`, or the lease's abort reason as soon as its signal aborts (whichever comes first). */
+export function untilLost<T>(lease: LeaseGuard, p: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const lost = (): void => reject(lease.signal.reason);
+    if (lease.signal.aborted) lost();
+    lease.signal.addEventListener("abort", lost, { once: true });
+    p.then(
+      (v) => (lease.signal.removeEventListener("abort", lost), resolve(v)),
+      (e: unknown) => (lease.signal.removeEventListener("abort", lost), reject(e)),
+    );
+  });
 }

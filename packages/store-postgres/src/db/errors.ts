@@ -22,7 +22,7 @@ export function waitBound(error: unknown): "lock" | "statement" | "reply" | "con
   if (e.code === "55P03") return "lock";
   if (e.code === "57014") return "statement";
   if (typeof e.message !== "string") return undefined;
-  if (/timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(e.message)) return "connect";
+  if (/timeout exceeded when trying to connect|Connection terminated due to connection timeout|^timeout expired$/i.test(e.message)) return "connect";
   return /Query read timeout/i.test(e.message) ? "reply" : undefined;
 }
 

@@ -155,14 +155,17 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
     async release(): Promise<ReleasePlanLockOutcome> {
       stopped = true;
       clearInterval(timer);
+      // A lease in doubt (no renewal landed for a lease) is let go without waiting long: it runs out on its own.
+      const inDoubt = controller.signal.aborted;
       try {
         // SKIP LOCKED: a row locked by another session is not waited for; the lease then runs out on its own.
-        const r = await query(
+        const q = query(
           db,
           `UPDATE phasekit_runs SET holder = NULL, holder_owner = NULL, lease_until = NULL
            WHERE ctid = (SELECT ctid FROM phasekit_runs WHERE namespace = $1 AND slug = $2 AND epoch = $3 AND holder = $4 FOR UPDATE SKIP LOCKED) RETURNING 1`,
           [db.namespace, slug, epoch, token],
         );
+        const r = inDoubt ? await bounded(q, Math.min(leaseMs / 4, 500)) : await q;
         // Let go either way (a displaced lease's own store still refuses its writes: it fences by its epoch);
         // after a failed query the lease may still be held, so the store object keeps it.
         released = true;
@@ -173,4 +176,14 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
       }
     },
   };
+}
+
+/** `p`, or a WRITE_FAILED (connectionLost) after `ms`: the release of a lease in doubt does not wait for a partition. */
+function bounded<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("Query read timeout (release of a lease in doubt given up)")), ms);
+  });
+  p.catch(() => undefined);
+  return Promise.race([p, late]).finally(() => clearTimeout(timer)) as Promise<T>;
 }

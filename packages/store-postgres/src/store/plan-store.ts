@@ -81,10 +81,11 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     return p;
   };
   const db: { -readonly [K in keyof Db]: Db[K] } = { pool: makePool(), namespace };
-  // The heartbeat's own connection: a renewal is bounded to a third of the lease, so a slow one is retried in time.
-  const beatMs = Math.max(1_000, Math.floor(leaseMs / 3));
+  // The heartbeat's own connection: a renewal (one small statement, never queued behind the pool) is bounded to a
+  // quarter of the lease, so two tries fit in a lease and a partition aborts the lease soon after it runs out.
+  const beatMs = Math.max(500, Math.floor(leaseMs / 4));
   const base = ownPool ? { connectionString: options.connectionString } : (db.pool as unknown as { options: pg.ClientConfig }).options;
-  const heartbeat = new HeartbeatConnection({ ...base, ...settings, statement_timeout: beatMs, query_timeout: beatMs + 500 } as pg.ClientConfig, namespace);
+  const heartbeat = new HeartbeatConnection({ ...base, ...settings, statement_timeout: beatMs, query_timeout: beatMs + 250, connectionTimeoutMillis: beatMs } as pg.ClientConfig, namespace);
   let migrations: MigrationReport;
   try {
     const applied = options.migrate === true ? (await migrate(db.pool)).applied : [];
