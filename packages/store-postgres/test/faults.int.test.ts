@@ -1,6 +1,7 @@
 /**
- * Faults as a test: several machines (processes) drive one run while the test injects faults at random (SIGSTOP
- * past the lease, every machine paused past it with the holder woken first, SIGKILL, pg_terminate_backend, a fast restart of the server), then one clean machine finishes
+ * Faults as a test: several machines (processes) drive one run while the test injects faults at random
+ * (SIGSTOP past the lease, every machine paused past it with the holder woken first, SIGKILL, a partition made
+ * by pausing a TCP proxy, pg_terminate_backend, a fast restart of the server), then one clean machine finishes
  * the run. An audit table filled by triggers records every lease acquisition and every step write in commit
  * order, with its epoch. Checked: 0 displaced writes (a write under an epoch older than one already acquired),
  * 0 lost acknowledgements (a step a machine saw acknowledged never runs again), 0 false LOCK_LOST (each one
@@ -13,9 +14,10 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { startCluster } from "./helpers/cluster.js";
 import { spawnMachine, type Machine } from "./helpers/spawn-machine.js";
+import { startTcpProxy } from "./helpers/tcp-proxy.js";
 
 const started = startCluster();
-const ROUNDS = Number(process.env.PHASEKIT_FAULT_ROUNDS ?? 8);
+const ROUNDS = Number(process.env.PHASEKIT_FAULT_ROUNDS ?? 9);
 const STEPS = 30;
 const LEASE_MS = 800;
 
@@ -41,11 +43,14 @@ if (!started.ok) {
   afterAll(() => cluster.destroy());
 
   describe("postgres store under injected faults", () => {
-    it("SIGSTOP past the lease, all machines paused, SIGKILL, pg_terminate_backend, a server restart: 0 displaced writes, 0 lost acknowledgements, 0 false LOCK_LOST", async () => {
+    it("SIGSTOP past the lease, all machines paused, SIGKILL, pg_terminate_backend, a partition, a server restart: 0 displaced writes, 0 lost acknowledgements, 0 false LOCK_LOST", async () => {
       const namespace = `faults-${randomUUID()}`;
       let pool = admin();
       await pool.query(AUDIT);
-      const spawn = (): Machine => spawnMachine({ url: cluster.url, namespace, slug: "chaos", steps: STEPS, stepMs: 100, leaseMs: LEASE_MS, mode: "workflow" });
+      // The machines reach the server through a TCP proxy the test can pause (a partition).
+      const proxy = await startTcpProxy(cluster.port);
+      const url = `postgres://phasekit@127.0.0.1:${proxy.port}/phasekit`;
+      const spawn = (): Machine => spawnMachine({ url, namespace, slug: "chaos", steps: STEPS, stepMs: 100, leaseMs: LEASE_MS, mode: "workflow" });
       const all: Machine[] = [];
       const live = new Set<Machine>();
       const start = (): void => {
@@ -55,12 +60,12 @@ if (!started.ok) {
         void m.exited.then(() => live.delete(m));
       };
       for (let i = 0; i < 3; i++) start();
-      const faults = { sigstop: 0, pauseAll: 0, sigkill: 0, terminate: 0, restart: 0 };
+      const faults = { sigstop: 0, pauseAll: 0, sigkill: 0, terminate: 0, partition: 0, restart: 0 };
       // The holder (it printed "locked") is the one a SIGSTOP or SIGKILL should hit.
       const pick = (): Machine | undefined => [...live].find((m) => m.events.some((e) => e.ev === "locked")) ?? [...live][Math.floor(Math.random() * live.size)];
       // Every kind at least once, in random order, then random ones (one restart at most: it costs seconds).
-      const kinds: Array<keyof typeof faults> = ["sigstop", "pauseAll", "sigkill", "terminate", "restart"];
-      const schedule = [...kinds, ...Array.from({ length: Math.max(0, ROUNDS - kinds.length) }, () => kinds[Math.floor(Math.random() * 4)] as keyof typeof faults)]
+      const kinds: Array<keyof typeof faults> = ["sigstop", "pauseAll", "sigkill", "terminate", "partition", "restart"];
+      const schedule = [...kinds, ...Array.from({ length: Math.max(0, ROUNDS - kinds.length) }, () => kinds[Math.floor(Math.random() * 5)] as keyof typeof faults)]
         .map((k) => ({ k, r: Math.random() }))
         .sort((a, b) => a.r - b.r)
         .map((x) => x.k);
@@ -68,6 +73,7 @@ if (!started.ok) {
         // Machines that ended (finished, killed, or failed on a fault) are replaced while faults go on.
         while (live.size < 3) start();
         await sleep(150 + Math.random() * 250);
+        if (live.size === 0) start();
         const m = pick();
         if (fault === "sigstop" && m?.proc.pid !== undefined) {
           m.proc.kill("SIGSTOP");
@@ -85,6 +91,10 @@ if (!started.ok) {
           m.proc.kill("SIGKILL");
         } else if (fault === "terminate") {
           await pool.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'");
+        } else if (fault === "partition") {
+          proxy.pause();
+          await sleep(LEASE_MS + 500);
+          proxy.resume();
         } else if (fault === "restart") {
           await pool.end();
           cluster.stop("fast");
@@ -94,8 +104,9 @@ if (!started.ok) {
         faults[fault]++;
       }
       await Promise.all([...live].map((m) => m.exited));
+      await proxy.close();
       // One clean machine finishes the run.
-      const last = spawn();
+      const last = spawnMachine({ url: cluster.url, namespace, slug: "chaos", steps: STEPS, stepMs: 100, leaseMs: LEASE_MS, mode: "workflow" });
       all.push(last);
       expect(await last.exited).toBe(0);
       expect(last.events.at(-1)).toMatchObject({ ev: "end", status: "completed" });
