@@ -31,11 +31,14 @@ SELECT v.n, EXISTS (SELECT 1 FROM u WHERE u.slug = v.slug AND u.epoch = v.epoch)
        EXISTS (SELECT 1 FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = v.slug AND r.epoch = v.epoch AND r.holder = v.token) AS ours
 FROM v ORDER BY v.n`;
 
+const IDLE_MS = 10_000;
+
 /** One store's heartbeat connection (connected on first use, reconnected after any failure). */
 export class HeartbeatConnection {
   private client: pg.Client | undefined;
   private queue: Ask[] = [];
   private flushing = false;
+  private idle: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly config: pg.ClientConfig,
@@ -44,6 +47,7 @@ export class HeartbeatConnection {
 
   /** Renews one lease; rejects with the driver's error when the statement failed (nothing is known then). */
   renew(slug: string, epoch: number, token: string, ms: number): Promise<Renewal> {
+    clearTimeout(this.idle);
     return new Promise<Renewal>((resolve, reject) => {
       this.queue.push({ slug, epoch, token, ms, resolve, reject });
       if (!this.flushing) void this.flush();
@@ -52,6 +56,7 @@ export class HeartbeatConnection {
 
   /** Closes the connection; later renewals open a new one (a closed store may be used again). */
   close(): void {
+    clearTimeout(this.idle);
     const c = this.client;
     this.client = undefined;
     if (c !== undefined) void c.end().catch(() => undefined);
@@ -85,6 +90,10 @@ export class HeartbeatConnection {
       }
     } finally {
       this.flushing = false;
+      // Like the pool's idle clients: a connection nobody renews through for a while is closed, so a process
+      // whose leases are all released can exit even if it never closes the store.
+      this.idle = setTimeout(() => this.close(), IDLE_MS);
+      this.idle.unref();
     }
   }
 
