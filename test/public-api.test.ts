@@ -47,6 +47,7 @@ const CORE = [
   "cancel",
   "cancelNow",
   "cancelledMessage",
+  "carryPosition",
   "checkDefinitions",
   "checkTool",
   "compileDefinitions",

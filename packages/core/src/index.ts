@@ -11,6 +11,7 @@ export {
   advance,
   loop,
   restartScope,
+  carryPosition,
   cancel,
   cancelNow,
   pause,

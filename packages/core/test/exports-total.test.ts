@@ -26,6 +26,7 @@ const FUNCTIONS: Record<string, { kind: Kind; junk?: readonly string[] }> = {
   advance: { kind: "outcome", junk: REGISTRY_FIRST },
   loop: { kind: "outcome", junk: REGISTRY_FIRST },
   restartScope: { kind: "outcome", junk: REGISTRY_FIRST },
+  carryPosition: { kind: "outcome", junk: REGISTRY_FIRST },
   cancel: { kind: "outcome", junk: REGISTRY_FIRST },
   cancelNow: { kind: "outcome", junk: REGISTRY_FIRST },
   pause: { kind: "outcome", junk: REGISTRY_FIRST },
@@ -83,6 +84,7 @@ const CODES: Record<string, readonly string[]> = {
   advance: codesOf<CodeOf<typeof core.advance>>()([...COMMON, "NOT_RUNNING", ...PATH]),
   loop: codesOf<CodeOf<typeof core.loop>>()([...COMMON, "NOT_RUNNING", "NOT_LOOPABLE", "MAX_LOOPS_REACHED", ...PATH]),
   restartScope: codesOf<CodeOf<typeof core.restartScope>>()([...COMMON, "NOT_RUNNING", ...PATH]),
+  carryPosition: codesOf<CodeOf<typeof core.carryPosition>>()([...COMMON, "NOT_RUNNING", "DEFINITIONS_CHANGED", ...PATH]),
   cancel: codesOf<CodeOf<typeof core.cancel>>()([...COMMON, "NOT_RUNNING"]),
   cancelNow: codesOf<CodeOf<typeof core.cancelNow>>()([...COMMON, "NOT_RUNNING"]),
   pause: codesOf<CodeOf<typeof core.pause>>()([...COMMON, "NOT_RUNNING"]),
@@ -224,6 +226,7 @@ const paused = core.pause(registry, state, { now: 2 });
 const finished = core.cancelNow(registry, state, { now: 2 });
 if (!paused.ok || !finished.ok) throw new Error("fixture moves refused");
 for (const n of ["advance", "loop", "restartScope", "cancel", "cancelNow", "pause"]) BASE[n] = [registry, state, { now: 5 }];
+BASE["carryPosition"] = [registry, state, registry, { now: 5 }];
 BASE["resume"] = [registry, paused.state, { now: 5 }];
 BASE["markCompletionNotified"] = [registry, finished.state, { now: 5 }];
 for (const n of ["completionMessage", "cancelledMessage", "failedMessage", "initialMessage"]) BASE[n] = [registry, state];

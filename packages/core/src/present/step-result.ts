@@ -20,6 +20,7 @@ function verbOf(type: Happening["type"]): string {
   if (type === "exited-subworkflow") return "Left sub-workflow";
   if (type === "entered-subworkflow") return "Entered sub-workflow";
   if (type === "restarted-scope") return "Restarted scope";
+  if (type === "carried") return "Moved to the new definitions";
   return "Advanced";
 }
 

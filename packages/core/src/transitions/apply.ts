@@ -27,6 +27,8 @@ export interface Change {
   readonly completionNotified?: boolean;
   /** Only `cancel` arms; any other accepted move disarms. */
   readonly armCancel?: boolean;
+  /** The fingerprints of the definitions the run goes on with (only a move onto new definitions sets them). */
+  readonly definitions?: Readonly<Record<string, string>>;
 }
 
 /** A move as a transition describes it: the change and what happened, or a refusal. */
@@ -94,12 +96,13 @@ function nextState(s: WorkflowState, c: Change, now: number): WorkflowState {
     generation: s.generation + 1,
     completionNotified: c.completionNotified ?? (ends ? false : s.completionNotified),
     cancelPending: c.armCancel === true,
+    definitions: c.definitions ?? s.definitions,
   });
 }
 
 type Varying = Pick<
   WorkflowState,
-  "status" | "failureReason" | "currentPath" | "globalStepCount" | "loopCount" | "updatedAt" | "finishedAt" | "generation" | "completionNotified" | "cancelPending"
+  "status" | "failureReason" | "currentPath" | "globalStepCount" | "loopCount" | "updatedAt" | "finishedAt" | "generation" | "completionNotified" | "cancelPending" | "definitions"
 >;
 
 /** Every state core makes goes through this literal, so all share one hidden class. */
@@ -120,6 +123,6 @@ export function makeState(s: Omit<WorkflowState, keyof Varying>, v: Varying): Wo
     generation: v.generation,
     completionNotified: v.completionNotified,
     cancelPending: v.cancelPending,
-    definitions: s.definitions,
+    definitions: v.definitions,
   };
 }

@@ -113,10 +113,11 @@ function nameOf(registry: WorkflowRegistry, levels: readonly Level[], step: 1 | 
 }
 
 function crumb(registry: WorkflowRegistry, l: Level): BreadcrumbItem {
-  const base = { workflowKey: l.key, workflowName: l.def.name, index: l.index, total: l.def.phases.length, entered: l.entered };
-  if ("subworkflow" in l.entry) {
-    const name = registry.workflows.get(l.entry.subworkflow)?.name ?? l.entry.subworkflow;
-    return { ...base, entryName: name, emoji: "", kind: "subworkflow" };
+  // Plain literals of one shape (no spread): this runs per level on every resolve, the hot path of a state change.
+  const e = l.entry;
+  if ("subworkflow" in e) {
+    const name = registry.workflows.get(e.subworkflow)?.name ?? e.subworkflow;
+    return { workflowKey: l.key, workflowName: l.def.name, entryName: name, emoji: "", kind: "subworkflow", index: l.index, total: l.def.phases.length, entered: l.entered };
   }
-  return { ...base, entryName: l.entry.name, emoji: l.entry.emoji, kind: "phase" };
+  return { workflowKey: l.key, workflowName: l.def.name, entryName: e.name, emoji: e.emoji, kind: "phase", index: l.index, total: l.def.phases.length, entered: l.entered };
 }

@@ -40,7 +40,6 @@ export function start(registry: WorkflowRegistry, input: StartInput, ctx: Transi
     taskId: input.taskId,
     taskDescription: input.taskDescription,
     startedAt: ctx.now,
-    definitions: reachableFingerprints(registry, input.workflowKey),
   };
   const state: WorkflowState = makeState(base, {
     status: "running",
@@ -53,6 +52,7 @@ export function start(registry: WorkflowRegistry, input: StartInput, ctx: Transi
     generation: 0,
     completionNotified: false,
     cancelPending: false,
+    definitions: reachableFingerprints(registry, input.workflowKey),
   });
   const top = path[path.length - 1] as PathSegment;
   return { ok: true, state, happened: { type: "started", workflowKey: input.workflowKey, to: phaseRef(top.workflowKey, entered.phase, path.length), entered: entered.entered } };

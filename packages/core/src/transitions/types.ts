@@ -63,6 +63,13 @@ export type Happening =
       readonly to: PhaseRef;
       readonly entered: readonly string[];
     }
+  | {
+      readonly type: "carried";
+      /** The phase the run is on, the same id as before, in the new definitions. */
+      readonly to: PhaseRef;
+      /** Path levels whose index changed (an earlier entry inserted, removed or moved). */
+      readonly shifted: number;
+    }
   | { readonly type: "cancel-armed" }
   | { readonly type: "cancelled"; readonly via: "confirm" | "now" }
   | { readonly type: "paused" }
