@@ -9,6 +9,10 @@
 export { runWorkflow } from "./run/run-workflow.js";
 export type { RunWorkflowOptions, RunResult, RunStatus, ResumePromptInfo, RunCleanupInfo } from "./run/options.js";
 export type { RunContext, StepReport } from "./run/context.js";
+export type { BudgetsInput } from "./run/options.js";
+export type { RunBudget, BudgetSpend } from "./run/budget.js";
+export type { ApprovalOutcome, WaitForApprovalOptions } from "./run/waits.js";
+export type { ApprovalDecision } from "./store/control-signals.js";
 export type { StepFn, StepOptions, StepResult, StepValue } from "./run/step-options.js";
 export type { RunWorkflowHandle } from "./run/workflow-handle.js";
 export type { HookName, HookFailure } from "./run/hooks.js";
@@ -17,7 +21,7 @@ export type { ResumeAnalysis, AnalyzeResumeOptions } from "./run/resume-analysis
 export { runStateToJSON, parseRunState, readRunStateFrom, writeRunStateTo } from "./run/state-io.js";
 
 // Steering a run from another process (or machine).
-export { requestPause, requestStop } from "./run/control-requests.js";
+export { requestPause, requestStop, requestApproval } from "./run/control-requests.js";
 export type { ControlTargetOptions } from "./run/control-requests.js";
 export type { ControlRequest, ControlSignal } from "./store/control-signals.js";
 export type { StoreControl, ControlRequestInput } from "./store/control-fs.js";

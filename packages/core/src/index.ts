@@ -43,6 +43,12 @@ export {
   refusalToError,
 } from "./api/boundary.js";
 export type { TextOutcome } from "./api/boundary.js";
+export { judgeControls, validateApproval } from "./api/controls.js";
+export type { ControlFacts, ControlsJudgement } from "./api/controls.js";
+export { BudgetsSchema, ProgressSchema, GatesSchema, VerifyGateSchema, ApproveGateSchema, OnExhaustedSchema, DEFAULT_PROGRESS } from "./definitions/controls-schema.js";
+export type { Budgets, ProgressThresholds, Gates, OnExhausted } from "./definitions/controls-schema.js";
+export { BUDGET_KEYS, NO_USAGE } from "./policy/controls.js";
+export type { BudgetUsage, BudgetKey, BudgetVerdict, ActiveControls, ProgressCounters, ProgressVerdict, GateFacts, GateVerdict } from "./policy/controls.js";
 export { WorkflowError } from "./errors/workflow-error.js";
 export type { WorkflowErrorCode, WorkflowErrorDetails, Result } from "./errors/workflow-error.js";
 export type { Refusal, Outcome } from "./errors/refusal.js";

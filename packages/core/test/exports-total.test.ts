@@ -48,6 +48,8 @@ const FUNCTIONS: Record<string, { kind: Kind; junk?: readonly string[] }> = {
   stepResultLine: { kind: "outcome", junk: ["INVALID_OPTIONS"] },
   phaseLabel: { kind: "outcome", junk: ["INVALID_OPTIONS"] },
   renderTemplate: { kind: "outcome", junk: ["INVALID_OPTIONS"] },
+  judgeControls: { kind: "outcome", junk: ["INVALID_OPTIONS"] },
+  validateApproval: { kind: "outcome", junk: ["INVALID_OPTIONS", "INVALID_APPROVAL"] },
   isCompiledRegistry: { kind: "predicate" },
   isSubworkflowRef: { kind: "predicate" },
   isBlocking: { kind: "predicate" },
@@ -70,7 +72,7 @@ const codesOf =
     list;
 const COMMON = ["INVALID_OPTIONS", "INVALID_REGISTRY"] as const;
 const PATH = ["INVALID_STATE", "MISSING_DEFINITION", "INVALID_PATH_INDEX", "NESTING_TOO_DEEP"] as const;
-const DEFINITION = ["INVALID_DEFINITION", "DANGLING_REFERENCE", "DEFINITION_CYCLE", "DUPLICATE_PHASE_ID", "TOOL_LISTS_CONFLICT", "INVALID_COMMAND_NAME", "EMPTY_PHASES", "DUPLICATE_COMMAND_NAME", "UNKNOWN_PROFILE", "NESTING_TOO_DEEP", "UNKNOWN_TEMPLATE_VARIABLE"] as const;
+const DEFINITION = ["INVALID_DEFINITION", "DANGLING_REFERENCE", "DEFINITION_CYCLE", "DUPLICATE_PHASE_ID", "TOOL_LISTS_CONFLICT", "INVALID_COMMAND_NAME", "EMPTY_PHASES", "DUPLICATE_COMMAND_NAME", "UNKNOWN_PROFILE", "NESTING_TOO_DEEP", "UNKNOWN_TEMPLATE_VARIABLE", "UNKNOWN_PHASE"] as const;
 /**
  * Each outcome function's declared refusal codes, checked against its type at compile time (Exact) and against
  * what it answers at run time (the properties below): a declared union is what the function can return.
@@ -106,6 +108,8 @@ const CODES: Record<string, readonly string[]> = {
   stepResultLine: codesOf<CodeOf<typeof core.stepResultLine>>()(["INVALID_OPTIONS"]),
   phaseLabel: codesOf<CodeOf<typeof core.phaseLabel>>()(["INVALID_OPTIONS"]),
   renderTemplate: codesOf<CodeOf<typeof core.renderTemplate>>()(["INVALID_OPTIONS"]),
+  judgeControls: codesOf<CodeOf<typeof core.judgeControls>>()(["INVALID_OPTIONS"]),
+  validateApproval: codesOf<CodeOf<typeof core.validateApproval>>()(["INVALID_OPTIONS", "INVALID_APPROVAL"]),
 };
 
 const exported = core as unknown as Record<string, unknown>;
@@ -221,6 +225,8 @@ const BASE: Record<string, readonly unknown[]> = {
   stepResultLine: [startedRun.happened, "Before", active.nextPhase, null, "W"],
   phaseLabel: ["🔍", "Review"],
   renderTemplate: ["{workflowName}", { workflowName: "W" }, core.PROMPT_VARS],
+  judgeControls: [active, { workflowUsed: core.NO_USAGE, phaseUsed: core.NO_USAGE }],
+  validateApproval: [{ type: "object", properties: { channel: { type: "string" } } }, { channel: "beta" }],
 };
 const paused = core.pause(registry, state, { now: 2 });
 const finished = core.cancelNow(registry, state, { now: 2 });

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { registerControlCommands } from "./control-commands.js";
+import { registerApproveCommand } from "./approve-command.js";
 import { registerDefinitionCommands } from "./defs-commands.js";
 import { CliFailure, EXIT, printFailure, processIo, toFailure, type CliIo } from "./io.js";
 import { registerRunCommands } from "./runs-commands.js";
@@ -43,6 +44,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, json = 
   registerStateCommands(program, io);
   registerDefinitionCommands(program, io, setExit);
   registerControlCommands(program, io, setExit);
+  registerApproveCommand(program, io);
   registerUiCommand(program, io);
   program.addHelpText(
     "after",

@@ -30,7 +30,9 @@ const PI_WORKFLOW_FIELDS: ReadonlyArray<readonly [string, Kind]> = [
 ];
 
 /** phasekit's own workflow fields (pi-workflows has none of them): passed on as written, core checks them. */
-const PHASEKIT_WORKFLOW_FIELDS = ["name", "description", "maxLoops", "cancelledMessage", "profiles"] as const;
+const PHASEKIT_WORKFLOW_FIELDS = ["name", "description", "maxLoops", "cancelledMessage", "profiles", "budgets", "progress"] as const;
+/** phasekit's own phase fields (run controls, docs/gates.md): passed on as written, core checks them. */
+const PHASEKIT_PHASE_FIELDS = ["budgets", "progress", "gates"] as const;
 
 /** The workflow fields of `y` as core should see them; `ignored` lists what pi-workflows would have ignored. */
 export function workflowFields(y: Readonly<Record<string, unknown>>, ignored: IgnoredField[]): Record<string, unknown> {
@@ -53,6 +55,7 @@ export function workflowFields(y: Readonly<Record<string, unknown>>, ignored: Ig
 export function phaseFields(d: Readonly<Record<string, unknown>>, body: string, ignored: IgnoredField[]): Record<string, unknown> {
   const phase: Record<string, unknown> = { id: d["id"], name: d["name"], emoji: d["emoji"] ?? "", instructions: body.trim() };
   unknownKeys(d, Object.keys(phaseFrontMatterSchema.shape), "phase front matter", ignored);
+  for (const field of PHASEKIT_PHASE_FIELDS) if (Object.hasOwn(d, field) && d[field] !== null) phase[field] = d[field];
   const tools = d["tools"];
   if (tools !== undefined && tools !== null) {
     if (typeof tools !== "object" || Array.isArray(tools)) {

@@ -17,6 +17,9 @@ import type { VerificationPolicy } from "../verification/config.js";
 import { runVerificationPolicy, type VerificationOutcome } from "../verification/policy.js";
 import type { CommandRunner } from "../verification/runner.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
+import { createRunBudget, type RunBudget } from "./budget.js";
+import { createWaits, type ApprovalOutcome, type WaitForApprovalOptions } from "./waits.js";
+import type { Budgets } from "@phasekit/core";
 
 export type { StepReport } from "./step-runner.js";
 
@@ -64,6 +67,16 @@ export interface RunContext {
    * repository, with the plan folder left out of the cache key (the run's own writes must not defeat the cache).
    */
   verify(policy: VerificationPolicy, options?: { cwd?: string; runCommand?: CommandRunner }): Promise<VerificationOutcome>;
+  /** What the run has spent and has left; spends are history entries, so a resumed run keeps counting (docs/gates.md). */
+  readonly budget: RunBudget;
+  /**
+   * Waits, durably, for a person's decision named `name` (`phasekit approve <run> --name <name> [--data JSON]`, or
+   * `requestApproval`): a resumed run continues the same wait (its timeout counts from the first start) and a
+   * replayed one gets the recorded decision. A timeout is an outcome, not an error; pause/stop requests still end the run.
+   */
+  waitForApproval(name: string, options?: WaitForApprovalOptions): Promise<ApprovalOutcome>;
+  /** Sleeps `ms`, durably: a run resumed after a crash sleeps only what was left (none if the time has passed). */
+  sleep(ms: number): Promise<void>;
 }
 
 /** Everything `createRunContext` needs from the lifecycle. */
@@ -85,6 +98,8 @@ export interface RunContextDeps {
   clock: () => Date;
   maxSteps: number;
   maxAttempts: number;
+  budgets: Budgets;
+  waitPollMs: number;
 }
 
 /** The context plus the lifecycle's handle on the same metadata writer. */
@@ -179,7 +194,23 @@ export async function createRunContext(deps: RunContextDeps): Promise<RunContext
     return { ...rest, state: persisted(state), ...(phase === undefined ? {} : { phase }) };
   };
 
+  const waits = createWaits({
+    slug: deps.slug,
+    store: deps.store,
+    checkpoints: deps.checkpoints,
+    reporter: deps.reporter,
+    signal: deps.lock.signal,
+    now: () => deps.clock().getTime(),
+    checkControl,
+    journal,
+    pollMs: deps.waitPollMs,
+  });
+  const budget = createRunBudget(deps.budgets, deps.checkpoints, () => deps.clock().getTime(), Date.parse(meta.createdAt), `run ${deps.slug}`);
+
   const ctx: RunContext = {
+    budget,
+    waitForApproval: waits.waitForApproval,
+    sleep: waits.sleep,
     slug: deps.slug,
     runDir: deps.runDir,
     planRoot: deps.planRoot,

@@ -5,7 +5,7 @@
  * running and a live holder), since a pause left for a crashed run would pause its next resume. A stop is
  * accepted for a running, paused or failed run: its next resume ends cancelled.
  */
-import { isSupersededRequest, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
+import { isSupersededRequest, type ApprovalDecision, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
 import { resolveRunTarget, type PlanRootsOptions } from "./target.js";
 
@@ -25,9 +25,19 @@ export function requestStop(options: ControlTargetOptions): Promise<ControlReque
   return fileRequest(options, "stop");
 }
 
-async function fileRequest(options: ControlTargetOptions, signal: ControlSignal): Promise<ControlRequest> {
-  const reason = options.reason ?? `${signal} requested`;
-  if ("store" in options) return unwrap(await options.store.requestControl(options.target, signal, { reason }));
+/**
+ * Files a person's decision for the run at `target` (a run that waits in `ctx.waitForApproval` or at a phase's
+ * approve gate, now or later: the decision waits in the store, across crashes, until the run reads it). The run
+ * checks `data` against the wait's schema. Refused for a run that does not exist or has finished.
+ */
+export function requestApproval(options: ControlTargetOptions & { approval: ApprovalDecision }): Promise<ControlRequest> {
+  return fileRequest(options, "approve", options.approval);
+}
+
+async function fileRequest(options: ControlTargetOptions, signal: ControlSignal, approval?: ApprovalDecision): Promise<ControlRequest> {
+  const reason = options.reason ?? (approval === undefined ? `${signal} requested` : `${approval.decision === "approve" ? "approved" : "rejected"}${approval.name === undefined ? "" : ` (${approval.name})`}`);
+  const input = approval === undefined ? { reason } : { reason, approval };
+  if ("store" in options) return unwrap(await options.store.requestControl(options.target, signal, input));
   const r = await resolveRunTarget(options);
   if (r.kind === "ambiguous" || r.kind === "invalid") throw r.error;
   const store = createFsPlanStore({
@@ -37,7 +47,7 @@ async function fileRequest(options: ControlTargetOptions, signal: ControlSignal)
     ...(options.fs === undefined ? {} : { fs: options.fs }),
   });
   try {
-    return unwrap(await store.requestControl(r.location.slug, signal, { reason }));
+    return unwrap(await store.requestControl(r.location.slug, signal, input));
   } finally {
     await store.close();
   }

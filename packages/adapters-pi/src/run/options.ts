@@ -1,5 +1,6 @@
 /** The options and results of `runWorkflow` (its public types). */
-import type { WorkflowError, WorkflowRegistry } from "@phasekit/core";
+import type { BudgetsSchema, WorkflowError, WorkflowRegistry } from "@phasekit/core";
+import type { z } from "zod";
 import type { FsPort } from "../io/fs-port.js";
 import type { Reporter } from "./reporter.js";
 import type { OwnershipClaim } from "./resume-analysis.js";
@@ -8,6 +9,9 @@ import type { HookFailure } from "./hooks.js";
 import type { PlanRootsOptions } from "./target.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import type { PlanStore } from "../store/plan-store.js";
+
+/** Budget limits as a caller writes them (core's BudgetsSchema input: onExhausted may be left out). */
+export type BudgetsInput = z.input<typeof BudgetsSchema>;
 
 /** What `promptForResume` is shown. */
 export interface ResumePromptInfo {
@@ -51,6 +55,14 @@ export interface RunWorkflowOptions<T> extends PlanRootsOptions, Omit<OwnershipC
   maxAttempts?: number;
   /** A core workflow the run carries: started on a new run, restored and persisted in workflow.json. */
   workflow?: { registry: WorkflowRegistry; workflowKey: string; taskDescription: string };
+  /**
+   * Limits on what the body spends (`ctx.budget`; docs/gates.md): turns, toolCalls, tokens, cost it reports, and
+   * wallTimeMs since the run was created; `onExhausted` pause (default) or fail. Default: the carried workflow's
+   * own `budgets`, else none. A run paused by its budget resumes with a raised one passed here.
+   */
+  budgets?: BudgetsInput;
+  /** How often `ctx.waitForApproval` and `ctx.sleep` look for a decision or a control request (ms, default 500). */
+  waitPollMs?: number;
   /** Wall clock (default `new Date()`). */
   clock?: () => Date;
   fs?: FsPort;

@@ -105,6 +105,8 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       clock,
       maxSteps: opts.maxSteps,
       maxAttempts: opts.maxAttempts,
+      budgets: opts.budgets,
+      waitPollMs: opts.waitPollMs,
     }).catch(async (error: unknown) => {
       // The history could not be opened (damaged, or the lock lost): the run is not left "running".
       status = "failed";

@@ -1,7 +1,8 @@
 /** Steps 1 and 4 of `runWorkflow`: where the run lives, its options, and the metadata it starts with. */
 import { migrateState, refusalToError, resume as resumeState, start, workflowError } from "@phasekit/core";
 import { persisted } from "./persisted.js";
-import type { WorkflowError, WorkflowState } from "@phasekit/core";
+import type { Budgets, WorkflowError, WorkflowState } from "@phasekit/core";
+import { parseBudgets } from "./budget.js";
 import { phaseOf } from "./workflow-handle.js";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -114,7 +115,7 @@ export function upsert(
 }
 
 /** Checks the options at once (INVALID_OPTIONS naming the field) and fills in the defaults. */
-export function checkOptions(options: AnyOptions): { maxSteps: number; maxAttempts: number; lock: { staleMs?: number; updateMs?: number; retries?: number } } {
+export function checkOptions(options: AnyOptions): { maxSteps: number; maxAttempts: number; lock: { staleMs?: number; updateMs?: number; retries?: number }; budgets: Budgets; waitPollMs: number } {
   const bad = (field: string, value: unknown, hint: string): WorkflowError =>
     workflowError("run", "INVALID_OPTIONS", `runWorkflow option ${field} is invalid: ${JSON.stringify(value) ?? "undefined"}.`, { field, value, hint });
   if (typeof options.toolName !== "string" || options.toolName.trim() === "") throw bad("toolName", options.toolName, "pass the name of the tool running the workflow");
@@ -122,5 +123,10 @@ export function checkOptions(options: AnyOptions): { maxSteps: number; maxAttemp
   if (!Number.isInteger(maxSteps) || maxSteps < 1) throw bad("maxSteps", options.maxSteps, "pass a positive integer");
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw bad("maxAttempts", options.maxAttempts, "pass an integer ≥ 1");
-  return { maxSteps, maxAttempts, lock: options.lock ?? {} };
+  const waitPollMs = options.waitPollMs ?? 500;
+  if (typeof waitPollMs !== "number" || !Number.isFinite(waitPollMs) || waitPollMs < 1) throw bad("waitPollMs", options.waitPollMs, "pass a number of ms ≥ 1");
+  // The carried workflow's own budgets apply unless the caller passes others (e.g. raised ones on resume).
+  const own = options.workflow?.registry.workflows.get(options.workflow.workflowKey)?.budgets;
+  const budgets = parseBudgets(options.budgets ?? own);
+  return { maxSteps, maxAttempts, lock: options.lock ?? {}, budgets, waitPollMs };
 }

@@ -9,7 +9,7 @@ import path from "node:path";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { nodeFs, type FsPort } from "../io/fs-port.js";
 import { judgeLiveness } from "../lock/liveness.js";
-import { anyRequestFile, clearControlRequest, newControlRequest, readControlRequest, readControlSignal, writeControlRequest, type ControlRequest, type ControlSignal } from "./control-signals.js";
+import { anyRequestFile, clearControlRequest, type ApprovalDecision, newControlRequest, readControlRequest, readControlSignal, writeControlRequest, type ControlRequest, type ControlSignal } from "./control-signals.js";
 import type { ReadMetadataResult } from "./metadata.js";
 import { FINISHED_STATUSES, finishedError } from "./run-status.js";
 
@@ -21,6 +21,8 @@ export interface ControlRequestInput {
   reason?: string;
   /** Wall-clock time of the request (ISO 8601); the current time by default. */
   now?: () => string;
+  /** The decision of an approve request (required for one, refused on the others). */
+  approval?: ApprovalDecision;
 }
 
 /** The control methods of a `PlanStore` (see plan-store.ts). */
@@ -48,7 +50,11 @@ export function createFsControl(
         if (!read.ok) return read;
         const refused = await refusal(slug, signal, read.metadata?.status ?? null, file, () => runnerAlive(runDir));
         if (refused !== null) return { ok: false, error: refused };
-        const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now, read.metadata?.generation);
+        if ((signal === "approve") !== (input.approval !== undefined)) {
+          const why = signal === "approve" ? "an approve request needs a decision (approval)" : `a ${signal} request carries no approval`;
+          return { ok: false, error: workflowError("control", "INVALID_OPTIONS", `run ${slug}: ${why}.`, { field: "approval", hint: "use requestApproval() / phasekit approve for decisions" }) };
+        }
+        const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now, read.metadata?.generation, input.approval);
         await writeControlRequest(runDir, request, { fs });
         return { ok: true, request };
       }),

@@ -20,22 +20,38 @@ import { storableText } from "./step-error.js";
 const MAX_REASON_CHARS = 2_000;
 
 /** File name of each signal's request inside a run folder. */
-export const CONTROL_FILES = { stop: "stop-request.json", pause: "pause-request.json" } as const;
+export const CONTROL_FILES = { stop: "stop-request.json", pause: "pause-request.json", approve: "approve-request.json" } as const;
 
 /** The request file of `signal` in `runDir`. */
-export function controlFile(runDir: string, signal: "pause" | "stop"): string {
+export function controlFile(runDir: string, signal: ControlSignal): string {
   return path.join(runDir, CONTROL_FILES[signal]);
 }
 
+/**
+ * A person's decision for a run that waits (`ctx.waitForApproval`, a phase's approve gate). `name` says which
+ * wait it answers (absent: whichever the run waits for); `data` is checked against the wait's schema by the run.
+ */
+const ApprovalSchema = z.strictObject({
+  name: z.string().max(200).optional(),
+  decision: z.enum(["approve", "reject"]),
+  data: z.unknown().optional(),
+});
+
 const ControlRequestSchema = z.strictObject({
   schemaVersion: z.literal(1),
-  signal: z.enum(["pause", "stop"]),
+  /** pause and stop are honoured at step boundaries; approve is read only by a run that waits for one. */
+  signal: z.enum(["pause", "stop", "approve"]),
   reason: z.string().max(MAX_REASON_CHARS),
   requestedAt: z.string(),
   requestedBy: z.strictObject({ pid: z.number().int(), host: z.string() }),
   /** The run's metadata generation the filer saw: where in the run's history the request was filed. */
   generation: z.number().int().min(0).optional(),
+  /** Only on an approve request. */
+  approval: ApprovalSchema.optional(),
 });
+
+/** The decision an approve request carries. */
+export type ApprovalDecision = z.infer<typeof ApprovalSchema>;
 
 /** A pending request to pause or stop a run. */
 export type ControlRequest = z.infer<typeof ControlRequestSchema>;
@@ -92,7 +108,7 @@ export function readControlSignal(
  * A new request of `signal` filed by this process (the reason cut to 2,000 characters), stamped with the run's
  * metadata `generation` the filer saw when the store knows it (see `isSupersededRequest`).
  */
-export function newControlRequest(signal: ControlSignal, reason: string, now?: () => string, generation?: number): ControlRequest {
+export function newControlRequest(signal: ControlSignal, reason: string, now?: () => string, generation?: number, approval?: ApprovalDecision): ControlRequest {
   return {
     schemaVersion: 1,
     signal,
@@ -100,6 +116,7 @@ export function newControlRequest(signal: ControlSignal, reason: string, now?: (
     requestedAt: now?.() ?? new Date().toISOString(),
     requestedBy: { pid: process.pid, host: os.hostname() },
     ...(generation === undefined ? {} : { generation }),
+    ...(approval === undefined ? {} : { approval }),
   };
 }
 
@@ -122,6 +139,7 @@ export function parseControlRequest(raw: unknown, signal: ControlSignal, where: 
     return { ok: false, error: corrupt(where, `${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`) };
   }
   if (parsed.data.signal !== signal) return { ok: false, error: corrupt(where, `it holds a ${parsed.data.signal} request`) };
+  if ((signal === "approve") !== (parsed.data.approval !== undefined)) return { ok: false, error: corrupt(where, signal === "approve" ? "an approve request has no approval" : "only an approve request carries an approval") };
   return { ok: true, request: parsed.data };
 }
 

@@ -206,7 +206,7 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
         if (status === undefined) return { ok: false as const, error: workflowError("control", "NOT_FOUND", `no run ${slug}`, { value: slug }) };
         if (status === "completed" || status === "cancelled") return { ok: false as const, error: workflowError("run", "RUN_FINISHED", `run ${slug} is ${status}`, { value: status }) };
         if (signal === "pause" && (status !== "running" || run.holder === null)) return { ok: false as const, error: workflowError("control", "NOT_RUNNING", `run ${slug} is not running`, { value: status }) };
-        const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now);
+        const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now, undefined, input.approval);
         run.control[signal] = request;
         return { ok: true as const, request };
       }),

@@ -13,6 +13,7 @@ import { describeValue } from "../errors/problems.js";
 import { isBlocking, type DefinitionProblem } from "../errors/problems.js";
 import { keyProblems, problemAt, resolvedCommand, shapeProblems, structureProblems } from "./checks.js";
 import { templateProblems } from "./template-check.js";
+import { gateProblems } from "./gate-checks.js";
 import { byCodeUnit, cyclicComponents, healthyKeys, shortestCycle } from "./graph.js";
 import type { ReferenceGraph } from "./graph.js";
 import { readWorkflows, referencesOf, viewWorkflow } from "./raw.js";
@@ -137,7 +138,7 @@ function compileEach(raws: readonly RawWorkflow[]): { compiled: Map<string, Comp
     const view = viewWorkflow(def);
     const shape = shapeProblems(key, def);
     problems.push(...keyProblems(key), ...shape.problems, ...structureProblems(key, view, (k) => present.has(k)));
-    if (shape.parsed !== undefined) problems.push(...templateProblems(key, shape.parsed));
+    if (shape.parsed !== undefined) problems.push(...templateProblems(key, shape.parsed), ...gateProblems(key, shape.parsed));
     compiled.set(key, { key, view, parsed: shape.parsed, refs: referencesOf(view) });
   }
   return { compiled, problems };

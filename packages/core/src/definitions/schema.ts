@@ -4,15 +4,12 @@
  */
 import { z } from "zod";
 import type { DeepReadonly } from "../errors/deep-readonly.js";
+import { KEY_PATTERN } from "./schema-keys.js";
+import { BudgetsSchema, GatesSchema, ProgressSchema } from "./controls-schema.js";
 
 /** `/command` names: letters, digits, '_' and '-' (pi-workflows 1.0.0's rule, so `codeReview` and `qa_pipeline` work). */
 export const COMMAND_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
-/**
- * Workflow keys, phase ids and references: the user's own spelling, as pi-workflows 1.0.0 accepts it (any text
- * with a visible character: `1-research`, `research.v2`, `Review Flow`, `_private`, non-Latin). phasekit never
- * parses them out of a string: state paths hold them as JSON values, field paths quote them (`a["x.y"]`).
- */
-export const KEY_PATTERN = /\S/u;
+export { KEY_PATTERN } from "./schema-keys.js";
 
 const key = z.string().regex(KEY_PATTERN, "must contain a visible character");
 /** A tool name as written; pi-workflows keeps even "" (it matches no tool). */
@@ -35,6 +32,12 @@ export const PhaseDefinitionSchema = z.strictObject({
   tools: ToolRulesSchema.optional(),
   /** Profile names; checked against `profiles` only when the workflow declares that list (pi-workflows has none). */
   availableProfiles: z.array(z.string()).optional(),
+  /** Limits on this phase alone (counted from when the phase was entered); see docs/gates.md. */
+  budgets: BudgetsSchema.optional(),
+  /** No-progress thresholds for this phase (over the workflow's). */
+  progress: ProgressSchema.optional(),
+  /** Gates on leaving this phase: verify commands, a person's approval, and where a "no" goes. */
+  gates: GatesSchema.optional(),
 });
 
 /** A reference to another workflow, run as a nested scope at this position. */
@@ -76,6 +79,10 @@ export const WorkflowDefinitionSchema = z.strictObject({
   completionMessage: z.string().optional(),
   cancelledMessage: z.string().optional(),
   profiles: z.array(ProfileSchema).default([]),
+  /** Limits on the whole run of this workflow; see docs/gates.md. */
+  budgets: BudgetsSchema.optional(),
+  /** No-progress thresholds for every phase of this workflow (a phase may set its own). */
+  progress: ProgressSchema.optional(),
 });
 
 type Mutable = {

@@ -21,6 +21,7 @@ export type DefinitionCode = Extract<
   | "UNKNOWN_PROFILE"
   | "NESTING_TOO_DEEP"
   | "UNKNOWN_TEMPLATE_VARIABLE"
+  | "UNKNOWN_PHASE"
 >;
 
 /** One thing wrong with a set of workflow definitions, with where it is and how to fix it. */

@@ -18,6 +18,7 @@ export type WorkflowErrorCode =
   | "UNKNOWN_TEMPLATE_VARIABLE"
   | "UNKNOWN_WORKFLOW"
   | "NESTING_TOO_DEEP"
+  | "UNKNOWN_PHASE"
   // state and transitions
   | "INVALID_STATE"
   | "UNSUPPORTED_VERSION"
@@ -60,7 +61,11 @@ export type WorkflowErrorCode =
   | "STEP_TIMEOUT"
   | "INVALID_CONFIG"
   | "VERIFICATION_FAILED"
-  | "INVALID_VERDICT";
+  | "INVALID_VERDICT"
+  | "BUDGET_EXHAUSTED"
+  | "NO_PROGRESS"
+  | "GATE_OPEN"
+  | "INVALID_APPROVAL";
 
 /** Structured facts about an error: what a caller needs to locate and fix it. */
 export interface WorkflowErrorDetails {

@@ -1,0 +1,83 @@
+/**
+ * `ctx.budget`: what a `runWorkflow` body has spent (turns, tool calls, tokens, cost it reports; wall time since
+ * the run first started) against the limits it runs under, judged by core (`judgeControls` rules, via
+ * `BudgetsSchema` and `budgetVerdict`). Every spend is an entry of the run's history holding the running total,
+ * so a resumed body that replays its spends in order sees the totals it had, and goes on counting from them.
+ * Wall time counts from the run's creation (workflow.json's createdAt), across resumes, pauses included.
+ */
+import { BUDGET_KEYS, BudgetsSchema, NO_USAGE, workflowError, type BudgetKey, type Budgets, type BudgetUsage } from "@phasekit/core";
+import { z } from "zod";
+import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+import type { CheckpointStore } from "../store/checkpoint-port.js";
+
+/** What one spend adds (wall time is measured, not reported). */
+export type BudgetSpend = Partial<Omit<BudgetUsage, "wallTimeMs">>;
+
+/** The body's budget: what is used and left, and a spend that records and judges. */
+export interface RunBudget {
+  /** The limits in force (none: `{ onExhausted: "pause" }`). */
+  readonly limits: Budgets;
+  /** What has been spent so far, wall time included. */
+  used(): BudgetUsage;
+  /** What is left of each limited quantity. */
+  left(): Partial<Record<BudgetKey, number>>;
+  /**
+   * Records `spend` in the run's history, then judges: an exhausted budget pauses the run (RUN_PAUSED with the
+   * reason; `onExhausted: "ask"` pauses too, for a person to resume with a raised budget) or fails it
+   * (BUDGET_EXHAUSTED). Wall time is judged on every spend and by `check()`.
+   */
+  spend(spend: BudgetSpend): Promise<void>;
+  /** Judges without spending (e.g. before an expensive step). */
+  check(): void;
+}
+
+const SPEND_KEY = `${RESERVED_STEP_PREFIX}budget`;
+const n = z.number().min(0).refine(Number.isFinite, "must be finite");
+const SpendSchema = z.strictObject({ turns: n.optional(), toolCalls: n.optional(), tokens: n.optional(), cost: n.optional() });
+const TotalSchema = z.object({ turns: n, toolCalls: n, tokens: n, cost: n });
+
+/** Parses budget limits given to runWorkflow (core's schema, one home); INVALID_OPTIONS names the field. */
+export function parseBudgets(raw: unknown): Budgets {
+  const parsed = BudgetsSchema.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = `budgets${issue?.path.length ? `.${issue.path.join(".")}` : ""}`;
+  throw workflowError("run", "INVALID_OPTIONS", `${field}: ${issue?.message ?? "invalid"}.`, { field, hint: "see docs/gates.md: turns, toolCalls, wallTimeMs, tokens, cost (numbers ≥ 0), onExhausted" });
+}
+
+/** The budget of one body invocation over the run's history. */
+export function createRunBudget(limits: Budgets, checkpoints: CheckpointStore, now: () => number, startedAt: number, scope: string): RunBudget {
+  let total = { turns: 0, toolCalls: 0, tokens: 0, cost: 0 };
+  let spends = 0;
+  const used = (): BudgetUsage => ({ ...NO_USAGE, ...total, wallTimeMs: Math.max(0, now() - startedAt) });
+  const judge = (): void => {
+    const u = used();
+    const key = BUDGET_KEYS.find((k) => limits[k] !== undefined && u[k] >= (limits[k] as number));
+    if (key === undefined) return;
+    const reason = `${scope}'s budget of ${limits[key]} ${key} is used up (${u[key]} used)`;
+    if (limits.onExhausted === "fail") throw workflowError("run", "BUDGET_EXHAUSTED", `${reason}.`, { field: key, value: u[key], reason, hint: "raise the budget and start a new run" });
+    throw workflowError("run", "RUN_PAUSED", `${reason}: the run is paused.`, { reason, field: key, hint: "resume it with a raised budget (runWorkflow({ budgets }))" });
+  };
+  const left = (): Partial<Record<BudgetKey, number>> => {
+    const u = used();
+    return Object.fromEntries(BUDGET_KEYS.filter((k) => limits[k] !== undefined).map((k) => [k, Math.max(0, (limits[k] as number) - u[k])]));
+  };
+  return {
+    limits,
+    used,
+    left,
+    check: judge,
+    async spend(spend) {
+      const parsed = SpendSchema.safeParse(spend);
+      if (!parsed.success) throw workflowError("run", "INVALID_OPTIONS", `budget.spend: ${parsed.error.issues[0]?.message ?? "invalid"}.`, { field: "spend", hint: "pass { turns?, toolCalls?, tokens?, cost? } as numbers ≥ 0" });
+      spends += 1;
+      const next = { ...total };
+      for (const k of ["turns", "toolCalls", "tokens", "cost"] as const) next[k] += parsed.data[k] ?? 0;
+      // The entry holds the running total: a replay gets the total the first run had at this point.
+      const r = await checkpoints.step(`${SPEND_KEY}#${spends}`, parsed.data, () => next);
+      const recorded = TotalSchema.safeParse(r.output);
+      total = recorded.success ? recorded.data : next;
+      judge();
+    },
+  };
+}

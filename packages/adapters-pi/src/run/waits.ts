@@ -1,0 +1,143 @@
+/**
+ * Durable waits of a `runWorkflow` body: `ctx.waitForApproval` and `ctx.sleep`. Each wait is two entries of the
+ * run's history: its start (when it began, so a resumed run continues the same wait and its deadline does not
+ * move) and its end (the outcome, so a replayed body gets it back without waiting again). A person's decision
+ * arrives through the store's control requests (`requestApproval`, `phasekit approve`): filed by any process,
+ * kept across crashes until the run has recorded it. Pause and stop requests are honoured while waiting.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import { validateApproval, workflowError } from "@phasekit/core";
+import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+import { validateStepId } from "../io/plan-paths.js";
+import type { CheckpointStore } from "../store/checkpoint-port.js";
+import type { ControlRequest } from "../store/control-signals.js";
+import type { PlanStore } from "../store/plan-store.js";
+import type { Reporter } from "./reporter.js";
+
+/** Options of `ctx.waitForApproval`. */
+export interface WaitForApprovalOptions {
+  /** A JSON Schema the payload must match (a payload that does not is refused, and the wait goes on). */
+  schema?: Record<string, unknown>;
+  /** How long to wait, counted from the first time this wait began (across resumes); no limit when absent. */
+  timeoutMs?: number;
+  /** What the person is asked (recorded with the wait, shown by `phasekit show`). */
+  prompt?: string;
+}
+
+/** How a wait for approval ended: a typed outcome, never a throw (a pause or stop request still throws). */
+export type ApprovalOutcome =
+  | { status: "approved"; data: unknown }
+  | { status: "rejected"; reason: string; data?: unknown }
+  | { status: "timed-out"; waitedMs: number };
+
+/** What the waits need from the run. */
+export interface WaitDeps {
+  slug: string;
+  store: PlanStore;
+  checkpoints: CheckpointStore;
+  reporter: Reporter;
+  signal: AbortSignal;
+  now(): number;
+  /** Throws RUN_PAUSED / RUN_STOPPED / LOCK_LOST as at a step boundary. */
+  checkControl(): Promise<void>;
+  journal(event: string, data?: unknown): Promise<void>;
+  /** How often a wait looks for a decision or a control request (ms). */
+  pollMs: number;
+}
+
+interface Recorded {
+  status: "approved" | "rejected" | "timed-out";
+  data?: unknown;
+  reason?: string;
+  waitedMs?: number;
+  /** The request that decided it, to clear it on a replay if a crash left it behind. */
+  request?: ControlRequest;
+}
+
+/** The durable waits of one body invocation (occurrences are counted per invocation, as steps are). */
+export function createWaits(deps: WaitDeps): {
+  waitForApproval(name: string, options?: WaitForApprovalOptions): Promise<ApprovalOutcome>;
+  sleep(ms: number): Promise<void>;
+} {
+  const seen = new Map<string, number>();
+  /** The nth wait of `kind` (and `name`): its end key, and its start key. */
+  const occurrence = (kind: string, name = ""): { key: string; startKey: string } => {
+    const base = `${kind}${name === "" ? "" : `:${name}`}`;
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    return { key: `${RESERVED_STEP_PREFIX}${base}#${n}`, startKey: `${RESERVED_STEP_PREFIX}${kind}-start${name === "" ? "" : `:${name}`}#${n}` };
+  };
+  const began = async (startKey: string, input: unknown): Promise<number> => {
+    const r = await deps.checkpoints.step(startKey, input, () => ({ at: deps.now() }));
+    return (r.output as { at: number }).at;
+  };
+  /** Waits until `deadline` or `ready()` answers, looking every pollMs; control requests first each time. */
+  const until = async <T>(deadline: number, ready: () => Promise<T | undefined>): Promise<T | undefined> => {
+    for (;;) {
+      await deps.checkControl();
+      const got = await ready();
+      if (got !== undefined) return got;
+      const left = deadline - deps.now();
+      if (left <= 0) return undefined;
+      await delay(Math.min(left, deps.pollMs), undefined, { signal: deps.signal }).catch(() => undefined);
+    }
+  };
+
+  return {
+    async waitForApproval(name, options = {}) {
+      const id = validateStepId(name);
+      if (!id.ok) throw id.error;
+      checkTimeout(options.timeoutMs, "timeoutMs");
+      const { key, startKey } = occurrence("approval", name);
+      const input = { name, schema: options.schema ?? null, timeoutMs: options.timeoutMs ?? null, prompt: options.prompt ?? null };
+      // The start is keyed by the name alone: a resumed body that passes another timeout keeps the wait's start.
+      const start = await began(startKey, { name });
+      const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : start + options.timeoutMs;
+      const r = await deps.checkpoints.step(key, input, async (): Promise<Recorded> => {
+        await deps.journal("waiting", { for: "approval", name, ...(options.prompt === undefined ? {} : { prompt: options.prompt }) });
+        const decided = await until(deadline, () => decision(deps, name, options.schema));
+        return decided ?? { status: "timed-out", waitedMs: deps.now() - start };
+      });
+      const rec = r.output as Recorded;
+      // The decision is in the history now: its request has done its work (a replay clears one a crash left).
+      if (rec.request !== undefined) await deps.store.clearControl(deps.slug, rec.request);
+      if (!r.reused) await deps.journal("approval", { name, status: rec.status });
+      if (rec.status === "approved") return { status: "approved", data: rec.data ?? null };
+      if (rec.status === "rejected") return { status: "rejected", reason: rec.reason ?? "rejected", ...(rec.data === undefined ? {} : { data: rec.data }) };
+      return { status: "timed-out", waitedMs: rec.waitedMs ?? 0 };
+    },
+    async sleep(ms) {
+      checkTimeout(ms, "ms");
+      const { key, startKey } = occurrence("sleep");
+      // Keyed by occurrence alone: a resumed body continues the same sleep even if it asks for another length.
+      const start = await began(startKey, null);
+      await deps.checkpoints.step(key, { ms }, async () => {
+        await until(start + ms, async () => undefined);
+        return { wokeAt: deps.now() };
+      });
+    },
+  };
+}
+
+/** The pending decision for wait `name`, recorded form; an invalid payload is refused (request cleared, reported). */
+async function decision(deps: WaitDeps, name: string, schema: Record<string, unknown> | undefined): Promise<Recorded | undefined> {
+  const r = await deps.store.readControl(deps.slug, "approve");
+  if (!r.ok) throw r.error;
+  const request = r.request;
+  const approval = request?.approval;
+  if (request === null || approval === undefined) return undefined;
+  if (approval.name !== undefined && approval.name !== name) return undefined;
+  if (approval.decision === "reject") return { status: "rejected", reason: request.reason, ...(approval.data === undefined ? {} : { data: approval.data }), request };
+  const valid = validateApproval(schema, approval.data ?? null);
+  if (valid.ok) return { status: "approved", data: valid.data, request };
+  // A payload the wait cannot take: say why where the person looks, drop it, and keep waiting for a good one.
+  deps.reporter.warning(`approval ${name}: ${valid.error.message}`, { id: `approval:${name}` });
+  await deps.journal("approval-refused", { name, reason: valid.error.message });
+  await deps.store.clearControl(deps.slug, request);
+  return undefined;
+}
+
+function checkTimeout(value: unknown, field: string): void {
+  if (value === undefined || (typeof value === "number" && Number.isFinite(value) && value >= 0)) return;
+  throw workflowError("run", "INVALID_OPTIONS", `${field} must be a number of milliseconds ≥ 0, got ${String(value)}.`, { field, hint: "pass e.g. { timeoutMs: 60_000 }" });
+}

@@ -1,0 +1,101 @@
+/**
+ * The run controls at the package boundary: one judgement over everything an adapter counted (budgets, progress,
+ * gates) and the one validator of an approval's payload. Both total: a wrong argument is INVALID_OPTIONS, never
+ * a throw (see boundary.ts).
+ */
+import { z } from "zod";
+import { refusal, type Outcome } from "../errors/refusal.js";
+import { describeValue } from "../errors/problems.js";
+import { activeError } from "../transitions/arguments.js";
+import { approvalValidator } from "../definitions/gate-checks.js";
+import { activeControls, gateVerdict, progressVerdict, runBudgetVerdict, type ActiveControls, type BudgetUsage, type BudgetVerdict, type GateFacts, type GateVerdict, type ProgressCounters, type ProgressVerdict } from "../policy/controls.js";
+import type { ActiveWorkflow } from "../transitions/resolve-active.js";
+
+const n = z.number().min(0).refine(Number.isFinite);
+const usage = z.object({ turns: n, toolCalls: n, tokens: n, cost: n, wallTimeMs: n });
+const FactsSchema = z.object({
+  workflowUsed: usage,
+  phaseUsed: usage,
+  progress: z
+    .object({
+      sameToolCall: z.object({ tool: z.string(), args: z.string(), count: n }).optional(),
+      idleTurns: n.optional(),
+      sameStepFailures: z.object({ stepId: z.string(), count: n }).optional(),
+    })
+    .optional(),
+  gates: z
+    .object({
+      verify: z.union([z.object({ passed: z.literal(true) }), z.object({ passed: z.literal(false), command: z.string(), output: z.string() })]).optional(),
+      approval: z.union([z.object({ decision: z.literal("approved"), data: z.unknown().optional() }), z.object({ decision: z.literal("rejected"), reason: z.string().optional() })]).optional(),
+    })
+    .optional(),
+});
+
+/** What an adapter counted for the run's current scope and phase. */
+export interface ControlFacts {
+  readonly workflowUsed: BudgetUsage;
+  readonly phaseUsed: BudgetUsage;
+  readonly progress?: ProgressCounters;
+  readonly gates?: GateFacts;
+}
+
+/** The judgement on a resolved run: its controls, its budgets (the first exhausted one), progress, and the gate. */
+export interface ControlsJudgement {
+  readonly controls: ActiveControls;
+  readonly budget: { readonly workflow: BudgetVerdict; readonly phase: BudgetVerdict; readonly exhausted: BudgetVerdict | undefined };
+  readonly progress: ProgressVerdict;
+  readonly gate: GateVerdict;
+}
+
+const FACTS_HINT = "Pass { workflowUsed, phaseUsed } (turns, toolCalls, tokens, cost, wallTimeMs: numbers ≥ 0) and optionally progress and gates.";
+
+/** Judges what the adapter counted against the definitions of the run `active` is at (see policy/controls.ts). */
+export function judgeControls(active: ActiveWorkflow, facts: ControlFacts): Outcome<{ readonly judgement: ControlsJudgement }, "INVALID_OPTIONS"> {
+  try {
+    const bad = activeError("controls", active);
+    if (bad !== undefined) return { ok: false, error: bad };
+    const parsed = FactsSchema.safeParse(facts);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return { ok: false, error: refusal("controls", "INVALID_OPTIONS", `facts.${issue?.path.join(".") ?? ""} is not valid (${issue?.message ?? "invalid"}).`, { field: "facts", hint: FACTS_HINT }) };
+    }
+    const f = parsed.data as ControlFacts;
+    const controls = activeControls(active);
+    return {
+      ok: true,
+      judgement: {
+        controls,
+        budget: runBudgetVerdict(controls, f.workflowUsed, f.phaseUsed),
+        progress: progressVerdict(controls.progress, f.progress ?? {}),
+        gate: gateVerdict(controls.gates, f.gates ?? {}, controls.phaseLabel),
+      },
+    };
+  } catch {
+    return { ok: false, error: refusal("controls", "INVALID_OPTIONS", "an argument could not be read as plain data.", { hint: FACTS_HINT }) };
+  }
+}
+
+/**
+ * Checks an approval's payload against the gate's JSON Schema (none: any JSON value, or nothing). The parsed
+ * payload is what the next phase and `ctx.waitForApproval` get. INVALID_APPROVAL names the first mismatch.
+ */
+export function validateApproval(schema: unknown, data: unknown): Outcome<{ readonly data: unknown }, "INVALID_OPTIONS" | "INVALID_APPROVAL"> {
+  try {
+    if (schema === undefined) return { ok: true, data };
+    const v = approvalValidator(schema);
+    if (!v.ok) return { ok: false, error: refusal("approval", "INVALID_OPTIONS", `schema is ${v.reason}.`, { field: "schema", hint: "pass the gate's JSON Schema" }) };
+    const parsed = v.schema.safeParse(data);
+    if (parsed.success) return { ok: true, data: parsed.data };
+    const issue = parsed.error.issues[0];
+    const where = issue === undefined || issue.path.length === 0 ? "the payload" : `payload.${issue.path.map(String).join(".")}`;
+    return {
+      ok: false,
+      error: refusal("approval", "INVALID_APPROVAL", `${where} does not match the approval's schema: ${issue?.message ?? "invalid"} (got ${describeValue(data)}).`, {
+        field: "data",
+        hint: "send a payload the gate's schema accepts (phasekit approve <run> --data '<JSON>')",
+      }),
+    };
+  } catch {
+    return { ok: false, error: refusal("approval", "INVALID_OPTIONS", "an argument could not be read as plain data.", { hint: "pass plain JSON" }) };
+  }
+}
