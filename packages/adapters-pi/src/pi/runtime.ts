@@ -11,7 +11,7 @@ import { createActiveTools } from "./active-tools.js";
 import { createDurableRuns, type DurableRuns } from "./durable-runs.js";
 import type { PlanStore } from "../store/plan-store.js";
 import type { PiApi, PiContext } from "./host.js";
-import { COMPLETE_MESSAGE, rebuildState, STATE_ENTRY } from "./session-entries.js";
+import { COMPLETE_MESSAGE, rebuildState, rememberWritten, STATE_ENTRY } from "./session-entries.js";
 import { phaseListWidget } from "./widget.js";
 
 /** Options of `createWorkflowExtension`. Every field has a default. */
@@ -176,7 +176,9 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
     },
     async commit(next, ctx) {
       rt.state = next;
-      pi.appendEntry(STATE_ENTRY, toPersisted(next));
+      const data = toPersisted(next);
+      pi.appendEntry(STATE_ENTRY, data);
+      rememberWritten(data, next);
       const d = await rt.durable.write(next, now());
       if (ctx !== undefined) rt.refreshUi(ctx);
       return d.ok ? undefined : d.message;

@@ -34,6 +34,16 @@ function readEntry(data: unknown): ReadResult {
 }
 
 /**
+ * Remembers that `data`, the entry this process just appended, reads back as `state`: pi keeps the very object
+ * it was given, so the next rebuild (a tree move, a session change) finds the newest entry parsed already instead
+ * of running core's migration on it. `state` must be the state `data` was persisted from (`toPersisted` of it).
+ */
+export function rememberWritten(data: object, state: WorkflowState): void {
+  // What migrateState gives back for a persisted state: the same fields, the cancel disarmed.
+  parsed.set(data, { ok: true, state: state.cancelPending ? { ...state, cancelPending: false } : state });
+}
+
+/**
  * Index of the newest `workflow:state` entry at or before `from`, or -1. A small loop of its own so the engine
  * optimises it alone: it is the whole cost of a rebuild on a long branch. `type` is checked first: every entry
  * has it, while most lack `customType` (a missing property is a slow lookup).

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { resultText } from "./helpers/fake-pi.js";
 import { loadExtension, tempProject } from "./helpers/setup.js";
 import { STATE_SCHEMA_VERSION } from "@phasekit/core";
+import { rebuildState } from "../../src/pi/session-entries.js";
 
 let project: ReturnType<typeof tempProject>;
 beforeEach(() => {
@@ -52,6 +53,19 @@ describe("session_start / session_tree", () => {
     expect(pi.statuses.at(-1)).toBe("Ship a change > 📋 Plan [1/3]");
     const [decision] = await pi.emit("tool_call", { toolName: "write" });
     expect(decision).toMatchObject({ block: true });
+  });
+
+  it("a rebuild reads the entries this process wrote as a cold read of the same data would (the remembered parse)", async () => {
+    const { pi } = await started();
+    const moves = [{ action: "next" }, { action: "loop" }, { action: "next" }, { action: "next" }, { action: "cancel" }];
+    for (const m of [null, ...moves]) {
+      if (m !== null) await pi.step(m);
+      const remembered = rebuildState(pi.branch).state;
+      // A copy of every entry: nothing of it was parsed before, so core's migration reads it.
+      const cold = rebuildState(pi.branch.map((e) => ({ ...e, data: structuredClone(e.data) }))).state;
+      expect(remembered).not.toBeNull();
+      expect(remembered).toStrictEqual(cold);
+    }
   });
 
   it("picks up a pi-workflows 1.0.0 session mid-workflow and moves it on with the current schema", async () => {
