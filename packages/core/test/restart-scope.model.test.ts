@@ -57,6 +57,7 @@ function checkRestart(registry: WorkflowRegistry, state: WorkflowState): void {
   expect(walkPath("t", registry, r.state).ok).toBe(true);
   const after = checkDefinitions(registry, r.state);
   expect(after.ok).toBe(true);
+  if (registry.workflows.has(state.workflowKey)) expect(after).toMatchObject({ verdict: "unchanged" });
 }
 
 function checkChoices(registry: WorkflowRegistry, state: WorkflowState): void {

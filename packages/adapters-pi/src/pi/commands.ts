@@ -6,7 +6,7 @@ import { active, contextPrompt, initialUserMessage, isLive, move, startRun, type
 import type { Continuation } from "./continuation.js";
 import type { PiCommandContext, PiCommandDefinition } from "./host.js";
 import type { Runtime } from "./runtime.js";
-import { checkPinned, DEFINITIONS_ENTRY, pinData } from "./pinned-definitions.js";
+import { checkPinned, recordPin } from "./pinned-definitions.js";
 
 /** Registers the four commands. */
 export function createCommands(rt: Runtime, cont: Continuation): Record<string, PiCommandDefinition> {
@@ -101,11 +101,11 @@ async function startCommand(rt: Runtime, cont: Continuation, args: string, ctx: 
   rt.state = r.state;
   rt.pin = undefined;
   rt.registry = registry;
-  rt.pi.appendEntry(DEFINITIONS_ENTRY, pinData(r.state, registry));
   rt.drivenElsewhere = undefined;
   const claimed = await rt.durable.claim(ctx.cwd, r.state, rt.now());
   if (!claimed.ok) rt.tell(ctx, claimed.message, "warning");
   await rt.commit(r.state, ctx);
+  await recordPin(rt, ctx, r.state, registry);
   const def = registry.workflows.get(key);
   const prefix = def?.sessionNamePrefix ?? "Workflow: ";
   const max = def?.sessionNameMaxLength ?? 50;

@@ -17,6 +17,7 @@ import {
   markCompletionNotified,
   pause as corePause,
   restartScope as coreRestartScope,
+  carryPosition as coreCarryPosition,
   resume as coreResume,
   migrateState,
   refusalToError,
@@ -77,8 +78,8 @@ export function startRun(registry: WorkflowRegistry, workflowKey: string, taskId
   return r.ok ? { ok: true, state: r.state, happened: r.happened } : { ok: false, error: refusalToError(r.error), state: null };
 }
 
-/** One `workflow_step` / command move. */
-export function move(kind: "advance" | "loop" | "cancel" | "cancel-now" | "mark-notified" | "pause" | "resume" | "restart-scope", state: WorkflowState, registry: WorkflowRegistry, now: number): Step {
+/** One `workflow_step` / command move; "carry" moves the run from `pinned` onto `registry` at the same phase. */
+export function move(kind: "advance" | "loop" | "cancel" | "cancel-now" | "mark-notified" | "pause" | "resume" | "restart-scope" | "carry", state: WorkflowState, registry: WorkflowRegistry, now: number, pinned?: WorkflowRegistry): Step {
   const ctx = { now };
   const r = (() => {
     switch (kind) {
@@ -98,6 +99,8 @@ export function move(kind: "advance" | "loop" | "cancel" | "cancel-now" | "mark-
         return coreResume(registry, state, ctx);
       case "restart-scope":
         return coreRestartScope(registry, state, ctx);
+      case "carry":
+        return coreCarryPosition(registry, state, pinned ?? registry, ctx);
       default: {
         const never: never = kind;
         throw new Error(`unknown move ${String(never)}`);

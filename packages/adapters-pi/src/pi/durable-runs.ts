@@ -10,6 +10,8 @@ import { describeHolder } from "../lock/holder.js";
 import { judgeLiveness } from "../lock/liveness.js";
 import type { ControlRequest } from "../store/control-signals.js";
 import { createFsPlanStore, type PlanStore, type StoreLock } from "../store/plan-store.js";
+import { fingerprint } from "../store/fingerprint.js";
+import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
 import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
 
 /** Where plan folders live: `planRoot` relative to the session's cwd (default `ai_plan`), or off. */
@@ -48,6 +50,13 @@ export interface DurableRuns {
   write(state: WorkflowState, now: number): Promise<DurableResult>;
   /** Reads run `id` under its lock and keeps holding it. */
   resume(cwd: string, id: string): Promise<DurableResult<{ state: WorkflowState }>>;
+  /**
+   * Records `data` (the definitions the held run goes on with) in the run's history, as the reserved entry
+   * `phasekit:pi-definitions` keyed by the fingerprints `state` records: any session that resumes the run finds them.
+   */
+  savePin(state: WorkflowState, data: unknown, now: number): Promise<DurableResult>;
+  /** The definitions recorded for the fingerprints `state` records, from the held run's history; undefined if none. */
+  loadPin(state: WorkflowState, now: number): Promise<unknown>;
   /** Lets the held run go (session end, replaced run). */
   release(): Promise<void>;
   /** The held run's pending pause/stop request (filed by `phasekit pause/stop`; a stop first), or null. */
@@ -57,6 +66,13 @@ export interface DurableRuns {
 }
 
 const TOOL = "pi";
+/** The history key of a run's pinned definitions (reserved: no step of a body can use it). */
+export const PIN_KEY = `${RESERVED_STEP_PREFIX}pi-definitions`;
+
+/** What a pin entry is keyed by: the definition fingerprints the run records (core's `state.definitions`). */
+function pinInput(state: WorkflowState): { definitions: Readonly<Record<string, string>> } {
+  return { definitions: state.definitions ?? {} };
+}
 
 /** Creates the durable side; `planRoot: false` turns it off (session entries only). */
 export function createDurableRuns(options: DurableOptions, readState: (raw: unknown) => { ok: true; state: WorkflowState } | { ok: false; error: { message: string } }): DurableRuns {
@@ -169,6 +185,35 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       if (h === undefined) return;
       await h.store.clearControl(h.slug, request).catch(() => undefined);
       await h.store.appendJournal(h.slug, { generation: h.generation ?? 0, at: new Date().toISOString(), event: `control-${request.signal}`, data: { reason: request.reason, by: "pi" } }).catch(() => undefined);
+    },
+    async savePin(state, data, now) {
+      const h = held;
+      if (!enabled || h === undefined || h.slug !== state.taskId || state.definitions === undefined) return { ok: true };
+      try {
+        const history = await h.store.checkpoints(h.slug, { now: () => new Date(now) });
+        // Same fingerprints, same definitions: the entry is reused, not written again.
+        await history.step(PIN_KEY, pinInput(state), () => JSON.parse(JSON.stringify(data)) as unknown);
+        return { ok: true };
+      } catch (error) {
+        return failed(h.store, h.slug, error as WorkflowError, "could not record the pinned definitions in");
+      }
+    },
+    async loadPin(state, now) {
+      const h = held;
+      if (h === undefined || h.slug !== state.taskId || state.definitions === undefined) return undefined;
+      try {
+        const history = await h.store.checkpoints(h.slug, { now: () => new Date(now) });
+        const input = pinInput(state);
+        const record = await history.record(PIN_KEY);
+        // Only the entry of the fingerprints the run records; asking step for any other would write one.
+        if (record?.status !== "completed" || record.inputFingerprint !== fingerprint(input)) return undefined;
+        const r = await history.step(PIN_KEY, input, () => {
+          throw new Error("the recorded pinned definitions could not be read back");
+        });
+        return r.output;
+      } catch {
+        return undefined; // unreadable: the run is treated as having no pinned copy, and the user is told so
+      }
     },
     async release() {
       const h = held;

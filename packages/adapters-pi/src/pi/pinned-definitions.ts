@@ -42,16 +42,43 @@ export function pinOnBranch(branch: readonly BranchEntry[], taskId: string): Pin
     if (e.type !== "custom" || e.customType !== DEFINITIONS_ENTRY) continue;
     const d = e.data as Partial<PinnedData> | undefined;
     if (d?.taskId !== taskId || typeof d.workflows !== "object" || d.workflows === null) continue;
-    let reg = compiled.get(d);
-    if (reg === undefined) {
-      const c = compile(d.workflows as Record<string, unknown>);
-      // Warnings (a field pi ignores, a shared command name) do not void a pin; errors do.
-      reg = c.problems.some(isBlocking) ? null : c.registry;
-      compiled.set(d, reg);
-    }
-    return reg === null ? undefined : { taskId, registry: reg };
+    return pinOf(d, taskId);
   }
   return undefined;
+}
+
+/** Pin data (a session entry's, or the run history's) compiled once per object; undefined when it has errors. */
+function pinOf(data: unknown, taskId: string): Pin | undefined {
+  const d = data as Partial<PinnedData> | null | undefined;
+  if (typeof d !== "object" || d === null || d.taskId !== taskId || typeof d.workflows !== "object" || d.workflows === null) return undefined;
+  let reg = compiled.get(d);
+  if (reg === undefined) {
+    const c = compile(d.workflows as Record<string, unknown>);
+    // Warnings (a field pi ignores, a shared command name) do not void a pin; errors do.
+    reg = c.problems.some(isBlocking) ? null : c.registry;
+    compiled.set(d, reg);
+  }
+  return reg === null ? undefined : { taskId, registry: reg };
+}
+
+/**
+ * The run's pin: the one kept in memory, else the newest on this session's branch, else the one recorded in the
+ * run's history (a run resumed in another session has none on its branch).
+ */
+async function findPin(rt: Runtime, ctx: PiContext, s: WorkflowState): Promise<Pin | undefined> {
+  if (rt.pin?.taskId === s.taskId) return rt.pin;
+  return pinOnBranch(ctx.sessionManager.getBranch(), s.taskId) ?? pinOf(await rt.durable.loadPin(s, rt.now()), s.taskId);
+}
+
+/**
+ * Pins `state`'s run to `registry`: a session entry (it follows the session tree) and an entry of the run's
+ * history (any session that resumes the run finds it). A history that cannot take it is said, not fatal.
+ */
+export async function recordPin(rt: Runtime, ctx: PiContext | undefined, state: WorkflowState, registry: WorkflowRegistry): Promise<void> {
+  const data = pinData(state, registry);
+  rt.pi.appendEntry(DEFINITIONS_ENTRY, data);
+  const saved = await rt.durable.savePin(state, data, rt.now());
+  if (!saved.ok) rt.tell(ctx, saved.message, "warning");
 }
 
 /** The choices, as the user reads them. */
@@ -74,33 +101,6 @@ export function diffText(diff: readonly WorkflowChange[]): string {
 }
 
 /**
- * The position of `state` carried over to `next` by phase id (sub-workflow entries by key), level by level;
- * undefined when the current phase (or an enclosing entry) no longer exists there.
- */
-export function carryPosition(state: WorkflowState, pinned: WorkflowRegistry, next: WorkflowRegistry): WorkflowState | undefined {
-  const path = [];
-  for (const seg of state.currentPath) {
-    const before = pinned.workflows.get(seg.workflowKey)?.phases[seg.phaseIndex];
-    const now = next.workflows.get(seg.workflowKey)?.phases;
-    if (before === undefined || now === undefined) return undefined;
-    const id = entryId(before);
-    const at = now.findIndex((p) => entryId(p) === id);
-    if (at < 0) return undefined;
-    path.push({ ...seg, phaseIndex: at });
-  }
-  const definitions = Object.fromEntries(Object.keys(state.definitions ?? {}).flatMap((k) => {
-    const f = next.fingerprints.get(k);
-    return f === undefined ? [] : [[k, f]];
-  }));
-  return { ...state, currentPath: path, definitions, generation: state.generation + 1 };
-}
-
-function entryId(entry: unknown): string {
-  const e = entry as { id?: string; subworkflow?: string };
-  return e.subworkflow !== undefined ? `sub:${e.subworkflow}` : `id:${e.id ?? ""}`;
-}
-
-/**
  * Checks the live run against the loaded definitions and, when they changed, asks what to do. Sets
  * `rt.registry` to what the run goes on with. Asks once per set of loaded files. With `ask: false` (inside
  * `session_start`, where pi reads no dialog answer until start-up is over) it only keeps the pinned
@@ -110,7 +110,13 @@ export async function checkPinned(rt: Runtime, ctx: PiContext, opts: { ask?: boo
   const s = rt.state;
   const loaded = rt.loaded?.registry;
   if (s === null || !isLive(s) || loaded === undefined) return undefined;
-  const pin = rt.pin?.taskId === s.taskId ? rt.pin : pinOnBranch(ctx.sessionManager.getBranch(), s.taskId);
+  // The run records the fingerprints of the definitions it goes on with: unchanged files need no pin at all.
+  if (definitionsVerdict(loaded, s).same) {
+    rt.pin = undefined;
+    rt.registry = loaded;
+    return undefined;
+  }
+  const pin = await findPin(rt, ctx, s);
   // Compare with what the run was pinned to (moved runs record their new pin; older runs only fingerprints).
   const baseline = pin === undefined ? s : { ...s, definitions: Object.fromEntries([...pin.registry.fingerprints]) };
   const v = definitionsVerdict(loaded, baseline, pin?.registry);
@@ -128,8 +134,9 @@ export async function checkPinned(rt: Runtime, ctx: PiContext, opts: { ask?: boo
     rt.registry = pin?.registry ?? loaded;
     return "ask-later";
   }
-  const carried = pin !== undefined ? carryPosition(s, pin.registry, loaded) : undefined;
-  const moved = carried !== undefined && active(carried, loaded) !== null ? carried : undefined;
+  // Core's carryPosition: the same phase ids in the new definitions, or refused when the phase is gone there.
+  const carried = pin !== undefined ? move("carry", s, loaded, rt.now(), pin.registry) : undefined;
+  const moved = carried?.ok === true ? carried.state : undefined;
   const restarted = move("restart-scope", s, loaded, rt.now());
   const options = [...(pin ? [CHOICE.keep] : []), ...(moved ? [CHOICE.move] : []), ...(restarted.ok ? [CHOICE.restart] : []), CHOICE.cancel];
   const title = `The workflow definitions changed under run ${s.taskId}:\n${diffText(v.diff)}${v.resolves ? "" : `\n${v.reason}`}`;
@@ -138,16 +145,16 @@ export async function checkPinned(rt: Runtime, ctx: PiContext, opts: { ask?: boo
   if (choice === CHOICE.move && moved !== undefined) {
     rt.pin = undefined;
     rt.registry = loaded;
-    rt.pi.appendEntry(DEFINITIONS_ENTRY, pinData(moved, loaded));
     await rt.commit(moved, ctx);
+    await recordPin(rt, ctx, moved, loaded);
     rt.tell(ctx, `[phasekit] run ${s.taskId} moved to the new definitions; it stays in the same phase.`);
     return undefined;
   }
   if (choice === CHOICE.restart && restarted.ok) {
     rt.pin = undefined;
     rt.registry = loaded;
-    rt.pi.appendEntry(DEFINITIONS_ENTRY, pinData(restarted.state, loaded));
     await rt.commit(restarted.state, ctx);
+    await recordPin(rt, ctx, restarted.state, loaded);
     const a = active(restarted.state, loaded);
     rt.tell(ctx, `[phasekit] run ${s.taskId} restarted its current scope with the new definitions${a ? `, at ${a.phase.name}` : ""}.`);
     return undefined;

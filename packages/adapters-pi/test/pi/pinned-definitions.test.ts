@@ -49,6 +49,55 @@ describe("definitions pinned to the run", () => {
   });
 });
 
+describe("the pin lives with the run (its plan folder), not only in the session that started it", () => {
+  it("/workflow-resume in another session, after the files changed, offers 'keep' and goes on with the pinned definitions", async () => {
+    const first = loadExtension(project, { hasUI: true, options: { planRoot: "ai_plan" } }).pi;
+    await first.emit("session_start", {});
+    await first.command("workflow", "ship Add a flag");
+    await first.step({ action: "next" }); // Check: Test
+    await first.emit("session_shutdown", {});
+    insertLint();
+    // Another session: a new branch, nothing of the first one's entries.
+    const second = loadExtension(project, { hasUI: true, options: { planRoot: "ai_plan" } }).pi;
+    await second.emit("session_start", {});
+    second.selectAnswers.push("Keep the definitions the run started with");
+    await second.command("workflow-resume", "run00001");
+    expect(second.selects).toHaveLength(1);
+    expect(second.selects[0]?.options).toEqual([
+      "Keep the definitions the run started with",
+      "Move to the new definitions (same phase)",
+      "Restart the current scope with the new definitions",
+      "Cancel the run",
+    ]);
+    expect(second.selects[0]?.title).toContain("check: changed (lint added)");
+    expect(second.statuses.at(-1)).toBe("Ship a change > Check [2/3] > 🧪 Test [1/2]");
+    expect(resultText(await second.step({ action: "next" }))).toMatch(/^✓ Advanced: Test → 🔍 Review/);
+    await second.emit("session_shutdown", {});
+  });
+
+  it("a run moved to the new definitions in one session is pinned to them in the next", async () => {
+    const first = loadExtension(project, { hasUI: true, options: { planRoot: "ai_plan" } }).pi;
+    await first.emit("session_start", {});
+    await first.command("workflow", "ship Add a flag");
+    await first.step({ action: "next" });
+    insertLint();
+    first.selectAnswers.push("Move to the new definitions (same phase)");
+    await first.emit("session_tree", {});
+    await vi.waitFor(() => expect(first.statuses.at(-1)).toBe("Ship a change > Check [2/3] > 🧪 Test [2/3]"));
+    await first.emit("session_shutdown", {});
+    // The lint phase goes away again: the run (pinned to the moved-to definitions) is asked, and keeps them.
+    const yaml = path.join(project.workflows, "check", "workflow.yaml");
+    fs.writeFileSync(yaml, fs.readFileSync(yaml, "utf8").replace("  - lint.md\n", ""));
+    const second = loadExtension(project, { hasUI: true, options: { planRoot: "ai_plan" } }).pi;
+    await second.emit("session_start", {});
+    second.selectAnswers.push("Keep the definitions the run started with");
+    await second.command("workflow-resume", "run00001");
+    expect(second.selects[0]?.title).toContain("check: changed (lint removed)");
+    expect(second.statuses.at(-1)).toBe("Ship a change > Check [2/3] > 🧪 Test [2/3]");
+    await second.emit("session_shutdown", {});
+  });
+});
+
 describe("pinOnBranch", () => {
   it("keeps a pin whose definitions compile with warnings only (two workflows sharing a command name)", async () => {
     const { pinOnBranch, DEFINITIONS_ENTRY } = await import("../../src/pi/pinned-definitions.js");

@@ -3,7 +3,8 @@
  * goes back to phase 0 of the innermost scope that still stands: the deepest level of its path whose workflow
  * exists and is still referenced from the level above at the same place. References there are entered, as on
  * `start`. Unlike `loop` it ignores `loopable` and `maxLoops` (it is a repair the user chose, not the workflow's
- * own loop) and works on a path that no longer resolves. A paused run stays paused.
+ * own loop) and works on a path that no longer resolves. A paused run stays paused. The run records the
+ * fingerprints of the definitions it goes on with, so `checkDefinitions` finds them unchanged afterwards.
  */
 import type { WorkflowRegistry } from "../definitions/registry.js";
 import { refusal } from "../errors/refusal.js";
@@ -11,6 +12,7 @@ import type { PathSegment, WorkflowState } from "../state/schema.js";
 import { applyMove, type Move } from "./apply.js";
 import { LIVE } from "./cancel.js";
 import { enterReferences, phaseRef, segment } from "./navigation.js";
+import { reachableFingerprints } from "./start.js";
 import type { RefusalCode, TransitionContext, TransitionOutcome } from "./types.js";
 
 const SCOPE = "restart-scope";
@@ -61,7 +63,8 @@ export function restartScopeMove(registry: WorkflowRegistry, state: WorkflowStat
   const to = phaseRef((path[path.length - 1] as PathSegment).workflowKey, r.phase, path.length);
   return {
     ok: true,
-    change: { currentPath: path, steps: 1 + r.entered.length },
+    // The run goes on with these definitions now: it records their fingerprints (checkDefinitions: unchanged).
+    change: { currentPath: path, steps: 1 + r.entered.length, definitions: reachableFingerprints(registry, state.workflowKey) },
     happened: { type: "restarted-scope", workflowKey: kept.workflowKey, dropped: old.length - n, to, entered: r.entered },
   };
 }
