@@ -28,6 +28,22 @@ describe("repeated step ids are keyed by occurrence", () => {
   });
 });
 
+describe("a step's input is taken when ctx.step is called", () => {
+  it("an input object changed right after the call is recorded as it was at the call: the resume with that value reuses the step", async () => {
+    const root = repo();
+    let runs = 0;
+    await runWorkflow({ repoRoot: root, target: "snap", toolName: "t" }, async (ctx) => {
+      const input = { n: 1 };
+      const pending = ctx.step("s", input, () => ++runs);
+      input.n = 2; // the caller reuses its object for the next item
+      return pending;
+    });
+    const r = await runWorkflow({ repoRoot: root, target: "snap", toolName: "t", reenter: true }, async (ctx) => ctx.step("s", { n: 1 }, () => ++runs));
+    expect(r.status === "completed" && r.steps.map((s) => s.outcome)).toEqual(["reused"]);
+    expect(runs).toBe(1);
+  });
+});
+
 describe("parallel steps", () => {
   it("Promise.all of two steps works and both are reused on resume", async () => {
     const root = repo();

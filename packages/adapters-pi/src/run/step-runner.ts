@@ -131,7 +131,7 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
         });
       }
       try {
-        return (await attemptStep(key, input, fn, opts)) as StepResult<T>;
+        return (await attemptStep(key, input, inputFp, fn, opts)) as StepResult<T>;
       } catch (error) {
         if (tryNo >= opts.retries || !retryable(error) || deps.lock.signal.aborted || stopWatch.stopped() !== null) throw error;
         const wait = Math.min(opts.maxBackoffMs, opts.backoffMs * 2 ** tryNo);
@@ -144,7 +144,7 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
     }
   };
 
-  const attemptStep = async <T extends StepValue>(key: string, input: unknown, fn: StepFn<T>, opts: Required<StepOptions>): Promise<unknown> => {
+  const attemptStep = async <T extends StepValue>(key: string, input: unknown, inputFingerprint: string, fn: StepFn<T>, opts: Required<StepOptions>): Promise<unknown> => {
     const controller = new AbortController();
     const onLost = () => controller.abort(deps.lock.signal.reason);
     deps.lock.signal.addEventListener("abort", onLost, { once: true });
@@ -168,7 +168,7 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
         timedOut.catch(() => undefined);
         const run = (): T | Promise<T> => fn(controller.signal, attempt);
         return Promise.race([Promise.resolve().then(() => (r.markSteps ? inStep(key, run) : run())), timedOut]);
-      })
+      }, { inputFingerprint })
       .catch((error: unknown) => {
         // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.
         if (deps.lock.signal.aborted) throw lockLost();

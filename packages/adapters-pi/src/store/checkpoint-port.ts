@@ -30,11 +30,16 @@ export interface CommitIntent {
   stepId?: string;
 }
 
+/** What the caller already computed of a step's input: `ctx.step` fingerprints it once, for its key and the store. */
+export interface KnownInput {
+  readonly inputFingerprint: string;
+}
+
 /** The checkpoint store of one run folder. */
 export interface CheckpointStore {
   readonly file: string;
   /** Runs `fn` unless a completed record with the same input fingerprint and an intact artifact exists. */
-  step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<StepOutcome<T>>;
+  step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: KnownInput): Promise<StepOutcome<T>>;
   /** The latest record of a step, if any. */
   record(id: string): Promise<StepRecord | undefined>;
   /** The latest record of every step. */

@@ -7,7 +7,7 @@ import path from "node:path";
 import { workflowError } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
 import { commitRecordSchema, type CommitRecord, type StepRecord } from "./checkpoint-log.js";
-import { checkStepKey, commitIntentRecord, type CheckpointStore, type CommitIntent, type CompactionReport, type StepOutcome } from "./checkpoint-port.js";
+import { checkStepKey, commitIntentRecord, type CheckpointStore, type CommitIntent, type CompactionReport, type KnownInput, type StepOutcome } from "./checkpoint-port.js";
 import { checkCommitRecord } from "./commit-record.js";
 import { RUN_LOG_DIR } from "./run-log/format.js";
 import type { StepEntry } from "./run-log/run-index.js";
@@ -30,9 +30,9 @@ export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointS
 
   return {
     file,
-    async step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<StepOutcome<T>> {
+    async step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: KnownInput): Promise<StepOutcome<T>> {
       const key = checkStepKey(id);
-      const r = await log.step(key, input, fn as (attempt: number) => JsonValue | Promise<JsonValue>);
+      const r = await log.step(key, input, fn as (attempt: number) => JsonValue | Promise<JsonValue>, known);
       const record = toStepRecord(r.entry);
       if (r.reused) return { reused: true, output: r.output as T, record };
       return { reused: false, reason: r.reason, output: r.output as T, record, ...(r.movedAside === undefined ? {} : { movedAside: r.movedAside }) };

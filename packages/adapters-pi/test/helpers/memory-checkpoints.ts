@@ -30,11 +30,11 @@ export function createMemoryCheckpoints(slug: string, history: MemoryHistory, ma
   const file = `memory:${slug}/checkpoints`;
   return {
     file,
-    async step(key, input, fn) {
+    async step(key, input, fn, known) {
       const id = checkStepKey(key);
       const what = `ctx.step("${id}")`;
       mayWrite(what);
-      const inputFingerprint = fingerprint(input);
+      const inputFingerprint = known?.inputFingerprint ?? fingerprint(input);
       const prev = steps.get(id);
       const decision = decideStep(prev?.record, inputFingerprint);
       // A stored output is kept as the value itself, so it cannot fail its check: verify means reuse.

@@ -10,7 +10,7 @@
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { canonicalJson, checkCommitRecord, checkStepKey, commitIntentRecord, decideStep, fingerprint, stepErrorText } from "@phasekit/adapters-pi/store-kit";
-import { type CheckpointStore, type CommitIntent, type CommitRecord, type RerunReason, type StepOutcome, type StepRecord } from "@phasekit/adapters-pi";
+import { type CheckpointStore, type CommitIntent, type CommitRecord, type KnownInput, type RerunReason, type StepOutcome, type StepRecord } from "@phasekit/adapters-pi";
 import { fencedWrite, fenceParams, fenceSql, query, type Db, type Fence } from "../db/db.js";
 import { storableJson } from "../db/storable.js";
 import { lockLost, storeError } from "../db/errors.js";
@@ -95,10 +95,10 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
 
   const refused = async (what: string): Promise<WorkflowError> => (fence !== null ? lockLost(slug, fence.epoch, what) : whyRefused(db, slug, fence, what, undefined));
 
-  async function step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<StepOutcome<T>> {
+  async function step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: KnownInput): Promise<StepOutcome<T>> {
     const stepId = checkStepKey(id);
     const log = mustHold(`ctx.step("${stepId}")`);
-    const inputFingerprint = fingerprint(input);
+    const inputFingerprint = known?.inputFingerprint ?? fingerprint(input);
     const previous = await log.record(stepId);
     const decision = decideStep(previous, inputFingerprint);
     let reason: RerunReason;

@@ -52,7 +52,7 @@ export interface RunLog {
   readonly runDir: string;
   readonly epoch: number;
   /** Reuses the completed step `key` when its input fingerprint matches and its output verifies; else runs `fn`. */
-  step<T extends JsonValue | void>(key: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<RunLogStepOutcome<T>>;
+  step<T extends JsonValue | void>(key: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: { inputFingerprint: string }): Promise<RunLogStepOutcome<T>>;
   /** The latest record of a step. */
   entry(key: string): StepEntry | undefined;
   /** The latest record of every step. */
@@ -129,10 +129,10 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     return r.ok ? { ok: true, output: JSON.parse(r.text) } : { ok: false, reason: r.reason === "missing" ? "artifact-missing" : "artifact-corrupt" };
   }
 
-  async function step<T extends JsonValue | void>(key: string, input: unknown, fn: (attempt: number) => T | Promise<T>): Promise<RunLogStepOutcome<T>> {
+  async function step<T extends JsonValue | void>(key: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: { inputFingerprint: string }): Promise<RunLogStepOutcome<T>> {
     checkLost();
     checkKey(key);
-    const inputFingerprint = fingerprint(input);
+    const inputFingerprint = known?.inputFingerprint ?? fingerprint(input);
     const previous = parts.index.steps.get(key);
     const decision = decideStep(previous, inputFingerprint);
     let reason: RunLogRerunReason;
