@@ -36,6 +36,24 @@ if (!started.ok) {
   const repoRoot = () => mkdtempSync(path.join(tmpdir(), "phasekit-pg-ids-"));
 
   describe("postgres: ids and text as the file store has them", () => {
+    it("runWorkflow without a target takes its new id from the database's reservation, not from the local disk alone", async () => {
+      const store = await open(`ids-rw-${randomUUID()}`);
+      const reserved: string[] = [];
+      const counting = Object.create(store, {
+        reserveRun: {
+          value: async () => {
+            const r = await store.reserveRun();
+            if (r.ok) reserved.push(r.slug);
+            return r;
+          },
+        },
+      }) as PostgresPlanStore;
+      const r = await runWorkflow({ repoRoot: repoRoot(), toolName: "t", store: counting }, async (ctx) => ctx.step("a", {}, () => 1));
+      expect(reserved).toHaveLength(1);
+      expect(r.slug).toBe(reserved[0]);
+      expect(r.status).toBe("completed");
+    });
+
     it("two machines forced to draw the same new id get two different runs (the database reserves it)", async () => {
       const ns = `ids-${randomUUID()}`;
       const machineA = await open(ns);

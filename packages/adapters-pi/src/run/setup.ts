@@ -22,8 +22,12 @@ export async function locate(options: AnyOptions): Promise<RunLocation> {
   const fs = options.fs ?? nodeFs;
   await assertRepoRoot(fs, options.repoRoot);
   const roots = { ...options, target: options.target ?? "" };
-  if (options.target !== undefined) {
-    const r = await resolveRunTarget(roots);
+  // A store shared by machines draws the new id where every machine sees it (PostgreSQL: a unique row).
+  const shared = options.target === undefined && options.store?.reserveRun !== undefined ? await options.store.reserveRun() : undefined;
+  if (shared !== undefined && !shared.ok) throw shared.error;
+  const target = options.target ?? shared?.slug;
+  if (target !== undefined) {
+    const r = await resolveRunTarget({ ...roots, target });
     if (r.kind === "invalid" || r.kind === "ambiguous") throw r.error;
     return r.location;
   }

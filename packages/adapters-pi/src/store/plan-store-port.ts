@@ -74,6 +74,12 @@ export interface PlanStore extends StoreControl {
   /** Every run folder, sorted by slug. */
   list(): Promise<PlanRunEntry[]>;
   /**
+   * A store shared by machines reserves a new run id itself (a unique row, drawn again on conflict), so two
+   * machines never start the same "new" run; `runWorkflow` without a target asks it first. The fs store has no
+   * such method: its ids are reserved by creating the run folder.
+   */
+  reserveRun?(): Promise<Result<{ slug: string }>>;
+  /**
    * The run's checkpoints (completed-step reuse, commit intents). Through a store that holds the run's lock they
    * write to its fenced history (claimed when the lock was taken); without the lock they are a read-only view
    * that claims nothing, and every write through it is LOCK_NOT_OWNED.
