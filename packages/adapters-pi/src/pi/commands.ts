@@ -35,6 +35,7 @@ export function createCommands(rt: Runtime, cont: Continuation): Record<string, 
       async handler(_args, ctx) {
         remember(ctx);
         cont.cancel(ctx.ui);
+        await rt.claiming;
         const s = rt.state;
         if (s === null || !isLive(s)) return rt.tell(ctx, "No active workflow to cancel.");
         if (rt.drivenElsewhere === s.taskId) return rt.tell(ctx, `Run ${s.taskId} is driven by another session; cancel it there.`, "error");
@@ -54,6 +55,7 @@ export function createCommands(rt: Runtime, cont: Continuation): Record<string, 
         const s = rt.state;
         const a = active(s, rt.registry);
         if (s === null || a === null) return rt.tell(ctx, s === null ? "No active workflow." : `Workflow ${s.workflowKey} (task ${s.taskId}) is ${s.status}.`);
+        await rt.claiming;
         const held = rt.durable.heldSlug();
         rt.tell(ctx, `${contextPrompt(a)}\n\nRun id: ${s.taskId}${held === s.taskId ? " (plan folder held by this session; /workflow-resume " + s.taskId + " continues it elsewhere)" : ""}`);
       },
@@ -72,6 +74,7 @@ export function createCommands(rt: Runtime, cont: Continuation): Record<string, 
 const SILENT_UI: PiCommandContext["ui"] = { setStatus() {}, setWidget() {}, notify() {}, confirm: async () => false };
 
 async function startCommand(rt: Runtime, cont: Continuation, args: string, ctx: PiCommandContext): Promise<void> {
+  await rt.claiming; // whether the current run is driven elsewhere decides whether replacing it ends it
   rt.reload(ctx);
   // A new run starts on the files as they are now, even while the current run keeps pinned definitions.
   const registry = rt.loaded?.registry ?? rt.registry;
@@ -137,6 +140,7 @@ async function unpause(rt: Runtime, cont: Continuation, s: WorkflowState, ctx: P
 }
 
 async function resumeCommand(rt: Runtime, cont: Continuation, id: string, ctx: PiCommandContext): Promise<void> {
+  await rt.claiming;
   const current = rt.state;
   if (current?.status === "paused" && (id === "" || id === current.taskId) && rt.drivenElsewhere !== current.taskId) return unpause(rt, cont, current, ctx);
   if (id === "") return rt.tell(ctx, "Usage: /workflow-resume <id> (the run id /workflow-status shows)", "warning");

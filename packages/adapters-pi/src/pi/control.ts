@@ -13,6 +13,9 @@ export type Honoured = "paused" | "stopped" | undefined;
 
 /** Honours the held run's pending request, if any. */
 export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Promise<Honoured> {
+  // Every step boundary passes here first: the run's claim from session_start has to be settled (held, or driven
+  // elsewhere) before anything reads or moves it.
+  await rt.claiming;
   const s = rt.state;
   if (s === null || !isLive(s) || rt.durable.heldSlug() !== s.taskId) return undefined;
   const request = await rt.durable.pendingControl();

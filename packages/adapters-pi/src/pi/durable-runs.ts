@@ -4,15 +4,13 @@
  * in another session reads it back under the lock, so two sessions never drive one run at once: the second is
  * refused with the holder's name.
  */
-import * as fs from "node:fs";
 import type { WorkflowError } from "@phasekit/core";
-import { describeHolder } from "../lock/holder.js";
-import { judgeLiveness } from "../lock/liveness.js";
 import type { ControlRequest } from "../store/control-signals.js";
-import { createFsPlanStore, type PlanStore, type StoreLock } from "../store/plan-store.js";
+import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import { fingerprint } from "../store/fingerprint.js";
 import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
 import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
+import { failed } from "./durable-failure.js";
 
 /** Where plan folders live: `planRoot` relative to the session's cwd (default `ai_plan`), or off. */
 export interface DurableOptions {
@@ -78,9 +76,22 @@ function pinInput(state: WorkflowState): { definitions: Readonly<Record<string, 
 export function createDurableRuns(options: DurableOptions, readState: (raw: unknown) => { ok: true; state: WorkflowState } | { ok: false; error: { message: string } }): DurableRuns {
   let held: Held | undefined;
   const enabled = options.planRoot !== false;
-  const storeFor = (cwd: string): PlanStore =>
-    options.store?.(cwd) ??
-    createFsPlanStore({ repoRoot: cwd, planRoot: typeof options.planRoot === "string" ? options.planRoot : undefined, homeDir: options.homeDir });
+  // The fs store (the run log, locks) is loaded on first use, not with the extension: pi's start-up does not pay
+  // for it, and session_start's claim runs in the background.
+  const storeFor = async (cwd: string): Promise<PlanStore> => {
+    const given = options.store?.(cwd);
+    if (given !== undefined) return given;
+    const { createFsPlanStore } = await import("../store/plan-store.js");
+    return createFsPlanStore({ repoRoot: cwd, planRoot: typeof options.planRoot === "string" ? options.planRoot : undefined, homeDir: options.homeDir });
+  };
+  const openStore = async (cwd: string): Promise<DurableResult<{ store: PlanStore }>> => {
+    try {
+      return { ok: true, store: await storeFor(cwd) };
+    } catch (error) {
+      const said = (error as { message?: unknown }).message;
+      return { ok: false, kind: "failed", message: `[phasekit] could not open the plan folder: ${typeof said === "string" ? said : String(error)}. Until then the run is kept in this session only.` };
+    }
+  };
 
   async function lockRun(store: PlanStore, slug: string): Promise<DurableResult<{ lock: StoreLock }>> {
     let got;
@@ -103,6 +114,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
    */
   async function liveHolder(store: PlanStore, slug: string, error: WorkflowError): Promise<string | undefined> {
     if (options.store !== undefined) return error.message;
+    const [{ judgeLiveness }, { describeHolder }] = await Promise.all([import("../lock/liveness.js"), import("../lock/holder.js")]);
     const seen = await judgeLiveness(await store.runDir(slug)).catch(() => undefined);
     return seen?.verdict === "live" ? describeHolder(seen.holder) : undefined;
   }
@@ -123,14 +135,16 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
     return { ok: true };
   }
 
-  const api: DurableRuns = {
+  const inner: DurableRuns = {
     enabled,
     heldSlug: () => held?.slug,
     async claim(cwd, state, now) {
       if (!enabled) return { ok: true };
-      if (held?.slug === state.taskId) return api.write(state, now);
-      await api.release();
-      const store = storeFor(cwd);
+      if (held?.slug === state.taskId) return inner.write(state, now);
+      await inner.release();
+      const opened = await openStore(cwd);
+      if (!opened.ok) return opened;
+      const store = opened.store;
       const locked = await lockRun(store, state.taskId);
       if (!locked.ok) return locked;
       const meta = await store.readMetadata(state.taskId);
@@ -138,21 +152,23 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       const createdAt = meta.ok && meta.metadata !== null ? meta.metadata.createdAt : new Date(state.startedAt).toISOString();
       // Writes go through the lease (lock.store): fencing belongs to this acquisition, not to the store object.
       held = { store: locked.lock.store ?? store, slug: state.taskId, lock: locked.lock, generation, createdAt };
-      return api.write(state, now);
+      return inner.write(state, now);
     },
     async write(state, now) {
       const h = held;
       if (!enabled || h === undefined || h.slug !== state.taskId) return { ok: true };
       const r = await writeHeld(h, state, now);
       // Keep the lock until the end is also notified, so that flag reaches the plan folder too.
-      if (!isLive(state) && state.completionNotified) await api.release();
+      if (!isLive(state) && state.completionNotified) await inner.release();
       return r;
     },
     async resume(cwd, id) {
       if (!enabled) return { ok: false, kind: "failed", message: "[phasekit] plan folders are turned off (planRoot: false); nothing to resume from." };
       if (held?.slug === id) return { ok: false, kind: "failed", message: `[phasekit] run ${id} is already driven by this session.` };
       // A session that only shows this run (another one held it at start) may take it over now.
-      const store = storeFor(cwd);
+      const opened = await openStore(cwd);
+      if (!opened.ok) return opened;
+      const store = opened.store;
       let meta;
       try {
         meta = await store.readMetadata(id);
@@ -164,7 +180,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       const st = readState(meta.metadata.state);
       if (!st.ok) return { ok: false, kind: "failed", message: `[phasekit] run ${id} has an unreadable state: ${st.error.message}` };
       if (!isLive(st.state)) return { ok: false, kind: "failed", message: `[phasekit] run ${id} has already ended (${st.state.status}).` };
-      await api.release();
+      await inner.release();
       const locked = await lockRun(store, id);
       if (!locked.ok) return locked;
       // Read again under the lock: the holder we waited for may have moved the run on.
@@ -223,28 +239,25 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       await h.store.close().catch(() => undefined);
     },
   };
-  return api;
-}
-
-/**
- * A plan-folder failure as the user can act on it: what failed, the file, and the fix. A plan root that exists
- * but is not a folder is the common case (a stray file named like it) and gets its own fix.
- */
-function failed(store: PlanStore, slug: string, error: Partial<WorkflowError> & { message: string }, verb = "could not use"): { ok: false; kind: "failed"; message: string } {
-  const details = (error.details ?? {}) as { file?: unknown; hint?: unknown };
-  const file = typeof details.file === "string" ? details.file : store.planRoot;
-  let fix = typeof details.hint === "string" ? details.hint : "check that folder's permissions and free space";
-  try {
-    if (!fs.statSync(store.planRoot).isDirectory()) fix = `${store.planRoot} is a file, not a folder: move it away, or set another plan root (PHASEKIT_PLAN_ROOT)`;
-  } catch {
-    // not an fs path (another store), or missing: the store's own hint stands
-  }
-  const code = typeof error.code === "string" ? ` [${error.code}]` : "";
-  // Core's messages may already end with their own "Fix: <hint>": keep one fix, the most specific.
-  const said = error.message.replace(/\s*Fix: [\s\S]*$/, "").replace(/[.\s]+$/, "");
-  return {
-    ok: false,
-    kind: "failed",
-    message: `[phasekit] ${verb} the plan folder of run ${slug}${code} (${file}): ${said}. Fix: ${fix.replace(/[.\s]+$/, "")}. Until then the run is kept in this session only.`,
+  // One operation at a time, in call order: session_start leaves the claim running in the background, and
+  // whatever comes next (a write, a release at shutdown, a resume) waits for it instead of racing it.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const p = queue.then(fn, fn);
+    queue = p.catch(() => undefined);
+    return p;
   };
+  const api: DurableRuns = {
+    enabled,
+    heldSlug: () => held?.slug,
+    claim: (cwd, state, now) => serial(() => inner.claim(cwd, state, now)),
+    write: (state, now) => serial(() => inner.write(state, now)),
+    resume: (cwd, id) => serial(() => inner.resume(cwd, id)),
+    pendingControl: () => serial(() => inner.pendingControl()),
+    clearControl: (request) => serial(() => inner.clearControl(request)),
+    savePin: (state, data, now) => serial(() => inner.savePin(state, data, now)),
+    loadPin: (state, now) => serial(() => inner.loadPin(state, now)),
+    release: () => serial(() => inner.release()),
+  };
+  return api;
 }

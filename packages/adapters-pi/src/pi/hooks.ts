@@ -66,14 +66,19 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     const s = rt.state;
     rt.drivenElsewhere = undefined;
     if (s !== null && isLive(s) && rt.durable.enabled) {
-      const claimed = await rt.durable.claim(ctx.cwd, s, rt.now());
-      if (!claimed.ok && claimed.kind === "elsewhere") {
-        rt.drivenElsewhere = s.taskId;
-        rt.tell(ctx, `${claimed.message} This session shows the run but does not move it; /workflow-resume ${s.taskId} takes it over once that session has ended.`, "warning");
-      } else if (!claimed.ok) {
-        // The plan folder is unusable, and nobody else drives the run: this session keeps driving it (and can cancel it).
-        rt.tell(ctx, claimed.message, "error");
-      }
+      // The lock and the plan-folder write are not waited for here: pi's start-up goes on, and every move of the
+      // run (a workflow_step, a command, the idle continuation) waits for this claim first (control.ts).
+      const epoch = rt.epoch;
+      rt.claiming = rt.durable.claim(ctx.cwd, s, rt.now()).then((claimed) => {
+        if (claimed.ok || epoch !== rt.epoch) return;
+        if (claimed.kind === "elsewhere") {
+          rt.drivenElsewhere = s.taskId;
+          rt.tell(ctx, `${claimed.message} This session shows the run but does not move it; /workflow-resume ${s.taskId} takes it over once that session has ended.`, "warning");
+        } else {
+          // The plan folder is unusable, and nobody else drives the run: this session keeps driving it (and can cancel it).
+          rt.tell(ctx, claimed.message, "error");
+        }
+      }).catch(() => undefined);
     } else if (s !== null && !isLive(s) && !s.completionNotified && endAnnouncedOnBranch(ctx.sessionManager.getBranch())) {
       // Said already (pi-workflows sends the message before saving its flag): record it, say nothing.
       const marked = move("mark-notified", s, rt.registry, rt.now());

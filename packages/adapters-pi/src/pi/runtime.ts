@@ -77,6 +77,11 @@ export interface Runtime {
   definitionsDirty: boolean;
   /** Increases on every session change: a timer armed in an older session does nothing. */
   epoch: number;
+  /**
+   * The claim of the run's plan folder that session_start started and did not wait for (it is off the critical path
+   * of pi's start-up). Whatever moves the run or reads `drivenElsewhere` waits for it first (control.ts).
+   */
+  claiming: Promise<void>;
   now(): number;
   newTaskId(): Promise<string>;
   /** Reloads the definition folders for `ctx.cwd`; new problems are shown once. */
@@ -138,6 +143,7 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
     drivenElsewhere: undefined,
     contextGivenFor: undefined,
     epoch: 0,
+    claiming: Promise.resolve(),
     now,
     newTaskId: options.newTaskId ?? (() => generateRunId(() => false)),
     reload(ctx) {

@@ -4,7 +4,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { resultText } from "./helpers/fake-pi.js";
 import { loadExtension, tempProject } from "./helpers/setup.js";
 import { createFsPlanStore, type PlanStore } from "../../src/store/plan-store.js";
@@ -64,7 +64,8 @@ describe("plan folders", () => {
     const b = loadExtension(project, { ...withPlans, branch: [...a.pi.branch] });
     await b.pi.emit("session_start", { reason: "startup" });
     expect(b.pi.statuses.at(-1)).toBe("Ship a change > 📋 Plan [1/3]");
-    expect(b.pi.notices.at(-1)?.text).toContain("run run00001 is being driven elsewhere");
+    // The claim is not waited for by session_start: its verdict arrives once the lock was tried.
+    await vi.waitFor(() => expect(b.pi.notices.at(-1)?.text).toContain("run run00001 is being driven elsewhere"));
     expect(await b.pi.step({ action: "next" })).toMatchObject({ error: expect.stringContaining("driven by another session") });
     await b.pi.command("workflow-resume", "run00001");
     expect(b.pi.notices.at(-1)?.text).toContain("is being driven elsewhere");
@@ -82,6 +83,28 @@ describe("plan folders", () => {
     expect(resultText(await fresh.pi.step({ action: "next" }))).toContain("🔍 Review");
     expect(readMeta("run00001").state.currentPath.map((s) => s.phaseIndex)).toEqual([1, 1]);
     await fresh.pi.emit("session_shutdown", {});
+  });
+
+  it("session_start does not wait for the claim, and nothing moves the run before it settles", async () => {
+    const a = loadExtension(project, withPlans);
+    await a.pi.emit("session_start", {});
+    await a.pi.command("workflow", "ship Add a flag");
+    const generation = readMeta("run00001").generation;
+    // Session b's claim is still pending when its first move comes: the move waits for it and is refused.
+    const b = loadExtension(project, { ...withPlans, branch: [...a.pi.branch] });
+    await b.pi.emit("session_start", { reason: "startup" });
+    expect(await b.pi.step({ action: "next" })).toMatchObject({ error: expect.stringContaining("driven by another session") });
+    expect(readMeta("run00001").generation).toBe(generation);
+    await a.pi.emit("session_shutdown", {});
+    // A session that starts and ends at once still lets the run go: its release waits for its claim.
+    const c = loadExtension(project, { ...withPlans, branch: [...a.pi.branch] });
+    await c.pi.emit("session_start", { reason: "startup" });
+    await c.pi.emit("session_shutdown", {});
+    const d = loadExtension(project, { ...withPlans, branch: [...a.pi.branch] });
+    await d.pi.emit("session_start", { reason: "startup" });
+    expect(resultText(await d.pi.step({ action: "next" }))).toContain("🧪 Test");
+    expect(d.pi.notices).toEqual([]);
+    await d.pi.emit("session_shutdown", {});
   });
 
   it("/workflow-resume names what is wrong: no such run, a finished run", async () => {

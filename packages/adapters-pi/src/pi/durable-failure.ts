@@ -1,0 +1,27 @@
+/** The plan-folder failure message of the pi extension (durable-runs.ts): what failed, the file, and the fix. */
+import * as fs from "node:fs";
+import type { WorkflowError } from "@phasekit/core";
+import type { PlanStore } from "../store/plan-store.js";
+
+/**
+ * A plan-folder failure as the user can act on it: what failed, the file, and the fix. A plan root that exists
+ * but is not a folder is the common case (a stray file named like it) and gets its own fix.
+ */
+export function failed(store: PlanStore, slug: string, error: Partial<WorkflowError> & { message: string }, verb = "could not use"): { ok: false; kind: "failed"; message: string } {
+  const details = (error.details ?? {}) as { file?: unknown; hint?: unknown };
+  const file = typeof details.file === "string" ? details.file : store.planRoot;
+  let fix = typeof details.hint === "string" ? details.hint : "check that folder's permissions and free space";
+  try {
+    if (!fs.statSync(store.planRoot).isDirectory()) fix = `${store.planRoot} is a file, not a folder: move it away, or set another plan root (PHASEKIT_PLAN_ROOT)`;
+  } catch {
+    // not an fs path (another store), or missing: the store's own hint stands
+  }
+  const code = typeof error.code === "string" ? ` [${error.code}]` : "";
+  // Core's messages may already end with their own "Fix: <hint>": keep one fix, the most specific.
+  const said = error.message.replace(/\s*Fix: [\s\S]*$/, "").replace(/[.\s]+$/, "");
+  return {
+    ok: false,
+    kind: "failed",
+    message: `[phasekit] ${verb} the plan folder of run ${slug}${code} (${file}): ${said}. Fix: ${fix.replace(/[.\s]+$/, "")}. Until then the run is kept in this session only.`,
+  };
+}
