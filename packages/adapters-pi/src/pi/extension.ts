@@ -6,6 +6,7 @@ import { createCommands } from "./commands.js";
 import { createContinuation } from "./continuation.js";
 import type { PiApi, PiExtension } from "./host.js";
 import { registerHooks } from "./hooks.js";
+import { registerRunControls } from "./run-controls.js";
 import { registerRenderers } from "./renderers.js";
 import { createRuntime, type WorkflowExtensionOptions } from "./runtime.js";
 import { createStepTool } from "./step-tool.js";
@@ -17,6 +18,7 @@ export function createWorkflowExtension(options: WorkflowExtensionOptions = {}):
     const rt = createRuntime(pi, options);
     const cont = createContinuation(rt);
     registerHooks(pi, rt, cont);
+    registerRunControls(pi, rt);
     pi.registerTool(createStepTool(rt, cont));
     for (const [name, command] of Object.entries(createCommands(rt, cont))) pi.registerCommand(name, command);
     registerRenderers(pi);

@@ -11,6 +11,7 @@ import { honourControl } from "./control.js";
 import type { Runtime } from "./runtime.js";
 import { SUMMARY_ENTRY, summariesOf } from "./session-entries.js";
 import { stepCallComponent, stepResultComponent } from "./renderers.js";
+import { gateRefusal } from "./gates.js";
 
 /** The tool's name (core never blocks it). */
 export const STEP_TOOL = "workflow_step";
@@ -78,6 +79,11 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
   }
   if (rt.drivenElsewhere === s.taskId) {
     throw new Error(`[phasekit] run ${s.taskId} is driven by another session right now; this one may not move it. Tell the user.`);
+  }
+  if (action === "next") {
+    // The phase's gates (verify commands, approval) decide whether it may be left (gates.ts).
+    const refused = await gateRefusal(rt, ctx);
+    if (refused !== undefined) throw new Error(`[phasekit] next refused: ${refused}`);
   }
   const before = active(s, rt.registry);
   const kind = action === "next" ? "advance" : action;

@@ -1,0 +1,161 @@
+/**
+ * Budgets and no-progress detection for the run a pi session drives. The extension counts what only it can see
+ * (agent turns, tool calls, the usage pi reports per assistant message, the same tool call repeated, turns that
+ * changed nothing) and core judges the counts against the definitions (`judgeControls`). The counts are a
+ * session entry (`workflow:controls`) written at every turn end and pause, so `pi -c` and a tree move keep
+ * counting. When a budget runs out or the run stalls, the run is paused (core's pause, committed like every
+ * change) with a reason that names what ran out or what repeated; tools are refused until it is resumed.
+ */
+import { judgeControls, NO_USAGE, type BudgetUsage } from "@phasekit/core";
+import { active, move } from "./core-bridge.js";
+import type { BranchEntry, PiApi, PiContext } from "./host.js";
+import type { Runtime } from "./runtime.js";
+import { canonicalJson } from "../io/canonical-json.js";
+
+/** The session entry holding the counts of the run this session drives. */
+export const CONTROLS_ENTRY = "workflow:controls";
+/** The status-bar key of the budget line. */
+export const BUDGET_STATUS_KEY = "workflow-budget";
+
+/** What the extension counted for one run. */
+export interface Counts {
+  taskId: string;
+  /** Which phase the phase counts belong to (the state's path; a new phase resets them). */
+  phaseKey: string;
+  workflowUsed: BudgetUsage;
+  phaseUsed: BudgetUsage;
+  workflowStartedAt: number;
+  phaseStartedAt: number;
+  same: { tool: string; args: string; count: number } | undefined;
+  idleTurns: number;
+  /** Why this extension paused the run, while it is paused for that reason. */
+  pausedFor: string | undefined;
+}
+
+const FILE_TOOLS = new Set(["write", "edit"]);
+
+function phaseKeyOf(rt: Runtime): string | undefined {
+  const s = rt.state;
+  return s === null ? undefined : JSON.stringify([s.taskId, s.currentPath, s.loopCount]);
+}
+
+function add(u: BudgetUsage, d: Partial<BudgetUsage>): BudgetUsage {
+  return { turns: u.turns + (d.turns ?? 0), toolCalls: u.toolCalls + (d.toolCalls ?? 0), tokens: u.tokens + (d.tokens ?? 0), cost: u.cost + (d.cost ?? 0), wallTimeMs: u.wallTimeMs };
+}
+
+/** Tokens and cost of one assistant message, as both hosts report them (`usage.totalTokens`, `usage.cost.total`). */
+export function usageOf(message: unknown): { tokens: number; cost: number } {
+  const u = (message as { usage?: { totalTokens?: unknown; input?: unknown; output?: unknown; cost?: { total?: unknown } } } | undefined)?.usage;
+  const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0);
+  const tokens = num(u?.totalTokens) || num(u?.input) + num(u?.output);
+  return { tokens, cost: num(u?.cost?.total) };
+}
+
+/** The newest counts of `taskId` on the branch, if any. */
+export function countsOnBranch(branch: readonly BranchEntry[], taskId: string): Counts | undefined {
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i] as { type?: string; customType?: string; data?: Counts } | undefined;
+    if (e?.type === "custom" && e.customType === CONTROLS_ENTRY && e.data?.taskId === taskId) return e.data;
+  }
+  return undefined;
+}
+
+/** Registers the counting hooks; call after `registerHooks` (its tool rules answer first). */
+export function registerRunControls(pi: PiApi, rt: Runtime): void {
+  let counts: Counts | undefined;
+  /** The counts of the current run, phase counts reset when the phase changed. */
+  const current = (): Counts | undefined => {
+    const s = rt.state;
+    const key = phaseKeyOf(rt);
+    if (s === null || key === undefined) return (counts = undefined);
+    const now = rt.now();
+    if (counts === undefined || counts.taskId !== s.taskId) {
+      counts = { taskId: s.taskId, phaseKey: key, workflowUsed: NO_USAGE, phaseUsed: NO_USAGE, workflowStartedAt: now, phaseStartedAt: now, same: undefined, idleTurns: 0, pausedFor: undefined };
+    } else if (counts.phaseKey !== key) {
+      counts = { ...counts, phaseKey: key, phaseUsed: NO_USAGE, phaseStartedAt: now, same: undefined, idleTurns: 0 };
+    }
+    // A run resumed by the user (from a pause of ours) starts its progress counts afresh.
+    if (s.status === "running" && counts.pausedFor !== undefined) counts = { ...counts, pausedFor: undefined, same: undefined, idleTurns: 0 };
+    return counts;
+  };
+  const save = (): void => {
+    if (counts !== undefined) pi.appendEntry(CONTROLS_ENTRY, counts);
+  };
+  /** Judges the counts; pauses the run (and says why) when a budget ran out or progress stalled. */
+  const judge = async (ctx: PiContext): Promise<string | undefined> => {
+    const c = current();
+    const a = active(rt.state, rt.registry);
+    if (c === undefined || a === null || a.state.status !== "running") return undefined;
+    const now = rt.now();
+    const j = judgeControls(a, {
+      workflowUsed: { ...c.workflowUsed, wallTimeMs: now - c.workflowStartedAt },
+      phaseUsed: { ...c.phaseUsed, wallTimeMs: now - c.phaseStartedAt },
+      progress: { ...(c.same === undefined ? {} : { sameToolCall: c.same }), idleTurns: c.idleTurns },
+    });
+    if (!j.ok) return undefined;
+    showBudget(ctx, j.judgement.budget.workflow.left, j.judgement.budget.phase.left);
+    const why = j.judgement.budget.exhausted?.exhausted ? j.judgement.budget.exhausted.reason : j.judgement.progress.stalled ? j.judgement.progress.reason : undefined;
+    if (why === undefined) return undefined;
+    // "fail" and "ask" are not offered in pi yet: both pause (the reason says which budget), see docs/gates.md.
+    const paused = move("pause", a.state, rt.registry, now);
+    if (!paused.ok) return undefined;
+    counts = { ...c, pausedFor: why };
+    save();
+    await rt.commit(paused.state, ctx);
+    rt.tell(ctx, `[phasekit] run ${a.state.taskId} paused: ${why}. /workflow-resume ${a.state.taskId} goes on.`, "warning");
+    return why;
+  };
+
+  const rebuild = (ctx: PiContext): void => {
+    const s = rt.state;
+    counts = s === null ? undefined : countsOnBranch(ctx.sessionManager.getBranch(), s.taskId);
+  };
+  pi.on("session_start", (_e, ctx) => rebuild(ctx));
+  pi.on("session_tree", (_e, ctx) => rebuild(ctx));
+
+  pi.on("tool_call", async (e, ctx) => {
+    const c = current();
+    if (c === undefined || rt.state === null) return undefined;
+    if (rt.state.status === "paused" && c.pausedFor !== undefined) {
+      return { block: true as const, reason: `The workflow is paused (${c.pausedFor}). Stop working and wait for the user to resume it.` };
+    }
+    if (rt.state.status !== "running") return undefined;
+    const args = stableJson(e.input);
+    const same = c.same !== undefined && c.same.tool === e.toolName && c.same.args === args ? { ...c.same, count: c.same.count + 1 } : { tool: e.toolName, args, count: 1 };
+    counts = { ...c, same, workflowUsed: add(c.workflowUsed, { toolCalls: 1 }), phaseUsed: add(c.phaseUsed, { toolCalls: 1 }) };
+    const why = await judge(ctx);
+    return why === undefined ? undefined : { block: true as const, reason: `The workflow is paused: ${why}. Stop and wait for the user.` };
+  });
+
+  pi.on("turn_end", async (e, ctx) => {
+    const c = current();
+    if (c === undefined || rt.state?.status !== "running") return undefined;
+    const ev = e as unknown as { message?: unknown; toolResults?: ReadonlyArray<{ toolName?: string; isError?: boolean }> };
+    const { tokens, cost } = usageOf(ev.message);
+    const changed = (ev.toolResults ?? []).some((r) => FILE_TOOLS.has(r.toolName ?? "") && r.isError !== true);
+    const d = { turns: 1, tokens, cost };
+    counts = { ...c, workflowUsed: add(c.workflowUsed, d), phaseUsed: add(c.phaseUsed, d), idleTurns: changed ? 0 : c.idleTurns + 1 };
+    await judge(ctx);
+    save();
+    return undefined;
+  });
+  // A phase completed is progress: the idle count starts again in the new phase (current() resets it).
+}
+
+function showBudget(ctx: PiContext, workflowLeft: Partial<Record<string, number>>, phaseLeft: Partial<Record<string, number>>): void {
+  const parts = [...Object.entries(workflowLeft).map(([k, v]) => `${v} ${k}`), ...Object.entries(phaseLeft).map(([k, v]) => `${v} ${k} (phase)`)];
+  try {
+    ctx.ui.setStatus(BUDGET_STATUS_KEY, parts.length === 0 ? undefined : `budget left: ${parts.join(", ")}`);
+  } catch {
+    // a stale ctx (session replaced): the next event shows it
+  }
+}
+
+/** The arguments as canonical JSON (keys sorted: the same arguments in another key order are the same call). */
+function stableJson(value: unknown): string {
+  try {
+    return canonicalJson(value ?? null);
+  } catch {
+    return String(value); // not plain JSON (a host oddity): compared as text
+  }
+}

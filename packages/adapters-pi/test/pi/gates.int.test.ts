@@ -1,0 +1,117 @@
+/**
+ * Issue 21 with the real CLI of both pi hosts and a scripted model: a turn budget pauses the run with the reason;
+ * the same tool call repeated pauses it naming the call; a verify gate refuses `workflow_step next` with the
+ * failing command's output until the command passes, then lets it through. The workflows are the documented
+ * examples (examples/gates/workflows, docs/gates.md), used unchanged.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { readSession, startPi, type PiHost, type PiProcess } from "../../../../examples/pi/pi-process.js";
+import { contentText, startScriptedModel, type ScriptedModel } from "../../../../examples/pi/scripted-model.js";
+import { EXTENSION_FILE, HOSTS } from "./hosts.js";
+
+const GATE_EXAMPLES = path.resolve(import.meta.dirname, "..", "..", "..", "..", "examples", "gates", "workflows");
+
+interface Scene {
+  root: string;
+  cwd: string;
+  sessionDir: string;
+  model: ScriptedModel;
+  pi: PiProcess;
+}
+
+async function scene(host: PiHost): Promise<Scene> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "phasekit-pi-gates-"));
+  const cwd = path.join(root, "project");
+  fs.mkdirSync(path.join(cwd, ".pi"), { recursive: true });
+  fs.cpSync(GATE_EXAMPLES, path.join(cwd, ".pi", "workflows"), { recursive: true });
+  const model = await startScriptedModel();
+  model.fallback = { text: "Waiting for you." };
+  const sessionDir = path.join(root, "sessions");
+  const pi = startPi({ host, cwd, agentDir: path.join(root, "home", ".pi", "agent"), sessionDir, extension: EXTENSION_FILE, baseUrl: model.baseUrl, env: { PHASEKIT_COUNTDOWN_MS: "600000" } });
+  return { root, cwd, sessionDir, model, pi };
+}
+
+async function close(s: Scene): Promise<void> {
+  await s.pi.kill("SIGKILL");
+  await s.model.close();
+  fs.rmSync(s.root, { recursive: true, force: true });
+}
+
+const states = (sessionDir: string) =>
+  readSession(sessionDir)
+    .filter((e) => e["customType"] === "workflow:state")
+    .map((e) => e["data"] as { status: string; currentPath: Array<{ phaseIndex: number }> });
+const notified = (pi: PiProcess, text: string) => pi.waitFor((l) => l["method"] === "notify" && String(l["message"]).includes(text), 60_000, `a notice with ${text}`);
+/** Everything the model was sent after its last reply in request `i` (the tool results it is reacting to). */
+const tailOf = (model: ScriptedModel, i: number): string => {
+  const msgs = model.requests[i]?.messages ?? [];
+  const last = msgs.map((m) => m.role).lastIndexOf("assistant");
+  return msgs.slice(last + 1).map((m) => contentText(m.content)).join("\n");
+};
+
+describe.each(HOSTS)("pi $name (real CLI): budgets, loops, gates", ({ get }) => {
+  let host: PiHost;
+  beforeAll(() => {
+    host = get();
+  }, 300_000);
+
+  it("a turn budget of 2 pauses the run with the reason; tools are refused while it is paused", async () => {
+    const s = await scene(host);
+    try {
+      s.model.push({ tool: "bash", args: { command: "echo one" } }, { tool: "bash", args: { command: "echo two" } }, { tool: "bash", args: { command: "echo three" } }, { text: "ok" });
+      s.pi.send({ type: "prompt", message: "/workflow budgeted Print some numbers" });
+      const notice = await notified(s.pi, "budget of 2 turns is used up");
+      expect(String(notice["message"])).toContain("the workflow Budgeted's budget of 2 turns is used up (2 used)");
+      await s.model.waitForRequests(4);
+      // The third bash call came after the pause: refused with the reason, never run.
+      expect(tailOf(s.model, 3)).toContain("The workflow is paused (the workflow Budgeted's budget of 2 turns is used up (2 used))");
+      expect(states(s.sessionDir).at(-1)?.status).toBe("paused");
+      const counts = readSession(s.sessionDir).filter((e) => e["customType"] === "workflow:controls");
+      expect(counts.at(-1)?.["data"]).toMatchObject({ workflowUsed: { turns: 2 } });
+    } finally {
+      await close(s);
+    }
+  }, 120_000);
+
+  it("the same tool call 3 times in a row pauses the run, naming the call", async () => {
+    const s = await scene(host);
+    try {
+      s.model.push({ tool: "bash", args: { command: "ls" } }, { tool: "bash", args: { command: "ls" } }, { tool: "bash", args: { command: "ls" } }, { text: "hm" });
+      s.pi.send({ type: "prompt", message: "/workflow looping Find the config" });
+      const notice = await notified(s.pi, "no progress");
+      expect(String(notice["message"])).toContain('no progress: the tool call bash {"command":"ls"} was made 3 times in a row with the same arguments');
+      await s.model.waitForRequests(4);
+      expect(tailOf(s.model, 3)).toContain("The workflow is paused: no progress: the tool call bash");
+      expect(states(s.sessionDir).at(-1)?.status).toBe("paused");
+    } finally {
+      await close(s);
+    }
+  }, 120_000);
+
+  it("a verify gate refuses next with the failing output until the command passes, then lets it through", async () => {
+    const s = await scene(host);
+    try {
+      s.model.push(
+        { tool: "workflow_step", args: { action: "next" } },
+        { tool: "write", args: { path: "done.txt", content: "built\n" } },
+        { tool: "workflow_step", args: { action: "next" } },
+        { text: "shipped?" },
+      );
+      s.pi.send({ type: "prompt", message: "/workflow gated Build the thing" });
+      await s.model.waitForRequests(4);
+      const refused = tailOf(s.model, 1);
+      expect(refused).toContain("next refused: phase Build cannot be left: the verify command `ls done.txt` failed.");
+      expect(refused).toMatch(/done\.txt'?: No such file or directory/);
+      expect(fs.readFileSync(path.join(s.cwd, "done.txt"), "utf8")).toBe("built\n");
+      expect(tailOf(s.model, 3)).toContain("Build → 🚀 Ship");
+      const last = states(s.sessionDir).at(-1);
+      expect(last?.status).toBe("running");
+      expect(last?.currentPath[0]?.phaseIndex).toBe(1);
+    } finally {
+      await close(s);
+    }
+  }, 120_000);
+});
