@@ -11,14 +11,49 @@ export type TemplateVars = Readonly<Record<string, string | number | undefined>>
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** Renders `template` in one pass over the original text. */
+/**
+ * Renders `template` in one pass over the original text: the placeholders PLACEHOLDER matches, found with
+ * `indexOf` and a character loop instead of a regular expression with a callback (a blocked tool's reason is
+ * rendered on the first tool call after every state change; this is 3-4× faster, and the same text: tested
+ * against the PLACEHOLDER replace in test/template-render.property.test.ts).
+ */
 export function renderTemplate(template: string, vars: TemplateVars, allowlist: ReadonlySet<string>): string {
-  return template.replace(PLACEHOLDER, (whole: string, name: string) => {
-    if (!allowlist.has(name) || !Object.hasOwn(vars, name)) return whole;
-    const value = vars[name];
-    return value === undefined ? whole : String(value);
-  });
+  let out = "";
+  let from = 0;
+  let open = template.indexOf("{");
+  while (open >= 0) {
+    let end = open + 1;
+    if (end < template.length && isNameStart(template.charCodeAt(end))) {
+      end += 1;
+      while (end < template.length && isNamePart(template.charCodeAt(end))) end += 1;
+      if (template.charCodeAt(end) === 125 /* } */) {
+        const name = template.slice(open + 1, end);
+        const value = allowlist.has(name) && Object.hasOwn(vars, name) ? vars[name] : undefined;
+        if (value !== undefined) {
+          out += template.slice(from, open) + String(value);
+          from = end + 1;
+        }
+        open = template.indexOf("{", end + 1);
+        continue;
+      }
+    }
+    open = template.indexOf("{", open + 1);
+  }
+  return from === 0 ? template : out + template.slice(from);
 }
+
+/** `[A-Za-z_]` */
+function isNameStart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+/** `[A-Za-z0-9_]` */
+function isNamePart(c: number): boolean {
+  return isNameStart(c) || (c >= 48 && c <= 57);
+}
+
+/** The placeholder syntax as a pattern's source (what `renderTemplate` agrees with; `unknownPlaceholders` scans with it). */
+export const PLACEHOLDER_SOURCE: string = PLACEHOLDER.source;
 
 /** The placeholders of `text` that `allowlist` does not name, each once, with the 1-based line it first appears on. */
 export function unknownPlaceholders(text: string, allowlist: ReadonlySet<string>): Array<{ name: string; line: number }> {
