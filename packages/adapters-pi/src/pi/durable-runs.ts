@@ -5,7 +5,7 @@
  * refused with the holder's name.
  */
 import type { WorkflowError } from "@phasekit/core";
-import type { ControlRequest } from "../store/control-signals.js";
+import type { ControlRequest, ControlSignal } from "../store/control-signals.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import { fingerprint } from "../store/fingerprint.js";
 import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
@@ -57,8 +57,8 @@ export interface DurableRuns {
   loadPin(state: WorkflowState, now: number): Promise<unknown>;
   /** Lets the held run go (session end, replaced run). */
   release(): Promise<void>;
-  /** The held run's pending pause/stop request (filed by `phasekit pause/stop`; a stop first), or null. */
-  pendingControl(): Promise<ControlRequest | null>;
+  /** The held run's pending pause/stop request (filed by `phasekit pause/stop`; a stop first), or null; with `signal`, only that one's (e.g. `approve`). */
+  pendingControl(signal?: ControlSignal): Promise<ControlRequest | null>;
   /** Clears a request this session honoured (only if it is still that very request). */
   clearControl(request: ControlRequest): Promise<void>;
 }
@@ -190,10 +190,10 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       held = { store: locked.lock.store ?? store, slug: id, lock: locked.lock, generation: again.ok && again.metadata ? again.metadata.generation : meta.metadata.generation, createdAt: meta.metadata.createdAt };
       return { ok: true, state };
     },
-    async pendingControl() {
+    async pendingControl(signal) {
       const h = held;
       if (h === undefined) return null;
-      const r = await h.store.readControl(h.slug).catch(() => undefined);
+      const r = await h.store.readControl(h.slug, signal).catch(() => undefined);
       return r?.ok ? r.request : null;
     },
     async clearControl(request) {
@@ -253,7 +253,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
     claim: (cwd, state, now) => serial(() => inner.claim(cwd, state, now)),
     write: (state, now) => serial(() => inner.write(state, now)),
     resume: (cwd, id) => serial(() => inner.resume(cwd, id)),
-    pendingControl: () => serial(() => inner.pendingControl()),
+    pendingControl: (signal) => serial(() => inner.pendingControl(signal)),
     clearControl: (request) => serial(() => inner.clearControl(request)),
     savePin: (state, data, now) => serial(() => inner.savePin(state, data, now)),
     loadPin: (state, now) => serial(() => inner.loadPin(state, now)),

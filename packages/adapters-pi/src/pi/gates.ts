@@ -6,7 +6,8 @@
  * extension yet, see docs/gates.md), so a declared gate is never passed silently. Core judges (`judgeControls`).
  */
 import path from "node:path";
-import { judgeControls, NO_USAGE, type GateFacts } from "@phasekit/core";
+import { judgeControls, NO_USAGE, validateApproval, type GateFacts } from "@phasekit/core";
+import type { ControlRequest } from "../store/control-signals.js";
 import { createRunVerificationCache, type VerificationCache } from "../verification/cache.js";
 import { resolveVerificationConfig } from "../verification/config.js";
 import { runVerificationPolicy } from "../verification/policy.js";
@@ -20,12 +21,15 @@ export const GATE_TOOL = "phasekit-gate";
 // One cache per runtime (one pi process): passes are remembered against the workspace state they ran on.
 const caches = new WeakMap<Runtime, VerificationCache>();
 
-/** Whether the current phase may be left: undefined when it may, else the refusal text for the agent. */
-export async function gateRefusal(rt: Runtime, ctx: PiContext, signal?: AbortSignal): Promise<string | undefined> {
+/** The verdict on leaving the current phase: refused with the text for the agent, or passed (`passed` runs after the advance is committed). */
+export type GateCheck = { refused: string } | { refused?: undefined; passed?: () => Promise<void> };
+
+/** Whether the current phase may be left now. */
+export async function checkGates(rt: Runtime, ctx: PiContext, signal?: AbortSignal): Promise<GateCheck> {
   const a = active(rt.state, rt.registry);
   const gates = a?.phase.gates;
-  if (a === null || gates === undefined) return undefined;
-  const facts: { verify?: GateFacts["verify"] } = {};
+  if (a === null || gates === undefined) return {};
+  const facts: { verify?: GateFacts["verify"]; approval?: GateFacts["approval"] } = {};
   if (gates.verify !== undefined) {
     let cache = caches.get(rt);
     if (cache === undefined) caches.set(rt, (cache = createRunVerificationCache()));
@@ -41,9 +45,34 @@ export async function gateRefusal(rt: Runtime, ctx: PiContext, signal?: AbortSig
     const outcome = await runVerificationPolicy({ policy, cwd: ctx.cwd, tool: GATE_TOOL, phase: a.phase.id, cache, fingerprint: { exclude: [planRoot] }, ...(signal ? { signal } : {}) });
     facts.verify = outcome.ok ? { passed: true } : { passed: false, command: outcome.failed.command, output: outcome.failed.outputTail };
   }
+  let request: ControlRequest | null = null;
+  let refusedPayload = "";
+  if (gates.approve !== undefined && (facts.verify === undefined || facts.verify.passed)) {
+    request = await rt.durable.pendingControl("approve");
+    const decision = request?.approval;
+    if (request !== null && decision !== undefined && (decision.name === undefined || decision.name === a.phase.id)) {
+      if (decision.decision === "reject") facts.approval = { decision: "rejected", reason: request.reason };
+      else {
+        const valid = validateApproval(gates.approve.schema, decision.data ?? null);
+        if (valid.ok) facts.approval = { decision: "approved", data: valid.data };
+        else {
+          refusedPayload = `\nAn approval was filed but refused: ${valid.error.message}`;
+          await rt.durable.clearControl(request);
+        }
+      }
+    }
+  }
   const j = judgeControls(a, { workflowUsed: NO_USAGE, phaseUsed: NO_USAGE, gates: facts });
-  if (!j.ok || j.judgement.gate.pass) return undefined;
+  if (!j.ok) return {};
   const g = j.judgement.gate;
-  if (g.gate === "approve") return `${g.reason}\nThe workflow waits for a person to approve this phase; tell the user and stop.`;
-  return g.reason;
+  if (g.pass) {
+    const taken = request;
+    return taken === null ? {} : { passed: () => rt.durable.clearControl(taken) };
+  }
+  if (g.gate === "approve" && g.state === "rejected" && request !== null) await rt.durable.clearControl(request);
+  if (g.gate === "approve" && g.state === "waiting") {
+    const id = a.state.taskId;
+    return { refused: `${g.reason}${refusedPayload}\nA person approves with: phasekit approve ${id} --name ${a.phase.id}${gates.approve?.schema === undefined ? "" : " --data '<JSON>'"}. Tell the user and stop until then.` };
+  }
+  return { refused: g.reason };
 }

@@ -11,7 +11,7 @@ import { honourControl } from "./control.js";
 import type { Runtime } from "./runtime.js";
 import { SUMMARY_ENTRY, summariesOf } from "./session-entries.js";
 import { stepCallComponent, stepResultComponent } from "./renderers.js";
-import { gateRefusal } from "./gates.js";
+import { checkGates, type GateCheck } from "./gates.js";
 
 /** The tool's name (core never blocks it). */
 export const STEP_TOOL = "workflow_step";
@@ -80,11 +80,9 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
   if (rt.drivenElsewhere === s.taskId) {
     throw new Error(`[phasekit] run ${s.taskId} is driven by another session right now; this one may not move it. Tell the user.`);
   }
-  if (action === "next") {
-    // The phase's gates (verify commands, approval) decide whether it may be left (gates.ts).
-    const refused = await gateRefusal(rt, ctx);
-    if (refused !== undefined) throw new Error(`[phasekit] next refused: ${refused}`);
-  }
+  // The phase's gates (verify commands, approval) decide whether it may be left (gates.ts).
+  const gate: GateCheck = action === "next" ? await checkGates(rt, ctx) : {};
+  if (gate.refused !== undefined) throw new Error(`[phasekit] next refused: ${gate.refused}`);
   const before = active(s, rt.registry);
   const kind = action === "next" ? "advance" : action;
   const r = move(kind, s, rt.registry, rt.now());
@@ -100,6 +98,7 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
     return text(`⚠️ Confirm cancellation of "${s.taskDescription}": call workflow_step with action='cancel' again. Any other action keeps the workflow.`, { cancelPending: true });
   }
   const warning = await rt.commit(r.state, ctx);
+  await gate.passed?.(); // an approval is consumed only once the advance it allowed is on disk
   const extra = warning === undefined ? "" : `\n\n(${warning})`;
   const from = before === null ? "?" : before.phase.name;
   switch (r.happened.type) {

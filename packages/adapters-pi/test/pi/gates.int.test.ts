@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { readSession, startPi, type PiHost, type PiProcess } from "../../../../examples/pi/pi-process.js";
 import { contentText, startScriptedModel, type ScriptedModel } from "../../../../examples/pi/scripted-model.js";
 import { EXTENSION_FILE, HOSTS } from "./hosts.js";
+import { phasekit } from "../cli/helpers/run-cli.js";
 
 const GATE_EXAMPLES = path.resolve(import.meta.dirname, "..", "..", "..", "..", "examples", "gates", "workflows");
 
@@ -22,7 +23,12 @@ interface Scene {
   pi: PiProcess;
 }
 
-async function scene(host: PiHost): Promise<Scene> {
+async function scene(host: PiHost, continueFrom?: Scene): Promise<Scene> {
+  if (continueFrom !== undefined) {
+    const { root, cwd, sessionDir, model } = continueFrom;
+    const pi = startPi({ host, cwd, agentDir: path.join(root, "home", ".pi", "agent"), sessionDir, extension: EXTENSION_FILE, baseUrl: model.baseUrl, continueSession: true, env: { PHASEKIT_COUNTDOWN_MS: "600000" } });
+    return { ...continueFrom, pi };
+  }
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "phasekit-pi-gates-"));
   const cwd = path.join(root, "project");
   fs.mkdirSync(path.join(cwd, ".pi"), { recursive: true });
@@ -111,6 +117,38 @@ describe.each(HOSTS)("pi $name (real CLI): budgets, loops, gates", ({ get }) => 
       expect(last?.status).toBe("running");
       expect(last?.currentPath[0]?.phaseIndex).toBe(1);
     } finally {
+      await close(s);
+    }
+  }, 120_000);
+
+  it("an approve gate waits for a person; phasekit approve from another process, pi killed in between, -c goes on", async () => {
+    const s = await scene(host);
+    let again: Scene | undefined;
+    try {
+      fs.writeFileSync(path.join(s.cwd, "done.txt"), "built\n"); // Build's verify passes at once
+      s.model.push({ tool: "workflow_step", args: { action: "next" } }, { tool: "workflow_step", args: { action: "next" } }, { text: "Waiting for approval." });
+      s.pi.send({ type: "prompt", message: "/workflow gated Ship the thing" });
+      await s.model.waitForRequests(3);
+      const id = fs.readdirSync(path.join(s.cwd, "ai_plan"))[0] as string;
+      const waiting = tailOf(s.model, 2);
+      expect(waiting).toContain("next refused: phase Ship waits for a person's approval: Ship it? Choose the release channel.");
+      expect(waiting).toContain(`phasekit approve ${id} --name ship --data '<JSON>'`);
+      // A person approves from a shell while pi runs; pi is then killed before it reads the decision.
+      const filed = phasekit(["--repo", s.cwd, "approve", id, "--name", "ship", "--data", '{"channel":"beta"}']);
+      expect(filed.code, filed.stderr).toBe(0);
+      await s.pi.kill("SIGKILL");
+      again = await scene(host, s);
+      s.model.push({ tool: "workflow_step", args: { action: "next" } }, { text: "Shipped." });
+      again.pi.send({ type: "prompt", message: "It is approved: go on." });
+      await s.model.waitForRequests(5);
+      expect(tailOf(s.model, 4)).not.toContain("refused");
+      const end = Date.now() + 20_000;
+      while (states(s.sessionDir).at(-1)?.status !== "completed" && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      expect(states(s.sessionDir).at(-1)?.status).toBe("completed");
+      // The decision was consumed once the advance was on disk.
+      expect(fs.existsSync(path.join(s.cwd, "ai_plan", id, "approve-request.json"))).toBe(false);
+    } finally {
+      await again?.pi.kill("SIGKILL");
       await close(s);
     }
   }, 120_000);
