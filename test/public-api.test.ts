@@ -170,7 +170,6 @@ const PLAN_FOLDER = [
   "ensurePrivateDir",
   "formatMessageText",
   "gc",
-  "generateRunId",
   "isInside",
   "isRunId",
   "nodeFs",

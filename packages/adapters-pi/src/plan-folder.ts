@@ -27,5 +27,5 @@ export { resolveRunTarget, planRootsOf } from "./run/target.js";
 export type { RunLocation, TargetResolution, PlanRootsOptions } from "./run/target.js";
 export { decideOwnership } from "./run/resume-analysis.js";
 export type { OwnershipClaim, OwnershipDecision } from "./run/resume-analysis.js";
-export { generateRunId, isRunId, RUN_ID_LENGTH, RUN_ID_ALPHABET } from "./run/id.js";
+export { isRunId, RUN_ID_LENGTH, RUN_ID_ALPHABET } from "./run/id.js";
 export { formatMessageText, MESSAGE_MAX_CODE_POINTS } from "./run/message-text.js";
