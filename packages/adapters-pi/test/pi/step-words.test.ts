@@ -4,7 +4,7 @@
  * done / complete / finished about the run only once the run has completed (the rule of core's text-rule test).
  */
 import fc from "fast-check";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { doneWord as anyDoneWord } from "../../../core/test/helpers/done-words.js";
 import { loadDefinitionFolders } from "../../src/definitions/folders.js";
 import { resultText } from "./helpers/fake-pi.js";
@@ -67,5 +67,73 @@ describe("workflow_step's words", () => {
       }),
       { numRuns: 30 },
     );
+  });
+
+  it("holds for every text the extension gives the model: results, context, reminders, notices, user messages (30 runs)", async () => {
+    const eventArb = fc.oneof(
+      { weight: 4, arbitrary: actionArb },
+      { weight: 2, arbitrary: fc.constant("idle") },
+      { weight: 1, arbitrary: fc.constant("prompt") },
+      { weight: 1, arbitrary: fc.constant("turn") },
+    );
+    const seen = { reminders: 0, contexts: 0, notices: 0 };
+    vi.useFakeTimers();
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.boolean(), fc.array(eventArb, { minLength: 1, maxLength: 16 }), async (settledHost, events) => {
+          const p = tempProject();
+          try {
+            const { pi } = loadExtension(p, { settledHost, options: { maxReminders: 1 } }); // the cap notice within reach
+            await pi.emit("session_start", {});
+            await pi.command("workflow", "ship Add a flag");
+            let completed = false;
+            let seenSent = 0;
+            let seenUser = 0;
+            const check = (what: string, text: string): void => {
+              if (!completed) expect(doneWord(text), `${what}: ${text}`).toBeUndefined();
+            };
+            for (const event of events) {
+              if (event === "idle") {
+                await pi.emit("agent_end", { messages: [{ role: "assistant", stopReason: "stop" }] });
+                if (settledHost) await pi.emit("agent_settled", { aborted: false });
+                await vi.advanceTimersByTimeAsync(3_100); // the countdown, then its reminder
+              } else if (event === "prompt") {
+                for (const r of await pi.emit("before_agent_start", { prompt: "go" })) {
+                  const content = (r as { message?: { content: string } } | undefined)?.message?.content;
+                  if (content !== undefined) seen.contexts += 1;
+                  check("context", content ?? "");
+                }
+              } else if (event === "turn") {
+                for (const r of await pi.emit("turn_end", { entries: [] })) for (const e of (r as { entries?: Array<{ content: string }> } | undefined)?.entries ?? []) check("turn context", e.content);
+              } else {
+                const r = await pi.step({ action: event });
+                if (!("error" in r) && (r.details as { status?: string }).status === "completed") completed = true;
+                check(event, "error" in r ? r.error : resultText(r));
+              }
+              // What went out meanwhile: custom messages (end of run, notices, countdown) and user messages (reminders).
+              for (const m of pi.sent.slice(seenSent)) {
+                if (m.customType === "workflow:notice") seen.notices += 1;
+                if (!(m.customType === "workflow:complete" && completed)) check(m.customType, m.content);
+              }
+              for (const u of pi.userMessages.slice(Math.max(seenUser, 1))) {
+                seen.reminders += 1;
+                check("user message", u);
+              }
+              if (seenUser === 0) check("initial message", pi.userMessages[0] ?? "");
+              seenSent = pi.sent.length;
+              seenUser = pi.userMessages.length;
+            }
+          } finally {
+            p.cleanup();
+          }
+        }),
+        { numRuns: 30 },
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(seen.reminders).toBeGreaterThan(0);
+    expect(seen.contexts).toBeGreaterThan(0);
+    expect(seen.notices).toBeGreaterThan(0);
   });
 });
