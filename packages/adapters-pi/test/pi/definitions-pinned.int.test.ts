@@ -97,6 +97,26 @@ describe.each(HOSTS)("pi $name: definitions pinned to the run", ({ get }) => {
     }
   }, 40_000);
 
+  it("/workflow-resume in another session (nothing of the run on its branch): 'keep' is offered and the run goes on pinned", async () => {
+    const p = await e2eProject(host, "pin-other-session");
+    try {
+      const a = await intoTest(p);
+      const id = String(p.lastState()?.["taskId"]);
+      await a.kill("SIGKILL");
+      insertLint(p);
+      p.model.push({ text: "resuming" });
+      const b = p.start({ sessionDir: path.join(p.root, "other-sessions") });
+      b.send({ type: "prompt", message: `/workflow-resume ${id}` });
+      const ask = await choose(b, "Keep the definitions");
+      expect(ask["options"]).toEqual(["Keep the definitions the run started with", "Move to the new definitions (same phase)", "Restart the current scope with the new definitions", "Cancel the run"]);
+      expect(String(ask["title"])).toContain("check: changed (lint added)");
+      await b.waitFor((l) => l["method"] === "setStatus" && l["statusText"] === "Ship a change > Check [2/3] > 🧪 Test [1/2]", 20_000, "the pinned status");
+      expect(b.statuses().some((s) => s?.includes("Lint") === true)).toBe(false);
+    } finally {
+      await p.close();
+    }
+  }, 40_000);
+
   it("at pi -c: 'cancel' ends the run", async () => {
     const p = await e2eProject(host, "pin-cancel");
     try {
