@@ -63,6 +63,21 @@ describe("workflow_step", () => {
     expect(last).toMatchObject({ status: "cancelled", cancelPending: false });
   });
 
+  it("an armed cancel is forgotten at the user's next message and at the end of the agent run, not at an extension's message", async () => {
+    const pi = await started();
+    const armed = async () => expect(resultText(await pi.step({ action: "cancel" }))).toContain("Confirm cancellation");
+    await armed();
+    await pi.emit("input", { text: "from another extension", source: "extension" });
+    expect(resultText(await pi.step({ action: "cancel" }))).toContain("Workflow cancelled"); // still armed: confirmed
+    await pi.command("workflow", "ship Again");
+    await armed();
+    await pi.emit("input", { text: "wait, keep going", source: "interactive" });
+    await armed(); // the user spoke: the next single cancel only arms again
+    await pi.emit("agent_end", { messages: [] });
+    await armed(); // the agent run ended: the same
+    expect(pi.branch.filter((e) => e.customType === "workflow:state").at(-1)?.data).toMatchObject({ status: "running" });
+  });
+
   it("keeps summaries in the history and shows them in status", async () => {
     const pi = await started();
     await pi.step({ action: "next", summary: "planned the flag" });
