@@ -7,10 +7,9 @@
 import type { WorkflowError } from "@phasekit/core";
 import type { ControlRequest, ControlSignal } from "../store/control-signals.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
-import { fingerprint } from "../store/fingerprint.js";
-import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
 import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
 import { failed } from "./durable-failure.js";
+import { loadPinFrom, savePinIn } from "./durable-pin.js";
 
 /** Where plan folders live: `planRoot` relative to the session's cwd (default `ai_plan`), or off. */
 export interface DurableOptions {
@@ -64,12 +63,9 @@ export interface DurableRuns {
 }
 
 const TOOL = "pi";
-/** The history key of a run's pinned definitions (reserved: no step of a body can use it). */
-export const PIN_KEY = `${RESERVED_STEP_PREFIX}pi-definitions`;
 
-/** What a pin entry is keyed by: the definition fingerprints the run records (core's `state.definitions`). */
-function pinInput(state: WorkflowState): { definitions: Readonly<Record<string, string>> } {
-  return { definitions: state.definitions ?? {} };
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Creates the durable side; `planRoot: false` turns it off (session entries only). */
@@ -204,32 +200,13 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
     },
     async savePin(state, data, now) {
       const h = held;
-      if (!enabled || h === undefined || h.slug !== state.taskId || state.definitions === undefined) return { ok: true };
-      try {
-        const history = await h.store.checkpoints(h.slug, { now: () => new Date(now) });
-        // Same fingerprints, same definitions: the entry is reused, not written again.
-        await history.step(PIN_KEY, pinInput(state), () => JSON.parse(JSON.stringify(data)) as unknown);
-        return { ok: true };
-      } catch (error) {
-        return failed(h.store, h.slug, error as WorkflowError, "could not record the pinned definitions in");
-      }
+      if (!enabled || h === undefined || h.slug !== state.taskId) return { ok: true };
+      const r = await savePinIn(h.store, h.slug, state, data, now);
+      return r.ok ? r : failed(h.store, h.slug, r.error as WorkflowError, "could not record the pinned definitions in");
     },
     async loadPin(state, now) {
       const h = held;
-      if (h === undefined || h.slug !== state.taskId || state.definitions === undefined) return undefined;
-      try {
-        const history = await h.store.checkpoints(h.slug, { now: () => new Date(now) });
-        const input = pinInput(state);
-        const record = await history.record(PIN_KEY);
-        // Only the entry of the fingerprints the run records; asking step for any other would write one.
-        if (record?.status !== "completed" || record.inputFingerprint !== fingerprint(input)) return undefined;
-        const r = await history.step(PIN_KEY, input, () => {
-          throw new Error("the recorded pinned definitions could not be read back");
-        });
-        return r.output;
-      } catch {
-        return undefined; // unreadable: the run is treated as having no pinned copy, and the user is told so
-      }
+      return h === undefined || h.slug !== state.taskId ? undefined : loadPinFrom(h.store, h.slug, state, now);
     },
     async release() {
       const h = held;
@@ -250,7 +227,9 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
   const api: DurableRuns = {
     enabled,
     heldSlug: () => held?.slug,
-    claim: (cwd, state, now) => serial(() => inner.claim(cwd, state, now)),
+    // A claim starts on the next turn of the event loop: its first part (store, folder checks) is synchronous,
+    // and session_start, which does not wait for it, returns to pi first.
+    claim: (cwd, state, now) => serial(() => nextTurn().then(() => inner.claim(cwd, state, now))),
     write: (state, now) => serial(() => inner.write(state, now)),
     resume: (cwd, id) => serial(() => inner.resume(cwd, id)),
     pendingControl: (signal) => serial(() => inner.pendingControl(signal)),
