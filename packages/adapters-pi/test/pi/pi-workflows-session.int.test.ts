@@ -1,7 +1,9 @@
 /**
  * Compatibility with a real pi-workflows 1.0.0 session: pi 1.5.2 runs pi-workflows as published on the example
  * folder until the run is inside the nested Test phase, pi is killed, and `pi -c` with phasekit's extension
- * instead picks the session up mid-workflow (core migrates the entry) and finishes it, announcing it once.
+ * instead picks the session up mid-workflow (core migrates the entry) and finishes it, announcing it once. The
+ * session is continued on both hosts: pi-workflows 1.0.0 itself loads only on 1.5.2 (it imports
+ * `@earendil-works/*` at run time), so 0.73.1 continues a session 1.5.2 wrote.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -10,7 +12,7 @@ import { beforeAll, expect, it } from "vitest";
 import { EXAMPLE_WORKFLOWS } from "../../../../examples/pi/ship-scenario.js";
 import { readSession, startPi, type PiHost } from "../../../../examples/pi/pi-process.js";
 import { startScriptedModel } from "../../../../examples/pi/scripted-model.js";
-import { currentHost, EXTENSION_FILE, piWorkflowsExtension } from "./hosts.js";
+import { currentHost, EXTENSION_FILE, HOSTS, piWorkflowsExtension } from "./hosts.js";
 import { STATE_SCHEMA_VERSION } from "@phasekit/core";
 
 let host: PiHost;
@@ -18,7 +20,8 @@ beforeAll(() => {
   host = currentHost();
 }, 300_000);
 
-it("continues a session that pi-workflows 1.0.0 wrote, at the same phase, to one completion", async () => {
+it.each(HOSTS)("pi $name continues a session that pi-workflows 1.0.0 wrote, at the same phase, to one completion", async ({ get }) => {
+  const continuing = get();
   const piWorkflows = piWorkflowsExtension();
   expect(fs.existsSync(piWorkflows)).toBe(true);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "phasekit-pi-compat-"));
@@ -42,7 +45,7 @@ it("continues a session that pi-workflows 1.0.0 wrote, at the same phase, to one
 
     model.release();
     model.push({ tool: "workflow_step", args: { action: "next" } }, { tool: "workflow_step", args: { action: "next" } }, { tool: "workflow_step", args: { action: "next" } }, { text: "All done." });
-    pi = startPi({ ...base, extension: EXTENSION_FILE, continueSession: true });
+    pi = startPi({ ...base, host: continuing, extension: EXTENSION_FILE, continueSession: true });
     const resumed = await pi.waitFor((l) => l["method"] === "setStatus" && typeof l["statusText"] === "string", 30_000, "the resumed status");
     expect(resumed["statusText"]).toBe("Ship a change > Check [2/3] > 🧪 Test [1/2]");
     pi.send({ type: "prompt", message: "Continue the workflow." });
