@@ -4,6 +4,7 @@
  * in another session reads it back under the lock, so two sessions never drive one run at once: the second is
  * refused with the holder's name.
  */
+import { setImmediate as nextTick } from "node:timers";
 import type { WorkflowError } from "@phasekit/core";
 import type { ControlRequest, ControlSignal } from "../store/control-signals.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
@@ -64,8 +65,10 @@ export interface DurableRuns {
 
 const TOOL = "pi";
 
+// node:timers' own setImmediate, not the global one: a host (or a test) that fakes the global timers must not
+// stall the run's claim, which every move awaits.
 function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => nextTick(resolve));
 }
 
 /** Creates the durable side; `planRoot: false` turns it off (session entries only). */
