@@ -6,7 +6,7 @@
  */
 import { corrupt, decodeLines, type RunLogRecord } from "./format.js";
 import type { LogParts } from "./log-parts.js";
-import type { EventEntry, RunIndex, StateRecordEntry } from "./run-index.js";
+import { inHistoryOrder, type EventEntry, type RunIndex, type StateRecordEntry } from "./run-index.js";
 import type { LazyPayload, PlannedItem } from "./snapshot-layout.js";
 import type { ValueFiles } from "./values.js";
 
@@ -59,7 +59,7 @@ export function timelineItems(parts: LogParts): PlannedItem[] {
     count += old.count;
   }
   const kept: PlannedItem[] = [];
-  for (const item of inOrder(states, events)) {
+  for (const item of inHistoryOrder(states, events)) {
     const header: RunLogRecord = item.kind === "state" ? { t: "state", e: item.entry.epoch, n: item.entry.n, d: item.entry.d } : { t: "event", e: item.entry.epoch, name: item.entry.name };
     const what = item.kind === "state" ? `state ${item.entry.n}` : `event ${item.entry.name}`;
     const stored = item.entry.data;
@@ -84,24 +84,6 @@ export function timelineItems(parts: LogParts): PlannedItem[] {
     },
   };
   return [{ header: { t: "arch", e: parts.epoch, n: count }, payload: archive }, ...kept];
-}
-
-type TimelineEntry = { kind: "state"; entry: StateRecordEntry } | { kind: "event"; entry: EventEntry };
-
-function* inOrder(states: readonly StateRecordEntry[], events: readonly EventEntry[]): Generator<TimelineEntry> {
-  let s = 0;
-  let e = 0;
-  while (s < states.length || e < events.length) {
-    const st = states[s];
-    const ev = events[e];
-    if (st !== undefined && (ev === undefined || st.pos < ev.pos)) {
-      s++;
-      yield { kind: "state", entry: st };
-    } else if (ev !== undefined) {
-      e++;
-      yield { kind: "event", entry: ev };
-    }
-  }
 }
 
 function lineChunk(header: RunLogRecord, loc: { file: string; offset: number; length: number } | undefined, values: ValueFiles, what: string): { length: number; read: () => Buffer } {

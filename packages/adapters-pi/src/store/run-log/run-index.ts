@@ -117,3 +117,23 @@ export function noteState(index: RunIndex, n: number, d: 0 | 1, epoch: number, l
   } else index.state.deltas.push(loc);
   index.states.push({ n, d, epoch, data: loc, pos: index.nextPos++ });
 }
+
+/** One state or event record of a history, for walks that take both in order. */
+export type HistoryRecord = { kind: "state"; entry: StateRecordEntry } | { kind: "event"; entry: EventEntry };
+
+/** The state and event records of one list pair, merged by their position (the order the history holds them). */
+export function* inHistoryOrder(states: readonly StateRecordEntry[], events: readonly EventEntry[]): Generator<HistoryRecord> {
+  let s = 0;
+  let e = 0;
+  while (s < states.length || e < events.length) {
+    const st = states[s];
+    const ev = events[e];
+    if (st !== undefined && (ev === undefined || st.pos < ev.pos)) {
+      s++;
+      yield { kind: "state", entry: st };
+    } else if (ev !== undefined) {
+      e++;
+      yield { kind: "event", entry: ev };
+    }
+  }
+}

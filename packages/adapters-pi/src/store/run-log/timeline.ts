@@ -4,7 +4,7 @@
  */
 import type { JsonValue } from "../../io/plain-json.js";
 import { corrupt } from "./format.js";
-import type { EventEntry, RunIndex, StateRecordEntry } from "./run-index.js";
+import { inHistoryOrder, type EventEntry, type RunIndex, type StateRecordEntry } from "./run-index.js";
 import { archivedRecords } from "./archive.js";
 import { eventValue, readStateValue } from "./state-keeper.js";
 import type { ValueFiles } from "./values.js";
@@ -21,20 +21,15 @@ export function* timelineOf(index: RunIndex, values: ValueFiles): Generator<Time
 }
 
 function* walk(states: readonly StateRecordEntry[], events: readonly EventEntry[], values: ValueFiles, state: { value: JsonValue | undefined }): Generator<TimelineItem> {
-  let s = 0;
-  let e = 0;
-  while (s < states.length || e < events.length) {
-    const st = states[s];
-    const ev = events[e];
-    if (st !== undefined && (ev === undefined || st.pos < ev.pos)) {
-      s++;
-      if (st.d === 1 && state.value === undefined) throw corrupt(st.data.file, st.data.offset, "a state delta with no state before it");
-      state.value = readStateValue(values, st.data, st.d === 0 ? undefined : state.value);
-      yield { kind: "state", n: st.n, epoch: st.epoch, value: state.value };
-    } else if (ev !== undefined) {
-      e++;
-      yield { kind: "event", name: ev.name, epoch: ev.epoch, data: eventValue(values, ev.data) };
+  for (const r of inHistoryOrder(states, events)) {
+    if (r.kind === "event") {
+      yield { kind: "event", name: r.entry.name, epoch: r.entry.epoch, data: eventValue(values, r.entry.data) };
+      continue;
     }
+    const st = r.entry;
+    if (st.d === 1 && state.value === undefined) throw corrupt(st.data.file, st.data.offset, "a state delta with no state before it");
+    state.value = readStateValue(values, st.data, st.d === 0 ? undefined : state.value);
+    yield { kind: "state", n: st.n, epoch: st.epoch, value: state.value };
   }
 }
 
