@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
-import { migrate, MIGRATIONS, openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { migrate, MIGRATIONS, openPostgresPlanStore, SCHEMA_VERSION, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
 
 const started = startCluster();
@@ -108,9 +108,9 @@ if (!started.ok) {
       const pools = Array.from({ length: 6 }, () => new pg.Pool({ connectionString: url, max: 1 }));
       try {
         const reports = await Promise.all(pools.map((p) => migrate(p)));
-        expect(reports.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2, 3], version: 3 }]);
-        expect(reports.every((r) => r.version === 3)).toBe(true);
-        expect(await migrate(pools[0]!)).toEqual({ applied: [], version: 3 });
+        expect(reports.filter((r) => r.applied.length > 0)).toEqual([{ applied: MIGRATIONS.map((m) => m.version), version: SCHEMA_VERSION }]);
+        expect(reports.every((r) => r.version === SCHEMA_VERSION)).toBe(true);
+        expect(await migrate(pools[0]!)).toEqual({ applied: [], version: SCHEMA_VERSION });
       } finally {
         for (const p of pools) await p.end();
       }
@@ -147,7 +147,7 @@ if (!started.ok) {
         await pool.query("INSERT INTO phasekit_runs (namespace, slug) VALUES ('default', 'run')");
         await pool.query(`INSERT INTO phasekit_control VALUES ('default', 'run', 'stop', '{"kind":"stop","requestedAt":"2026-01-01T00:00:00.000Z","reason":"old","by":"alice"}')`);
         const store = await openPostgresPlanStore({ pool, migrate: true });
-        expect(store.migrations).toEqual({ applied: [2, 3], version: 3 });
+        expect(store.migrations).toEqual({ applied: MIGRATIONS.map((m) => m.version).filter((v) => v >= 2), version: SCHEMA_VERSION });
         expect(await store.readControl("run")).toEqual({
           ok: true,
           request: { schemaVersion: 1, signal: "stop", reason: "old", requestedAt: "2026-01-01T00:00:00.000Z", requestedBy: { pid: 0, host: "alice" } },

@@ -9,7 +9,7 @@ import path from "node:path";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { nodeFs, type FsPort } from "../io/fs-port.js";
 import { judgeLiveness } from "../lock/liveness.js";
-import { anyRequestFile, clearControlRequest, type ApprovalDecision, newControlRequest, readControlRequest, readControlSignal, writeControlRequest, type ControlRequest, type ControlSignal } from "./control-signals.js";
+import { anyRequestFile, approvalMismatch, clearControlRequest, type ApprovalDecision, newControlRequest, readControlRequest, readControlSignal, writeControlRequest, type ControlRequest, type ControlSignal } from "./control-signals.js";
 import type { ReadMetadataResult } from "./metadata.js";
 import { FINISHED_STATUSES, finishedError } from "./run-status.js";
 
@@ -50,10 +50,8 @@ export function createFsControl(
         if (!read.ok) return read;
         const refused = await refusal(slug, signal, read.metadata?.status ?? null, file, () => runnerAlive(runDir));
         if (refused !== null) return { ok: false, error: refused };
-        if ((signal === "approve") !== (input.approval !== undefined)) {
-          const why = signal === "approve" ? "an approve request needs a decision (approval)" : `a ${signal} request carries no approval`;
-          return { ok: false, error: workflowError("control", "INVALID_OPTIONS", `run ${slug}: ${why}.`, { field: "approval", hint: "use requestApproval() / phasekit approve for decisions" }) };
-        }
+        const mismatch = approvalMismatch(slug, signal, input.approval);
+        if (mismatch !== undefined) return { ok: false, error: mismatch };
         const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now, read.metadata?.generation, input.approval);
         await writeControlRequest(runDir, request, { fs });
         return { ok: true, request };

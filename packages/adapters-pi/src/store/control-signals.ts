@@ -108,6 +108,13 @@ export function readControlSignal(
  * A new request of `signal` filed by this process (the reason cut to 2,000 characters), stamped with the run's
  * metadata `generation` the filer saw when the store knows it (see `isSupersededRequest`).
  */
+/** The filing rule every store shares: an approve request carries a decision, and only an approve request does. */
+export function approvalMismatch(slug: string, signal: ControlSignal, approval: unknown): WorkflowError | undefined {
+  if ((signal === "approve") === (approval !== undefined)) return undefined;
+  const why = signal === "approve" ? "an approve request needs a decision (approval)" : `a ${signal} request carries no approval`;
+  return workflowError("control", "INVALID_OPTIONS", `run ${slug}: ${why}.`, { field: "approval", hint: "use requestApproval() / phasekit approve for decisions" });
+}
+
 export function newControlRequest(signal: ControlSignal, reason: string, now?: () => string, generation?: number, approval?: ApprovalDecision): ControlRequest {
   return {
     schemaVersion: 1,

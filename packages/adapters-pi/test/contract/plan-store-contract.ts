@@ -183,6 +183,22 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
       await held.lock.release();
     });
 
+    it("an approve request carries its decision, is read only when asked for, and is never taken for a pause or stop", async () => {
+      const store = await fresh();
+      await store.writeMetadata("run-ap", { ...sampleMetadata("run-ap"), status: "running" }, null);
+      const code = (r: { ok: boolean; error?: { code: string } }) => (r.ok ? "ok" : r.error?.code);
+      expect(code(await store.requestControl("run-ap", "approve", {}))).toBe("INVALID_OPTIONS");
+      expect(code(await store.requestControl("run-ap", "stop", { approval: { decision: "approve" } }))).toBe("INVALID_OPTIONS");
+      const filed = await store.requestControl("run-ap", "approve", { reason: "ship it", approval: { name: "release", decision: "approve", data: { channel: "beta" } } });
+      if (!filed.ok) throw filed.error;
+      expect(filed.request).toMatchObject({ signal: "approve", approval: { name: "release", decision: "approve", data: { channel: "beta" } } });
+      // What a runner reads at a step boundary: no pause or stop pending.
+      expect(await store.readControl("run-ap")).toEqual({ ok: true, request: null });
+      expect(await store.readControl("run-ap", "approve")).toEqual({ ok: true, request: filed.request });
+      expect(await store.clearControl("run-ap", filed.request)).toEqual({ ok: true, cleared: true });
+      expect(await store.readControl("run-ap", "approve")).toEqual({ ok: true, request: null });
+    });
+
     it("refuses control requests for a missing or finished run, and a pause for a run nobody runs", async () => {
       const store = await fresh();
       const code = (r: { ok: boolean; error?: { code: string } }) => (r.ok ? "ok" : r.error?.code);

@@ -15,7 +15,7 @@ import { createMemoryCheckpoints, newMemoryHistory, type MemoryHistory } from ".
 import { notHeld } from "../../src/store/read-checkpoints.js";
 import { buildDocument, validateMetadata } from "../../src/store/metadata.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../../src/store/metadata-schema.js";
-import { newControlRequest, type ControlRequest, type ControlSignal } from "../../src/store/control-signals.js";
+import { approvalMismatch, newControlRequest, type ControlRequest, type ControlSignal } from "../../src/store/control-signals.js";
 
 interface Run {
   text: string | null;
@@ -206,6 +206,8 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
         if (status === undefined) return { ok: false as const, error: workflowError("control", "NOT_FOUND", `no run ${slug}`, { value: slug }) };
         if (status === "completed" || status === "cancelled") return { ok: false as const, error: workflowError("run", "RUN_FINISHED", `run ${slug} is ${status}`, { value: status }) };
         if (signal === "pause" && (status !== "running" || run.holder === null)) return { ok: false as const, error: workflowError("control", "NOT_RUNNING", `run ${slug} is not running`, { value: status }) };
+        const mismatch = approvalMismatch(slug, signal, input.approval);
+        if (mismatch !== undefined) return { ok: false as const, error: mismatch };
         const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now, undefined, input.approval);
         run.control[signal] = request;
         return { ok: true as const, request };

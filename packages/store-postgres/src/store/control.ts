@@ -5,7 +5,7 @@
  * files the request: the run exists and is not finished, and a pause needs a live holder.
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import { FINISHED_STATUSES, finishedError, newControlRequest, parseControlRequest } from "@phasekit/adapters-pi/store-kit";
+import { approvalMismatch, FINISHED_STATUSES, finishedError, newControlRequest, parseControlRequest } from "@phasekit/adapters-pi/store-kit";
 import { type ControlRequest, type ControlRequestInput, type ControlSignal } from "@phasekit/adapters-pi";
 import { fencedWrite, fenceParams, fenceSql, query, type Db, type Fence } from "../db/db.js";
 import { storableJson } from "../db/storable.js";
@@ -22,7 +22,9 @@ const FINISHED = [...FINISHED_STATUSES];
  * before the run ended belongs to that run, and a run re-entered later ignores it even if nobody cleared it.
  */
 export async function fileControl(db: Db, slug: string, signal: ControlSignal, input: ControlRequestInput): Promise<Outcome<{ request: ControlRequest }>> {
-  const request = storableJson(newControlRequest(signal, input.reason ?? `${signal} requested`, input.now));
+  const mismatch = approvalMismatch(slug, signal, input.approval);
+  if (mismatch !== undefined) return { ok: false, error: mismatch };
+  const request = storableJson(newControlRequest(signal, input.reason ?? `${signal} requested`, input.now, undefined, input.approval));
   try {
     // FOR SHARE: a status write (UPDATE of the run row) cannot slip between the check, the stamp and the insert.
     const r = await query<{ generation: string | null }>(
@@ -51,7 +53,9 @@ export async function readControl(db: Db, slug: string, signal?: ControlSignal):
   try {
     const r = await query<{ kind: ControlSignal; request: unknown }>(
       db,
-      "SELECT kind, request FROM phasekit_control WHERE namespace = $1 AND slug = $2 AND ($3::text IS NULL OR kind = $3) ORDER BY kind DESC LIMIT 1",
+      // Without a signal: the request a runner honours at a step boundary (a stop before a pause); an approve
+      // request is read only by a run that waits for one.
+      "SELECT kind, request FROM phasekit_control WHERE namespace = $1 AND slug = $2 AND (($3::text IS NULL AND kind IN ('stop', 'pause')) OR kind = $3) ORDER BY kind DESC LIMIT 1",
       [db.namespace, slug, signal ?? null],
     );
     rows = r.rows;
