@@ -131,6 +131,7 @@ const STORE_KIT = [
   "MAX_STEP_ERROR_CHARS",
   "RESERVED_STEP_PREFIX",
   "WORKFLOW_METADATA_VERSION",
+  "approvalMismatch",
   "assertPlainJson",
   "buildDocument",
   "canonicalJson",
