@@ -91,17 +91,45 @@ describe("the journal rendered from the history", () => {
     // What a claim parses: the latest full state and the deltas after it (≤ 64), not 100 generations.
     expect(lines.filter((l) => l.startsWith('{"t":"state"')).length).toBeLessThanOrEqual(65);
     const entries = await journalOf(store, "long");
-    expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 200 }, (_, k) => k + 1));
+    // seq only grows: the archived commit intent keeps its place (a gap), it is no journal entry.
+    expect(entries).toHaveLength(200);
+    expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 201 }, (_, k) => k + 1).filter((k) => k !== 5));
     expect(entries.filter((e) => e.event === "metadata").map((e) => e.generation)).toEqual(Array.from({ length: 100 }, (_, k) => k + 1));
     for (const seen of before) expect(entries.slice(0, seen.length)).toEqual(seen);
     expect(rebuildFromJournal(entries)).toMatchObject({ ok: true, metadata: { generation: 100, state: { step: 99 } } });
     // The next append numbers on from the archive, and a fresh store object agrees; the archived commit is there.
     const again = createFsPlanStore({ repoRoot: root });
-    expect(await acquisition(again, "long", 100)).toBe(202);
+    expect(await acquisition(again, "long", 100)).toBe(203);
     expect((await journalOf(again, "long")).length).toBe(202);
     const reader = await again.checkpoints("long", { now: () => new Date() });
     expect((await reader.commits()).map((c) => c.id)).toEqual(["c1"]);
     await again.close();
+    await store.close();
+  });
+
+  it("a damaged archive is CORRUPT_FILE naming the snapshot when the journal is read, and does not stop the run; an archive line planted in a segment is refused", async () => {
+    const root = repo();
+    const store = createFsPlanStore({ repoRoot: root });
+    for (let i = 0; i < 70; i++) await acquisition(store, "dmg", i);
+    const runlog = path.join(root, "ai_plan", "dmg", "runlog");
+    const snapName = readdirSync(runlog).filter((f) => f.startsWith("snap-")).sort().pop() as string;
+    const snapFile = path.join(runlog, snapName);
+    const bytes = readFileSync(snapFile);
+    const arch = bytes.toString("latin1").split("\n").find((l) => l.startsWith('{"t":"arch"'));
+    const { po } = JSON.parse(arch as string) as { po: number };
+    bytes[po] = 0x58; // "X": the archive's first header is no longer JSON
+    writeFileSync(snapFile, bytes);
+    const j = await store.readJournal("dmg");
+    expect(j.ok ? "read" : `${j.error.code} ${j.error.message}`).toMatch(new RegExp(`^CORRUPT_FILE .*${snapName}`));
+    // The run goes on: a claim reads the archive's header only.
+    await acquisition(store, "dmg", 70);
+    expect((await store.readMetadata("dmg")).ok).toBe(true);
+    // A segment holding an archive line (something only a compaction writes into a snapshot) is refused.
+    const seg = path.join(runlog, readdirSync(runlog).filter((f) => f.endsWith(".seg")).sort().pop() as string);
+    const epoch = Number(path.basename(seg, ".seg"));
+    writeFileSync(seg, `${readFileSync(seg, "utf8")}{"t":"arch","e":${epoch},"n":1}\t{"t":"event","e":1,"name":"x"}\n`);
+    const after = await store.readJournal("dmg");
+    expect(after.ok ? "read" : after.error.code).toBe("CORRUPT_FILE");
     await store.close();
   });
 

@@ -5,9 +5,10 @@
  * is no longer written. A run folder of an earlier version keeps its file, read first and never changed; the
  * generations its history repeats from that file are not shown twice.
  *
- * `seq` numbers an entry by its place: the earlier file's lines, then every state record and journaled event of
- * the history (a generation the earlier file already showed keeps its number and is skipped), so it only grows,
- * survives compaction, and is known at append without reading any value.
+ * `seq` numbers an entry by its place: the earlier file's lines, then every state and event record of the history
+ * (a generation the earlier file already showed, and an event that is not a journal entry such as a commit
+ * intent, keep their numbers and are skipped), so it only grows, survives compaction, and is known at append
+ * without reading any value: not even the archive's (a damaged archive never fails an append that succeeded).
  */
 import path from "node:path";
 import type { JsonValue } from "../io/plain-json.js";
@@ -21,7 +22,7 @@ export const JOURNAL_EVENT = "journal";
 /** What rendering needs of a history: held (RunLog) or read-only (RunLogView). */
 export interface JournalSource {
   timeline(): Generator<TimelineItem>;
-  timelineCount(event: string): number;
+  timelineCount(): number;
 }
 
 /** The earlier format's journal file of a run, as far as rendering needs it. */
@@ -46,12 +47,11 @@ export function renderJournal(legacy: LegacyJournal, history: JournalSource | nu
   if (history === null) return out;
   let seq = legacy.entries.length;
   for (const item of history.timeline()) {
+    seq++;
     if (item.kind === "state") {
-      seq++;
       const entry = metadataLine(seq, item.value, legacy.maxGeneration);
       if (entry !== undefined) out.push(entry);
     } else if (item.name === JOURNAL_EVENT) {
-      seq++;
       const r = journalEntrySchema.safeParse({ ...(isObject(item.data) ? item.data : {}), seq });
       // An event whose data cannot be read is shown as such rather than dropped: its place is known.
       out.push(r.success ? r.data : { seq, generation: 0, at: "", event: "unreadable" });
@@ -62,7 +62,7 @@ export function renderJournal(legacy: LegacyJournal, history: JournalSource | nu
 
 /** The `seq` of the entry `history` journaled last (call it right after the append). */
 export function lastJournalSeq(legacy: LegacyJournal, history: JournalSource): number {
-  return legacy.entries.length + history.timelineCount(JOURNAL_EVENT);
+  return legacy.entries.length + history.timelineCount();
 }
 
 /** The history event's data for `entry` (undefined data left out). */

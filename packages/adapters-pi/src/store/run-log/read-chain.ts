@@ -63,6 +63,8 @@ export async function loadChain(dir: string, values: ValueFiles): Promise<Loaded
       const r = line.record;
       if (r.e !== epoch) throw corrupt(file, line.start, `a record of epoch ${r.e} in the segment of epoch ${epoch}`);
       if (r.t === "head" || r.t === "snap") throw corrupt(file, line.start, `a second ${r.t} record`);
+      // Only a compaction writes an archive, into its snapshot: one in a segment was planted.
+      if (r.t === "arch") throw corrupt(file, line.start, "an archive record outside a snapshot");
     }
     // A compaction (`base` record) restarts history at its snapshot: what came before it, pins included, is
     // not read at all (its files may be gone).

@@ -34,8 +34,8 @@ export interface RunLogView {
   events(name: string): JsonValue[];
   /** Every state generation and event, in history order (see timeline.ts). */
   timeline(): Generator<TimelineItem>;
-  /** How many state records and events named `event` the history holds (no value is read). */
-  timelineCount(event: string): number;
+  /** How many state and event records the history holds (no value is read). */
+  timelineCount(): number;
   close(): void;
 }
 
@@ -77,7 +77,7 @@ export async function readRunLog(runDir: string): Promise<RunLogView | null> {
     state: () => stateOf(index, values),
     events: (name) => eventsOf(index, values, name),
     timeline: () => timelineOf(index, values),
-    timelineCount: (event) => countTimeline(index, values, event),
+    timelineCount: () => countTimeline(index),
     close: () => values.close(),
   };
 }

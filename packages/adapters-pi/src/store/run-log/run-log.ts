@@ -67,8 +67,8 @@ export interface RunLog {
   events(name: string): JsonValue[];
   /** Every state generation and event, in history order (see timeline.ts). */
   timeline(): Generator<TimelineItem>;
-  /** How many state records and events named `event` the history holds (no value is read). */
-  timelineCount(event: string): number;
+  /** How many state and event records the history holds (no value is read). */
+  timelineCount(): number;
   /** Writes a snapshot, switches the history to it, then deletes what only this epoch's older history used. */
   compact(): Promise<CompactionReport>;
   /**
@@ -205,7 +205,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     },
     events: (name) => eventsOf(parts.index, parts.values, name),
     timeline: () => timelineOf(parts.index, parts.values),
-    timelineCount: (event) => countTimeline(parts.index, parts.values, event),
+    timelineCount: () => countTimeline(parts.index),
     compact: () => (checkLost(), compactRunLog(parts, states)),
     async close() {
       // Best effort (fold.ts): a failure here loses nothing, the log is complete as it is.
