@@ -11,11 +11,27 @@ import { runShipScenario } from "./ship-scenario.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
+/** What runs the build: one synchronous child process (injected by the test that checks the notice comes first). */
+export type BuildRunner = (command: string, args: string[], cwd: string) => { status: number | null; stdout: string; stderr: string };
+
+const spawnBuild: BuildRunner = (command, args, cwd) => spawnSync(command, args, { cwd, encoding: "utf8" });
+
+/**
+ * Builds the packages for pi (it loads the built extension file). Says so first: on a fresh clone `tsc -b` takes
+ * about 20 s with nothing else on the screen, and later runs are incremental (a second or two).
+ */
+export function buildForPi(say: (line: string) => void, run: BuildRunner = spawnBuild): void {
+  say("   building the packages first (tsc -b: pi loads the built extension file; ~20 s on a fresh clone, a few seconds after)…");
+  const started = Date.now();
+  const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
+  const built = run(process.execPath, [tsc, "-b"], ROOT);
+  if (built.status !== 0) throw new Error(`tsc -b failed:\n${built.stdout}${built.stderr}`);
+  say(`   built in ${((Date.now() - started) / 1000).toFixed(1)} s; starting pi`);
+}
+
 /** Builds the packages (pi loads the built extension file), then runs and prints the scenario. */
 export async function runPiDemo(say: (line: string) => void = console.log): Promise<void> {
-  const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
-  const built = spawnSync(process.execPath, [tsc, "-b"], { cwd: ROOT, encoding: "utf8" });
-  if (built.status !== 0) throw new Error(`tsc -b failed:\n${built.stdout}${built.stderr}`);
+  buildForPi(say);
   const extension = path.join(ROOT, "packages", "adapters-pi", "dist", "pi", "default-extension.js");
   const host = devHost();
   const r = await runShipScenario({ host, extension, log: (l) => say(`   $ ${l}`) });
