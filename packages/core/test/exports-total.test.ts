@@ -26,6 +26,7 @@ const FUNCTIONS: Record<string, { kind: Kind; junk?: readonly string[] }> = {
   advance: { kind: "outcome", junk: REGISTRY_FIRST },
   loop: { kind: "outcome", junk: REGISTRY_FIRST },
   restartScope: { kind: "outcome", junk: REGISTRY_FIRST },
+  route: { kind: "outcome", junk: REGISTRY_FIRST },
   carryPosition: { kind: "outcome", junk: REGISTRY_FIRST },
   cancel: { kind: "outcome", junk: REGISTRY_FIRST },
   cancelNow: { kind: "outcome", junk: REGISTRY_FIRST },
@@ -86,6 +87,7 @@ const CODES: Record<string, readonly string[]> = {
   advance: codesOf<CodeOf<typeof core.advance>>()([...COMMON, "NOT_RUNNING", ...PATH]),
   loop: codesOf<CodeOf<typeof core.loop>>()([...COMMON, "NOT_RUNNING", "NOT_LOOPABLE", "MAX_LOOPS_REACHED", ...PATH]),
   restartScope: codesOf<CodeOf<typeof core.restartScope>>()([...COMMON, "NOT_RUNNING", ...PATH]),
+  route: codesOf<CodeOf<typeof core.route>>()([...COMMON, "NOT_RUNNING", "NO_ROUTE", "MAX_LOOPS_REACHED", ...PATH]),
   carryPosition: codesOf<CodeOf<typeof core.carryPosition>>()([...COMMON, "NOT_RUNNING", "DEFINITIONS_CHANGED", ...PATH]),
   cancel: codesOf<CodeOf<typeof core.cancel>>()([...COMMON, "NOT_RUNNING"]),
   cancelNow: codesOf<CodeOf<typeof core.cancelNow>>()([...COMMON, "NOT_RUNNING"]),
@@ -93,7 +95,7 @@ const CODES: Record<string, readonly string[]> = {
   resume: codesOf<CodeOf<typeof core.resume>>()([...COMMON, "NOT_PAUSED"]),
   fail: codesOf<CodeOf<typeof core.fail>>()([...COMMON, "NOT_RUNNING"]),
   markCompletionNotified: codesOf<CodeOf<typeof core.markCompletionNotified>>()([...COMMON, "NOT_FINISHED", "ALREADY_NOTIFIED"]),
-  reduce: codesOf<CodeOf<typeof core.reduce>>()([...COMMON, "ALREADY_STARTED", "UNKNOWN_WORKFLOW", "NOT_RUNNING", "NOT_LOOPABLE", "MAX_LOOPS_REACHED", "NOT_PAUSED", "NOT_FINISHED", "ALREADY_NOTIFIED", ...PATH]),
+  reduce: codesOf<CodeOf<typeof core.reduce>>()([...COMMON, "ALREADY_STARTED", "UNKNOWN_WORKFLOW", "NOT_RUNNING", "NOT_LOOPABLE", "MAX_LOOPS_REACHED", "NO_ROUTE", "NOT_PAUSED", "NOT_FINISHED", "ALREADY_NOTIFIED", ...PATH]),
   resolveActive: codesOf<CodeOf<typeof core.resolveActive>>()([...COMMON, ...PATH]),
   checkTool: codesOf<CodeOf<typeof core.checkTool>>()([...COMMON, ...PATH]),
   checkDefinitions: codesOf<CodeOf<typeof core.checkDefinitions>>()([...COMMON, "DEFINITIONS_CHANGED"]),
@@ -165,7 +167,7 @@ const build = (d: Drawn): unknown => ("exotic" in d ? (EXOTIC[d.exotic] as () =>
 // ---- valid values, mixed in so the checks past the first argument are reached ----
 
 const compiled = core.compileDefinitions({
-  flat: { name: "Flat", phases: [{ id: "f1", name: "Flat One", emoji: "1️⃣" }, { id: "f2", name: "Flat Two" }] },
+  flat: { name: "Flat", phases: [{ id: "f1", name: "Flat One", emoji: "1️⃣", gates: { verify: { commands: ["true"] }, onFail: "f1" } }, { id: "f2", name: "Flat Two" }] },
   outer: { name: "Outer", phases: [{ subworkflow: "flat" }, { id: "o2", name: "Outer Two" }] },
 });
 if (!compiled.ok) throw new Error(compiled.error.message);
@@ -233,6 +235,7 @@ const finished = core.cancelNow(registry, state, { now: 2 });
 if (!paused.ok || !finished.ok) throw new Error("fixture moves refused");
 for (const n of ["advance", "loop", "restartScope", "cancel", "cancelNow", "pause"]) BASE[n] = [registry, state, { now: 5 }];
 BASE["carryPosition"] = [registry, state, registry, { now: 5 }];
+BASE["route"] = [registry, state, "fail", { now: 5 }];
 BASE["resume"] = [registry, paused.state, { now: 5 }];
 BASE["markCompletionNotified"] = [registry, finished.state, { now: 5 }];
 for (const n of ["completionMessage", "cancelledMessage", "failedMessage", "initialMessage"]) BASE[n] = [registry, state];

@@ -35,6 +35,7 @@ import { loop as loopRaw } from "../transitions/loop.js";
 import { reduce as reduceRaw } from "../transitions/reduce.js";
 import { resolveActive as resolveRaw, type ActiveWorkflow } from "../transitions/resolve-active.js";
 import { restartScope as restartScopeRaw } from "../transitions/restart-scope.js";
+import { route as routeRaw } from "../transitions/route.js";
 import { carryPosition as carryPositionRaw } from "../transitions/carry-position.js";
 import { start as startRaw } from "../transitions/start.js";
 import type { Happening, PhaseRef } from "../transitions/types.js";
@@ -95,6 +96,8 @@ export const start = outcome("start", startRaw);
 export const advance = outcome("advance", advanceRaw);
 export const loop = outcome("loop", loopRaw);
 export const restartScope = outcome("restart-scope", restartScopeRaw);
+/** Where a gate's "no" sends the run (onFail / onReject), counted as a loop of its scope. */
+export const route = outcome("route", routeRaw);
 /** A live run onto new definitions at the same phase ids (DEFINITIONS_CHANGED when its phase is gone there). */
 export const carryPosition = outcome("carry-position", carryPositionRaw);
 export const cancel = outcome("cancel", cancelRaw);

@@ -33,6 +33,7 @@ export type WorkflowErrorCode =
   | "ALREADY_STARTED"
   | "INVALID_REGISTRY"
   | "DEFINITIONS_CHANGED"
+  | "NO_ROUTE"
   // storage (adapters)
   | "INVALID_SLUG"
   | "PATH_OUTSIDE_ROOT"

@@ -144,6 +144,7 @@ export type GateVerdict =
       /** "run" when verify has not run yet in this phase, "failed", "waiting", "rejected". */
       readonly state: "run" | "failed" | "waiting" | "rejected";
       readonly reason: string;
+      /** Where core's `route` sends the run for this "no" (onFail / onReject), when the phase declares it. */
       readonly routeTo?: string;
     };
 
@@ -153,8 +154,10 @@ export function gateVerdict(gates: Gates | undefined, facts: GateFacts, phaseLab
     const v = facts.verify;
     if (v === undefined) return { pass: false, gate: "verify", waitsFor: "agent", state: "run", reason: `${phaseLabel} has a verify gate: its commands must pass first (${gates.verify.commands.join("; ")})` };
     if (!v.passed) {
-      const route = gates.onFail === undefined ? {} : { routeTo: gates.onFail };
-      return { pass: false, gate: "verify", waitsFor: "agent", state: "failed", reason: `${phaseLabel} cannot be left: the verify command \`${v.command}\` failed. Fix it, then call workflow_step next again.\n${v.output}`, ...route };
+      const failed = `${phaseLabel} cannot be left: the verify command \`${v.command}\` failed.`;
+      // With onFail the run goes back (core's `route`); without, the agent fixes it here.
+      if (gates.onFail !== undefined) return { pass: false, gate: "verify", waitsFor: "agent", state: "failed", reason: `${failed}\n${v.output}`, routeTo: gates.onFail };
+      return { pass: false, gate: "verify", waitsFor: "agent", state: "failed", reason: `${failed} Fix it, then call workflow_step next again.\n${v.output}` };
     }
   }
   if (gates?.approve !== undefined) {

@@ -36,6 +36,11 @@ export function stepResultLine(happened: Happening, from: string, to: PhaseRef |
       return `Workflow cancelled. Stop working on it.`;
     case "cancel-armed":
       return `⚠️ Confirm cancellation: call ${WORKFLOW_STEP_TOOL} with action='cancel' again. Any other action keeps the workflow.`;
+    case "routed": {
+      const why = happened.on === "fail" ? "its verify gate failed" : "its approval was rejected";
+      const after = next === null ? LAST_PHASE_NOTE : `then ${phaseLabel(next.emoji, next.phaseName)}`;
+      return `↩ ${from} → ${phaseLabel(happened.to.emoji, happened.to.phaseName)}: ${why}, so the workflow sends the run back (${after})`;
+    }
     default: {
       if (to === null) return `✓ ${from} → ?`;
       const after = next === null ? LAST_PHASE_NOTE : `then ${phaseLabel(next.emoji, next.phaseName)}`;

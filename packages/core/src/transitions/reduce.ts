@@ -8,6 +8,7 @@ import { cancel, cancelNow } from "./cancel.js";
 import { fail, markCompletionNotified, pause, resume } from "./lifecycle.js";
 import { loop } from "./loop.js";
 import { restartScope } from "./restart-scope.js";
+import { route } from "./route.js";
 import { start } from "./start.js";
 import type { RefusalCode, TransitionContext, TransitionOutcome, WorkflowEvent } from "./types.js";
 
@@ -44,6 +45,8 @@ function reduceAny(registry: WorkflowRegistry, state: WorkflowState | null, even
       return loop(registry, state, ctx);
     case "restart-scope":
       return restartScope(registry, state, ctx);
+    case "route":
+      return route(registry, state, event.on, ctx);
     case "cancel":
       return cancel(registry, state, ctx);
     case "cancel-now":
@@ -61,7 +64,7 @@ function reduceAny(registry: WorkflowRegistry, state: WorkflowState | null, even
   }
 }
 
-const NO_RUN_CODE = { advance: "NOT_RUNNING", loop: "NOT_RUNNING", "restart-scope": "NOT_RUNNING", cancel: "NOT_RUNNING", "cancel-now": "NOT_RUNNING", pause: "NOT_RUNNING", fail: "NOT_RUNNING", resume: "NOT_PAUSED", "mark-notified": "NOT_FINISHED" } as const;
+const NO_RUN_CODE = { advance: "NOT_RUNNING", loop: "NOT_RUNNING", "restart-scope": "NOT_RUNNING", route: "NOT_RUNNING", cancel: "NOT_RUNNING", "cancel-now": "NOT_RUNNING", pause: "NOT_RUNNING", fail: "NOT_RUNNING", resume: "NOT_PAUSED", "mark-notified": "NOT_FINISHED" } as const;
 
 /** A non-start event without a run: the event's own status refusal (no run is neither running, paused nor finished). */
 function noRun(event: Exclude<WorkflowEvent, { type: "start" }>): TransitionOutcome {
@@ -78,7 +81,7 @@ function unknownEvent(event: never): TransitionOutcome {
     error: refusal("reduce", "INVALID_OPTIONS", `unknown event type ${JSON.stringify(type) ?? String(type)}.`, {
       field: "event.type",
       value: typeof type === "string" ? type : undefined,
-      hint: "Use one of: start, advance, loop, restart-scope, cancel, cancel-now, pause, resume, fail, mark-notified.",
+      hint: "Use one of: start, advance, loop, restart-scope, route, cancel, cancel-now, pause, resume, fail, mark-notified.",
     }),
   };
 }

@@ -55,6 +55,17 @@ export type Happening =
       readonly entered: readonly string[];
     }
   | {
+      readonly type: "routed";
+      /** What the gate said: "fail" (verify failed, onFail) or "reject" (approval rejected, onReject). */
+      readonly on: GateOutcome;
+      /** The scope the route stays in; the route counts as one of its loops. */
+      readonly workflowKey: string;
+      readonly loops: number;
+      readonly maxLoops: number | undefined;
+      readonly from: PhaseRef;
+      readonly to: PhaseRef;
+    }
+  | {
       readonly type: "restarted-scope";
       /** The scope that restarted: the innermost one that still stands in the definitions. */
       readonly workflowKey: string;
@@ -76,6 +87,9 @@ export type Happening =
   | { readonly type: "resumed" }
   | { readonly type: "failed"; readonly reason: string }
   | { readonly type: "notified"; readonly status: WorkflowState["status"] };
+
+/** A gate's "no": a failed verify ("fail", routed by onFail) or a rejected approval ("reject", by onReject). */
+export type GateOutcome = "fail" | "reject";
 
 /** The codes a path walk can refuse with (see navigation.ts). */
 export type PathCode = "INVALID_STATE" | "MISSING_DEFINITION" | "INVALID_PATH_INDEX" | "NESTING_TOO_DEEP";
@@ -102,6 +116,7 @@ export type WorkflowEvent =
   | { readonly type: "advance" }
   | { readonly type: "loop" }
   | { readonly type: "restart-scope" }
+  | { readonly type: "route"; readonly on: GateOutcome }
   | { readonly type: "cancel" }
   | { readonly type: "cancel-now" }
   | { readonly type: "pause" }
@@ -115,6 +130,7 @@ export interface RefusalCodes {
   advance: CommonCode | "NOT_RUNNING" | PathCode;
   loop: CommonCode | "NOT_RUNNING" | "NOT_LOOPABLE" | "MAX_LOOPS_REACHED" | PathCode;
   "restart-scope": CommonCode | "NOT_RUNNING" | PathCode;
+  route: CommonCode | "NOT_RUNNING" | "NO_ROUTE" | "MAX_LOOPS_REACHED" | PathCode;
   cancel: CommonCode | "NOT_RUNNING";
   "cancel-now": CommonCode | "NOT_RUNNING";
   pause: CommonCode | "NOT_RUNNING";
