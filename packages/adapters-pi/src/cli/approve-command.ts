@@ -7,6 +7,8 @@
 import type { Command } from "commander";
 import { requestApproval } from "../run/control-requests.js";
 import { common } from "./context.js";
+import { controlTarget } from "./control-actions.js";
+import { locateRun } from "./run-view.js";
 import { printJson, usage, type CliIo } from "./io.js";
 
 /** The JSON document tag of `approve --json`. */
@@ -26,9 +28,9 @@ export function registerApproveCommand(program: Command, io: CliIo): void {
       const c = common(cmd, io);
       const data = o.data === undefined ? undefined : parseData(o.data);
       const decision = o.reject === true ? ("reject" as const) : ("approve" as const);
+      const slug = c.roots.store === undefined ? target : (await locateRun(c.roots, target)).slug;
       const request = await requestApproval({
-        ...c.roots,
-        target,
+        ...(await controlTarget(c.roots, slug, target)),
         ...(words.length > 0 ? { reason: words.join(" ") } : {}),
         approval: { decision, ...(o.name === undefined ? {} : { name: o.name }), ...(data === undefined ? {} : { data: data.value }) },
       });

@@ -1,10 +1,11 @@
-/** The options every command shares (`--repo`, `--plan-root`, `--json`, `--defs`) turned into what commands use. */
+/** The options every command shares (`--repo`, `--plan-root`, `--store`, `--json`, `--defs`) turned into what commands use. */
 import { existsSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
-import { EXIT, CliFailure, type CliIo } from "./io.js";
+import { EXIT, CliFailure, usage, type CliIo } from "./io.js";
 import type { Roots } from "./run-view.js";
+import { parseStoreUrl, STORE_ENV } from "../store/store-url.js";
 
 /** The shared options after parsing. */
 export interface Common {
@@ -16,12 +17,23 @@ export interface Common {
 
 /** Reads the shared options of `cmd`; a `--repo` that is not a folder is NOT_FOUND (never a silent empty list). */
 export function common(cmd: Command, io: CliIo): Common {
-  const o = cmd.optsWithGlobals<{ repo?: string; planRoot?: string; json?: boolean; defs?: string[] }>();
+  const o = cmd.optsWithGlobals<{ repo?: string; planRoot?: string; json?: boolean; defs?: string[]; store?: string }>();
   const repoRoot = path.resolve(io.cwd, o.repo ?? ".");
   if (!isDir(repoRoot)) {
     throw new CliFailure({ code: "NOT_FOUND", message: `--repo ${repoRoot} is not a folder` }, EXIT.notFound);
   }
   const roots: Roots = { repoRoot, ...(o.planRoot === undefined ? {} : { planRoot: path.resolve(io.cwd, o.planRoot) }) };
+  // --store wins over PHASEKIT_STORE; an empty variable means the plan folder.
+  const storeText = o.store ?? (io.env[STORE_ENV] === "" ? undefined : io.env[STORE_ENV]);
+  if (storeText !== undefined) {
+    if (o.planRoot !== undefined) usage("--plan-root and --store name two places for runs: give one.", { field: "store" });
+    try {
+      roots.store = parseStoreUrl(storeText, o.store === undefined ? STORE_ENV : "--store");
+    } catch (error) {
+      const e = error as { message: string; details?: Record<string, unknown> };
+      usage(e.message.replace(/^(\[[^\]]*\] )+/, ""), e.details ?? {});
+    }
+  }
   const defDirs = o.defs !== undefined && o.defs.length > 0 ? o.defs.map((d) => path.resolve(io.cwd, d)) : defaultDefinitionDirs(repoRoot, io.env).filter(isDir);
   return { roots, json: o.json === true, defDirs };
 }

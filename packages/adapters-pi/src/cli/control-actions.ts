@@ -5,12 +5,12 @@
  */
 import { cancelNow, compileDefinitions, migrateState, refusalToError } from "@phasekit/core";
 import { persisted } from "../run/persisted.js";
-import { requestPause, requestStop } from "../run/control-requests.js";
+import { requestPause, requestStop, type ControlTargetOptions } from "../run/control-requests.js";
+import { storeAt } from "./store-runs.js";
 import { clearControlRequest } from "../store/control-signals.js";
 import type { WorkflowMetadataInput } from "../store/metadata-schema.js";
-import { createFsPlanStore } from "../store/plan-store.js";
 import { fail } from "./io.js";
-import { isFinal, locateRun, runDetail, type Roots } from "./run-view.js";
+import { isFinal, locateRun, runDetail, withRunStore, type Roots } from "./run-view.js";
 
 /** The tool name the CLI writes under when it changes a run itself (cancel of a run nobody runs, state set). */
 export const CLI_TOOL = "phasekit-cli";
@@ -28,15 +28,21 @@ export interface ControlOutcome {
 /** Applies `action` to the run `target`; throws a typed error (NOT_FOUND, NOT_PAUSED, NOT_RUNNING, LOCKED …) when it cannot. */
 export async function controlRun(roots: Roots, target: string, action: ControlAction, reason: string | undefined, now: Date): Promise<ControlOutcome> {
   if (action === "pause" || action === "stop") {
-    const id = (await locateRun(roots, target)).slug;
-    const request = await (action === "pause" ? requestPause : requestStop)({ ...roots, target, ...(reason === undefined ? {} : { reason }) });
+    const location = await locateRun(roots, target);
+    const id = location.slug;
+    const request = await (action === "pause" ? requestPause : requestStop)({ ...(await controlTarget(roots, id, target)), ...(reason === undefined ? {} : { reason }) });
     return { body: { id, action, request }, text: `${action} requested for run ${id}: ${request.reason} (honoured at the run's next step)` };
   }
   const d = await runDetail(roots, target, now.getTime());
   const id = d.summary.id;
   if (action === "resume") {
     if (d.pending?.signal === "pause") {
-      await clearControlRequest(d.summary.runDir, d.pending);
+      const pending = d.pending;
+      if (roots.store === undefined) await clearControlRequest(d.summary.runDir, pending);
+      else {
+        const cleared = await (await storeAt(roots.store, roots.repoRoot)).clearControl(id, pending);
+        if (!cleared.ok) throw cleared.error;
+      }
       return { body: { id, action, withdrawn: d.pending }, text: `pause request withdrawn: run ${id} goes on` };
     }
     if (isFinal(d.summary.status)) fail("cli", "NOT_PAUSED", `run ${id} is ${d.summary.status}: there is nothing to resume.`, { value: id });
@@ -47,7 +53,7 @@ export async function controlRun(roots: Roots, target: string, action: ControlAc
   const why = reason ?? "cancelled from the command line";
   if (isFinal(d.summary.status)) fail("cli", "NOT_RUNNING", `run ${id} is already ${d.summary.status}.`, { value: id });
   if (d.summary.status === "running") {
-    const request = await requestStop({ ...roots, target: d.summary.runDir, reason: why });
+    const request = await requestStop({ ...(await controlTarget(roots, id, d.summary.runDir)), reason: why });
     return { body: { id, action: "stop", request }, text: `run ${id} is live: stop requested (${why}); it ends cancelled at its next step` };
   }
   await cancelStored(roots, target, why, now);
@@ -57,8 +63,7 @@ export async function controlRun(roots: Roots, target: string, action: ControlAc
 /** Cancels a run nobody is running: under its lock, compare-and-set on its generation, core state cancelled too. */
 async function cancelStored(roots: Roots, target: string, reason: string, now: Date): Promise<void> {
   const location = await locateRun(roots, target);
-  const store = createFsPlanStore({ repoRoot: roots.repoRoot, planRoot: location.planRoot });
-  try {
+  await withRunStore(roots, location, async (store) => {
     const locked = await store.lock(location.slug, { owner: { tool: CLI_TOOL }, retries: 0 });
     if (!locked.ok) throw locked.error;
     try {
@@ -80,7 +85,11 @@ async function cancelStored(roots: Roots, target: string, reason: string, now: D
     } finally {
       await locked.lock.release();
     }
-  } finally {
-    await store.close();
-  }
+  });
+}
+
+/** Whom a request goes to: the plan folder's target as given, or the run's slug in the store named by URL. */
+export async function controlTarget(roots: Roots, slug: string, target: string): Promise<ControlTargetOptions> {
+  if (roots.store === undefined) return { ...roots, target };
+  return { store: await storeAt(roots.store, roots.repoRoot), target: slug };
 }

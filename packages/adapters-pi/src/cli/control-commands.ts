@@ -4,6 +4,7 @@ import { analyzeResumeTarget } from "../run/resume-analysis.js";
 import { common } from "./context.js";
 import { controlRun, type ControlAction } from "./control-actions.js";
 import { EXIT, JSON_SCHEMAS, printJson, type CliIo } from "./io.js";
+import { notOnStore } from "./store-runs.js";
 
 export { CLI_TOOL } from "./control-actions.js";
 
@@ -32,6 +33,7 @@ export function registerControlCommands(program: Command, io: CliIo, setExit: (c
     .requiredOption("--tool <name>", "the tool that would resume it")
     .action(async (target: string, o: { tool: string }, cmd: Command) => {
       const c = common(cmd, io);
+      if (c.roots.store !== undefined) notOnStore("inspect", "`phasekit show <run> --store …` shows the run's owner tool and status");
       const a = await analyzeResumeTarget({ ...c.roots, target, invokedTool: o.tool });
       io.stdout.write(`${JSON.stringify(a, null, 2)}\n`);
       if (a.kind !== "resumable") setExit(a.kind === "not-found" ? EXIT.notFound : EXIT.failed);

@@ -6,6 +6,9 @@
 import { readRunLog } from "../store/run-log/reader.js";
 import type { StepRecord } from "../store/checkpoint-log.js";
 import { checkStoredOutput, readRunSteps, type StoredOutputCheck } from "../store/run-steps.js";
+import type { RunLocation } from "../run/target.js";
+import type { Roots } from "./run-view.js";
+import { storeAt, storeStepOutput, storeStepRecords } from "./store-runs.js";
 
 /** The history of one run, open for the length of one `withHistory` call. */
 export interface OpenHistory {
@@ -24,6 +27,14 @@ export async function withHistory<T>(runDir: string, fn: (h: OpenHistory) => Pro
   }
 }
 
+/** Opens the history of the run at `location` (a plan folder, or the store `roots` names) for `fn`. */
+export async function withRunHistory<T>(roots: Roots, location: RunLocation, fn: (h: OpenHistory) => Promise<T>): Promise<T> {
+  if (roots.store === undefined) return withHistory(location.runDir, fn);
+  const store = await storeAt(roots.store, roots.repoRoot);
+  const records = await storeStepRecords(store, location.slug);
+  return fn({ records, checkOutput: (record) => storeStepOutput(store, location.slug, record) });
+}
+
 /** What a step took and gave, as far as the history keeps it. */
 export interface StepPayload {
   stepId: string;
@@ -35,8 +46,8 @@ export interface StepPayload {
 }
 
 /** The payload of step `stepId`, or null when the run has no such step. */
-export async function stepPayload(runDir: string, stepId: string): Promise<StepPayload | null> {
-  return withHistory(runDir, async (h) => {
+export async function stepPayload(roots: Roots, location: RunLocation, stepId: string): Promise<StepPayload | null> {
+  return withRunHistory(roots, location, async (h) => {
     const record = h.records.find((r) => r.stepId === stepId);
     if (record === undefined) return null;
     const input = { recorded: false as const, fingerprint: record.inputFingerprint };

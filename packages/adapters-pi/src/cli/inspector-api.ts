@@ -5,11 +5,10 @@
  */
 import { migrateState } from "@phasekit/core";
 import { loadDefinitionFolders } from "../definitions/folders.js";
-import { judgeLiveness } from "../lock/liveness.js";
 import { controlRun, type ControlAction } from "./control-actions.js";
 import { buildDiagram, toMermaid } from "./diagram.js";
-import { stepPayload, withHistory } from "./history-view.js";
-import { locateRun, runDetail, runJournal, type Roots } from "./run-view.js";
+import { stepPayload, withRunHistory } from "./history-view.js";
+import { holderLive, locateRun, runDetail, runJournal, type Roots } from "./run-view.js";
 import { stepVerdict } from "./step-verdict.js";
 import type { JournalEntry } from "../store/journal.js";
 import { journalSentences } from "./journal-text.js";
@@ -37,22 +36,22 @@ export interface StepWindow {
 /** The run page: the run, a page of its steps with reuse verdicts, its diagram and its journal. */
 export async function runPage(o: ApiContext, id: string, window: StepWindow = {}): Promise<object> {
   const detail = await runDetail(o.roots, id, o.now().getTime());
-  const runDir = detail.summary.runDir;
-  const live = (await judgeLiveness(runDir).catch(() => null))?.verdict === "live";
+  const location = await locateRun(o.roots, o.roots.store === undefined ? detail.summary.runDir : detail.summary.id);
+  const live = await holderLive(o.roots, location);
   const total = detail.steps.length;
   const limit = Math.min(Math.max(1, window.limit ?? STEPS_PAGE), STEPS_PAGE);
   const offset = Math.min(window.offset ?? Math.max(0, total - limit), Math.max(0, total - 1));
   const shown = detail.steps.slice(offset, offset + limit);
   // Verdicts read stored outputs: only for the steps shown, all from one opening of the history.
   const steps = await part(() =>
-    withHistory(runDir, async (h) => {
+    withRunHistory(o.roots, location, async (h) => {
       const byId = new Map(h.records.map((r) => [r.stepId, r]));
       const out = [];
       for (const s of shown) out.push({ ...s, verdict: await stepVerdict(byId.get(s.stepId) ?? null, null, { live, checkOutput: h.checkOutput }) });
       return out;
     }),
   );
-  const journal = await part(async () => runJournal(await locateRun(o.roots, runDir), o.roots));
+  const journal = await part(async () => runJournal(location, o.roots));
   return {
     schema: "phasekit.inspector-run/2",
     summary: detail.summary,
@@ -81,7 +80,7 @@ export const PAYLOAD_PAGE = 64 * 1024;
 /** A step's input fingerprint and a slice of its pretty-printed output; null when the run has no such step. */
 export async function payloadPage(o: ApiContext, id: string, stepId: string, offset: number, limit: number): Promise<object | null> {
   const location = await locateRun(o.roots, id);
-  const p = await stepPayload(location.runDir, stepId);
+  const p = await stepPayload(o.roots, location, stepId);
   if (p === null) return null;
   if (!p.output.ok) return { schema: "phasekit.step-payload/1", id: location.slug, ...p };
   const text = p.output.json;

@@ -12,6 +12,7 @@ import { CliFailure, EXIT, printFailure, processIo, toFailure, type CliIo } from
 import { registerRunCommands } from "./runs-commands.js";
 import { registerStateCommands } from "./state-commands.js";
 import { registerUiCommand } from "./ui-command.js";
+import { closeStores } from "./store-runs.js";
 
 /** The package version (read once, lazily: importing this module has no side effect). */
 function version(): string {
@@ -29,6 +30,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, json = 
     .version(version(), "-v, --version")
     .addOption(new Option("--repo <dir>", "the repository whose plan folder to use (default: the current folder)"))
     .addOption(new Option("--plan-root <dir>", "the plan root (default: <repo>/ai_plan)"))
+    .addOption(new Option("--store <url>", "runs kept in a store instead of the plan folder: postgres://user@host:port/db[?namespace=NAME] (needs @phasekit/store-postgres; default: $PHASEKIT_STORE)"))
     .addOption(
       new Option("--defs <dir>", "a workflow definition folder; repeat for more (default: pi's global and <repo>/.pi/workflows)").argParser(
         (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
@@ -80,5 +82,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     const failure = toFailure(error);
     printFailure(io, failure, json);
     return failure.exitCode;
+  } finally {
+    // A store opened by URL keeps a pool: closed here, or the process would wait for its idle connections.
+    await closeStores();
   }
 }

@@ -14,11 +14,16 @@ import { readRunSteps, stepFacts } from "../store/run-steps.js";
 import type { JournalEntry } from "../store/journal.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
+import type { StoreLeaseView } from "../store/plan-store-port.js";
+import type { StoreUrl } from "../store/store-url.js";
+import { locateStoreRun, storeAt, storeLease, storeStepRecords } from "./store-runs.js";
 
-/** Where the CLI looks for runs. */
+/** Where the CLI looks for runs: the plan folder of a repository, or a store named by URL (`--store`). */
 export interface Roots {
   repoRoot: string;
   planRoot?: string;
+  /** Given, runs are read from and written to this store instead of the plan folder. */
+  store?: StoreUrl;
 }
 
 /** A run's status as shown: the stored one, or `crashed` for a `running` run whose lock holder is gone. */
@@ -74,6 +79,7 @@ export function storeOf(roots: Roots): PlanStore {
 
 /** Resolves an id, slug or path to an existing run folder; NOT_FOUND / INVALID_SLUG / AMBIGUOUS_TARGET otherwise. */
 export async function locateRun(roots: Roots, target: string): Promise<RunLocation> {
+  if (roots.store !== undefined) return locateStoreRun(await storeAt(roots.store, roots.repoRoot), target);
   const r = await resolveRunTarget({ ...roots, target });
   if (r.kind === "found") return r.location;
   if (r.kind === "new") {
@@ -85,30 +91,61 @@ export async function locateRun(roots: Roots, target: string): Promise<RunLocati
   throw r.error;
 }
 
-/** Every run under the plan root, newest first. */
-export async function listRuns(roots: Roots, nowMs: number): Promise<RunSummary[]> {
-  const store = storeOf(roots);
+/**
+ * Runs `fn` with the store that holds the run at `location`: the plan folder's (closed after), or the store
+ * named by URL (the process's, closed when the command ends).
+ */
+export async function withRunStore<T>(roots: Roots, location: RunLocation, fn: (store: PlanStore) => Promise<T>): Promise<T> {
+  if (roots.store !== undefined) return fn(await storeAt(roots.store, roots.repoRoot));
+  const store = createFsPlanStore({ repoRoot: roots.repoRoot, planRoot: location.planRoot });
   try {
-    const out: RunSummary[] = [];
-    for (const entry of await store.list()) {
-      const runDir = path.join(store.planRoot, entry.slug);
-      const lock = await judgeLiveness(runDir).catch(() => null);
-      const facts = await readRunSteps(runDir).then(stepFacts, () => null);
-      out.push(summarize(entry.slug, runDir, entry.ok ? entry.metadata : null, entry.ok ? null : entry.error, lock, nowMs, facts));
-    }
-    return out.sort((a, b) => (b.updatedAt ?? "").localeCompare(a.updatedAt ?? "") || a.id.localeCompare(b.id));
+    return await fn(store);
   } finally {
     await store.close();
   }
 }
 
+/** Every run under the plan root, newest first. */
+export async function listRuns(roots: Roots, nowMs: number): Promise<RunSummary[]> {
+  if (roots.store !== undefined) return listStoreRuns(await storeAt(roots.store, roots.repoRoot), nowMs);
+  const store = storeOf(roots);
+  try {
+    const out: RunSummary[] = [];
+    for (const entry of await store.list()) {
+      const runDir = path.join(store.planRoot, entry.slug);
+      const lock = await judgeLiveness(runDir).then(lockOfFolder, () => null);
+      const facts = await readRunSteps(runDir).then(stepFacts, () => null);
+      out.push(summarize(entry.slug, runDir, entry.ok ? entry.metadata : null, entry.ok ? null : entry.error, lock, nowMs, facts));
+    }
+    return newestFirst(out);
+  } finally {
+    await store.close();
+  }
+}
+
+function newestFirst(runs: RunSummary[]): RunSummary[] {
+  return runs.sort((a, b) => (b.updatedAt ?? "").localeCompare(a.updatedAt ?? "") || a.id.localeCompare(b.id));
+}
+
+/** `listRuns` on a store named by URL: the same summaries, liveness by the store's lease. */
+async function listStoreRuns(store: PlanStore, nowMs: number): Promise<RunSummary[]> {
+  const out: RunSummary[] = [];
+  for (const entry of await store.list()) {
+    const lock = await storeLease(store, entry.slug).then(lockOfLease, () => null);
+    const facts = await storeStepRecords(store, entry.slug).then(stepFacts, () => null);
+    out.push(summarize(entry.slug, await store.runDir(entry.slug), entry.ok ? entry.metadata : null, entry.ok ? null : entry.error, lock, nowMs, facts));
+  }
+  return newestFirst(out);
+}
+
 /** The detail of one run. */
 export async function runDetail(roots: Roots, target: string, nowMs: number): Promise<RunDetail> {
+  if (roots.store !== undefined) return storeRunDetail(await storeAt(roots.store, roots.repoRoot), target, nowMs);
   const location = await locateRun(roots, target);
   const store = createFsPlanStore({ repoRoot: roots.repoRoot, planRoot: location.planRoot });
   try {
     const read = await store.readMetadata(location.slug);
-    const lock = await judgeLiveness(location.runDir);
+    const lock = lockOfFolder(await judgeLiveness(location.runDir));
     const stepsRead = await readStepRecords(location.runDir).then(
       (records) => ({ records, error: null }),
       (error: unknown) => ({ records: [] as StepRecord[], error: readError(error) }),
@@ -123,8 +160,39 @@ export async function runDetail(roots: Roots, target: string, nowMs: number): Pr
   }
 }
 
+/** `runDetail` on a store named by URL. */
+async function storeRunDetail(store: PlanStore, target: string, nowMs: number): Promise<RunDetail> {
+  const location = await locateStoreRun(store, target);
+  const read = await store.readMetadata(location.slug);
+  const lock = lockOfLease(await storeLease(store, location.slug));
+  const stepsRead = await storeStepRecords(store, location.slug).then(
+    (records) => ({ records, error: null }),
+    (error: unknown) => ({ records: [] as StepRecord[], error: readError(error) }),
+  );
+  const summary = summarize(location.slug, location.runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, stepFacts(stepsRead.records));
+  const control = await store.readControl(location.slug);
+  return {
+    summary,
+    metadata: read.ok ? read.metadata : null,
+    steps: viewSteps(stepsRead.records, lock.verdict === "live"),
+    stepsError: stepsRead.error,
+    pending: control.ok ? control.request : null,
+  };
+}
+
+/** Whether a run's holder is alive: the lock folder's rule, or the store's lease. */
+export async function holderLive(roots: Roots, location: RunLocation): Promise<boolean> {
+  if (roots.store !== undefined) return (await storeLease(await storeAt(roots.store, roots.repoRoot), location.slug).catch(() => null))?.live === true;
+  return (await judgeLiveness(location.runDir).catch(() => null))?.verdict === "live";
+}
+
 /** The run's journal. */
 export async function runJournal(location: RunLocation, roots: Roots): Promise<JournalEntry[]> {
+  if (roots.store !== undefined) {
+    const r = await (await storeAt(roots.store, roots.repoRoot)).readJournal(location.slug);
+    if (!r.ok) throw r.error;
+    return r.entries;
+  }
   const store = createFsPlanStore({ repoRoot: roots.repoRoot, planRoot: location.planRoot });
   try {
     const r = await store.readJournal(location.slug);
@@ -161,13 +229,12 @@ function summarize(
   runDir: string,
   m: WorkflowMetadata | null,
   error: { code: string; message: string } | null,
-  lock: Liveness | null,
+  lock: LockSeen | null,
   nowMs: number,
   /** What the run log says of steps (workflow.json's step fields are only as new as its last write). */
   facts: { current: string | null; last: string | null } | null,
 ): RunSummary {
   const held = lock !== null && lock.verdict !== "none";
-  const gone = lock?.verdict === "dead" && lock.by === "pid";
   let status: ShownStatus = error !== null ? "unreadable" : m === null ? "new" : m.status;
   // A run that says `running` but whose runner is not alive by the lock's liveness rule has crashed: it resumes
   // when asked. A holder on another host whose heartbeat looks stale stays `running` (lock "stale: …") until a
@@ -184,10 +251,33 @@ function summarize(
     createdAt: m?.createdAt ?? null,
     updatedAt: m?.updatedAt ?? null,
     ageMs: m === null ? null : Math.max(0, nowMs - Date.parse(m.updatedAt)),
-    lockHolder: held ? `${gone ? "gone: " : ""}${describeHolder(lock.holder)}` : null,
-    lockStale: held && (lock.by === "unverified" || (lock.verdict === "dead" && lock.by === "heartbeat")),
+    lockHolder: held ? lock.holder : null,
+    lockStale: held && lock.stale,
     error: error === null ? null : readError(error),
   };
+}
+
+/** A lock as a summary shows it, whichever rule judged it. */
+interface LockSeen {
+  verdict: "none" | "live" | "dead";
+  /** The holder in one line. */
+  holder: string;
+  /** Its liveness could not be vouched for (unverified, or a heartbeat watched going quiet; an expired lease). */
+  stale: boolean;
+}
+
+/** The lock folder's verdict as shown. */
+function lockOfFolder(lock: Liveness): LockSeen {
+  const gone = lock.verdict === "dead" && lock.by === "pid";
+  return { verdict: lock.verdict, holder: `${gone ? "gone: " : ""}${describeHolder(lock.holder)}`, stale: lock.by === "unverified" || (lock.verdict === "dead" && lock.by === "heartbeat") };
+}
+
+/** A store's lease as shown: an expired lease nobody took is a dead holder, shown stale (it may still renew). */
+function lockOfLease(lease: StoreLeaseView | null): LockSeen {
+  if (lease === null) return { verdict: "none", holder: "", stale: false };
+  const o = lease.owner;
+  const who = `tool ${o.tool}${o.pid === undefined ? "" : ` (pid ${o.pid}${o.host === undefined ? "" : ` on host ${o.host}`})`}, lease until ${lease.until}`;
+  return { verdict: lease.live ? "live" : "dead", holder: who, stale: !lease.live };
 }
 
 /** A typed read error as shown (a foreign error is INTERNAL: never swallowed silently, always named). */

@@ -33,12 +33,13 @@ export async function folderSignature(runDir: string): Promise<string> {
 }
 
 /**
- * Streams `changed` events for `runDir` on `res` until the client goes; returns a stop for server shutdown. The
+ * Streams `changed` events for `runDir` on `res` until the client goes; returns a stop for server shutdown
+ * (`signature`: the folder's by default; a store named by URL has no folder and passes its own). The
  * first comment (`: watching`) is sent once the folder's first signature is taken: any change after the client
  * reads it is reported.
  */
-export async function streamChanges(req: http.IncomingMessage, res: http.ServerResponse, runDir: string): Promise<() => void> {
-  let last = await folderSignature(runDir);
+export async function streamChanges(req: http.IncomingMessage, res: http.ServerResponse, runDir: string, signature: (runDir: string) => Promise<string> = folderSignature): Promise<() => void> {
+  let last = await signature(runDir);
   // A client gone while the signature was taken has fired its `close` already: no timers for it.
   if (req.socket.destroyed) return () => undefined;
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive" });
@@ -48,7 +49,7 @@ export async function streamChanges(req: http.IncomingMessage, res: http.ServerR
     if (busy) return;
     busy = true;
     try {
-      const now = await folderSignature(runDir);
+      const now = await signature(runDir).catch(() => last);
       if (now !== last) res.write(`event: changed\ndata: {}\n\n`);
       last = now;
     } finally {

@@ -5,10 +5,10 @@ import type { JournalEntry as JournalEntryLike } from "../store/journal.js";
 import { common } from "./context.js";
 import { age, duration, table } from "./format.js";
 import { journalLine, journalSentences } from "./journal-text.js";
-import { judgeLiveness } from "../lock/liveness.js";
+import type { RunLocation } from "../run/target.js";
 import { CliFailure, EXIT, fail, JSON_SCHEMAS, plainMessage, printJson, usage, type CliIo } from "./io.js";
 import { stepPayload } from "./history-view.js";
-import { listRuns, locateRun, runDetail, runJournal, isFinal, type RunDetail, type RunSummary, type ShownStatus } from "./run-view.js";
+import { holderLive, listRuns, locateRun, runDetail, runJournal, isFinal, type Roots, type RunDetail, type RunSummary, type ShownStatus } from "./run-view.js";
 import { loadDefinitionFolders } from "../definitions/folders.js";
 
 const STATUSES = ["running", "paused", "completed", "cancelled", "failed", "crashed", "unreadable", "new"];
@@ -43,7 +43,7 @@ export function registerRunCommands(program: Command, io: CliIo): void {
     .action(async (target: string, o: { step?: string; fields?: string[] }, cmd: Command) => {
       const c = common(cmd, io);
       const fields = checkFields(o.fields, SHOW_FIELDS);
-      if (o.step !== undefined) return showStep(io, c.json, await locateRun(c.roots, target), o.step);
+      if (o.step !== undefined) return showStep(io, c.json, c.roots, await locateRun(c.roots, target), o.step);
       const detail = await runDetail(c.roots, target, io.now().getTime());
       const position = positionOf(detail, c.defDirs);
       const doc = { ...detail, position };
@@ -76,13 +76,13 @@ export function registerRunCommands(program: Command, io: CliIo): void {
       // An unreadable state ends the follow only when a second look agrees and no live holder may be mid-write.
       let unreadableLooks = 0;
       while (o.follow === true) {
-        const detail = await runDetail(c.roots, location.runDir, io.now().getTime());
+        const detail = await runDetail(c.roots, c.roots.store === undefined ? location.runDir : location.slug, io.now().getTime());
         print(await runJournal(location, c.roots));
-        const holderLive = (await judgeLiveness(location.runDir).catch(() => null))?.verdict === "live";
+        const live = await holderLive(c.roots, location);
         const unreadable = detail.summary.error;
-        unreadableLooks = unreadable !== null && !holderLive ? unreadableLooks + 1 : 0;
+        unreadableLooks = unreadable !== null && !live ? unreadableLooks + 1 : 0;
         if (unreadable !== null && unreadableLooks >= 2) throw new CliFailure({ code: unreadable.code, message: `run ${location.slug} cannot be followed: ${plainMessage(unreadable.message)}` }, EXIT.failed);
-        if (unreadable === null && !stillGoing(detail.summary.status, holderLive)) break;
+        if (unreadable === null && !stillGoing(detail.summary.status, live)) break;
         await new Promise((r) => setTimeout(r, o.interval));
       }
     });
@@ -97,8 +97,8 @@ function stillGoing(status: ShownStatus, holderLive: boolean): boolean {
   return status === "running" || ((isFinal(status) || status === "new") && holderLive);
 }
 
-async function showStep(io: CliIo, json: boolean, location: { slug: string; runDir: string }, stepId: string): Promise<void> {
-  const p = await stepPayload(location.runDir, stepId);
+async function showStep(io: CliIo, json: boolean, roots: Roots, location: RunLocation, stepId: string): Promise<void> {
+  const p = await stepPayload(roots, location, stepId);
   if (p === null) fail("cli", "NOT_FOUND", `run ${location.slug} has no step ${JSON.stringify(stepId)}.`, { value: stepId, hint: `\`phasekit show ${location.slug}\` lists its steps` });
   if (json) {
     const output = p.output.ok ? { ok: true, bytes: p.output.bytes, value: JSON.parse(p.output.json) as unknown } : p.output;

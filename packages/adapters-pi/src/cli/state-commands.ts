@@ -9,9 +9,9 @@ import { CLI_TOOL } from "./control-commands.js";
 import { parseDuration } from "./format.js";
 import { gc, type GcEntry, type GcKeptReason } from "../store/retention.js";
 import { fail, JSON_SCHEMAS, plainMessage, printJson, progress, usage, type CliIo } from "./io.js";
-import { judgeLiveness } from "../lock/liveness.js";
-import { withHistory } from "./history-view.js";
-import { locateRun } from "./run-view.js";
+import { withRunHistory } from "./history-view.js";
+import { holderLive, locateRun, withRunStore } from "./run-view.js";
+import { notOnStore, storeAt } from "./store-runs.js";
 import { positiveInt } from "./runs-commands.js";
 import { stepVerdict } from "./step-verdict.js";
 
@@ -44,8 +44,7 @@ export function registerStateCommands(program: Command, io: CliIo): void {
     .action(async (target: string, _o: unknown, cmd: Command) => {
       const c = common(cmd, io);
       const location = await locateRun(c.roots, target);
-      const store = createFsPlanStore({ repoRoot: c.roots.repoRoot, planRoot: location.planRoot });
-      const read = await store.readMetadata(location.slug).finally(() => store.close());
+      const read = await withRunStore(c.roots, location, (store) => store.readMetadata(location.slug));
       if (!read.ok) throw read.error;
       if (read.metadata === null) fail("cli", "NOT_FOUND", `run ${target} has no workflow.json yet.`, { value: target });
       writeRunStateTo(read.metadata, io.stdout);
@@ -69,8 +68,7 @@ export function registerStateCommands(program: Command, io: CliIo): void {
         const core = migrateState(next.state);
         if (!core.ok) throw core.error;
       }
-      const store = createFsPlanStore({ repoRoot: c.roots.repoRoot, planRoot: location.planRoot });
-      try {
+      await withRunStore(c.roots, location, async (store) => {
         const locked = await store.lock(location.slug, { owner: { tool: CLI_TOOL }, retries: 0 });
         if (!locked.ok) throw locked.error;
         try {
@@ -81,9 +79,7 @@ export function registerStateCommands(program: Command, io: CliIo): void {
         } finally {
           await locked.lock.release();
         }
-      } finally {
-        await store.close();
-      }
+      });
     });
   state
     .command("check")
@@ -105,13 +101,14 @@ export function registerStateCommands(program: Command, io: CliIo): void {
       const olderThan = o.olderThan === undefined ? undefined : parseDuration(o.olderThan);
       if (o.olderThan !== undefined && olderThan === undefined) usage(`--older-than ${o.olderThan} is not a duration such as 30d, 12h or 90m.`, { field: "older-than", value: o.olderThan });
       if (o.keep === undefined && olderThan === undefined) usage("gc needs --keep N or --older-than AGE (or both).", { field: "keep" });
-      const store = createFsPlanStore(c.roots);
+      const store = c.roots.store === undefined ? createFsPlanStore(c.roots) : await storeAt(c.roots.store, c.roots.repoRoot);
       // gc reports no per-run progress; on a terminal, at least say what it is doing while it scans.
       const bar = progress(io, `gc: scanning ${store.planRoot}`);
       bar.tick(0);
       const report = await store
         .gc({ ...(o.keep === undefined ? {} : { keep: o.keep }), ...(olderThan === undefined ? {} : { olderThan }), now: () => io.now(), dryRun: o.dryRun === true })
-        .finally(() => (bar.done(), store.close()));
+        // A store named by URL is the process's, closed when the command ends.
+        .finally(() => (bar.done(), c.roots.store === undefined ? store.close() : undefined));
       if (c.json) return printJson(io, JSON_SCHEMAS.gc, { dryRun: o.dryRun === true, removed: report.removed, kept: report.kept });
       const verb = o.dryRun === true ? "would remove" : "removed";
       for (const r of report.removed) io.stdout.write(`${verb}  ${r.slug}  (${r.reason}, ${r.status ?? "?"}, updated ${r.updatedAt ?? "?"})\n`);
@@ -126,6 +123,7 @@ export function registerStateCommands(program: Command, io: CliIo): void {
     .option("--dry-run", "only say whether it would be removed")
     .action(async (target: string, o: { dryRun?: boolean }, cmd: Command) => {
       const c = common(cmd, io);
+      if (c.roots.store !== undefined) notOnStore("rm", `phasekit gc --keep N --store … removes finished runs there by the same rules`);
       const location = await locateRun(c.roots, target);
       const dryRun = o.dryRun === true;
       // gc's rules for one run (keep 0: any finished run is past the limit), so `rm` can never remove what gc keeps.
@@ -153,8 +151,8 @@ export function registerStateCommands(program: Command, io: CliIo): void {
           usage(`--input is not JSON: ${(error as Error).message}`, { field: "input", value: o.input });
         }
       }
-      const live = (await judgeLiveness(location.runDir).catch(() => null))?.verdict === "live";
-      const { record, verdict } = await withHistory(location.runDir, async (h) => {
+      const live = await holderLive(c.roots, location);
+      const { record, verdict } = await withRunHistory(c.roots, location, async (h) => {
         const found = h.records.find((r) => r.stepId === stepId) ?? null;
         return { record: found, verdict: await stepVerdict(found, given, { live, checkOutput: h.checkOutput }) };
       });

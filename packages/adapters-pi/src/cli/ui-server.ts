@@ -14,7 +14,7 @@ import { validateSlug } from "../io/plan-paths.js";
 import { CONTROL_ACTIONS, type ControlAction } from "./control-actions.js";
 import { act, payloadPage, PAYLOAD_PAGE, runPage, type ApiContext } from "./inspector-api.js";
 import { EXIT, JSON_SCHEMAS, plainMessage, toFailure } from "./io.js";
-import { listRuns, locateRun, type Roots } from "./run-view.js";
+import { listRuns, locateRun, runDetail, type Roots } from "./run-view.js";
 import { streamChanges } from "./run-watch.js";
 
 /** Options of `startInspector`. */
@@ -115,7 +115,16 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: Ap
     if (id === null || !validateSlug(id).ok) return send(res, 400, { error: { code: "INVALID_SLUG", message: `not a run id: ${JSON.stringify(events[1])}` } });
     const location = await locateRun(o.roots, id).catch(() => null);
     if (location === null) return send(res, 404, { error: { code: "NOT_FOUND", message: `no run ${JSON.stringify(id)}` } });
-    const stop = await streamChanges(req, res, location.runDir);
+    // A store named by URL has no folder to stat: what a reader shows of the run is its signature there.
+    // The lease's renewals (its `until`) are not a change, its holder coming, going or going stale is.
+    const signature =
+      o.roots.store === undefined
+        ? undefined
+        : async () => {
+            const d = await runDetail(o.roots, location.slug, 0);
+            return JSON.stringify({ ...d, summary: { ...d.summary, ageMs: null, lockHolder: d.summary.lockHolder === null ? null : d.summary.lockHolder.replace(/, lease until .*$/, "") } });
+          };
+    const stop = await streamChanges(req, res, location.runDir, signature);
     streams.add(stop);
     req.on("close", () => streams.delete(stop));
     return;

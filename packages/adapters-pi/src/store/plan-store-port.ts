@@ -12,6 +12,8 @@ import type { LockOwner } from "../lock/holder.js";
 import type { ReadMetadataResult } from "./metadata.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "./metadata-schema.js";
 import type { StoreControl } from "./control-fs.js";
+import type { StepRecord } from "./checkpoint-log.js";
+import type { StoredOutputCheck } from "./run-steps.js";
 
 /** File name of a run's metadata inside its folder. */
 export const METADATA_FILE = "workflow.json";
@@ -37,6 +39,17 @@ export interface StoreLockOptions {
   staleMs?: number;
   retries?: number;
   signal?: AbortSignal;
+}
+
+/**
+ * Who holds a run's lease, as a reader sees it (`PlanStore.readLease`): the owner the holder named, and whether
+ * the lease is live now by the store's own rule (PostgreSQL: `lease_until` against the database's clock).
+ */
+export interface StoreLeaseView {
+  owner: LockOwner;
+  live: boolean;
+  /** When the lease runs out unless renewed (ISO 8601, the store's clock). */
+  until: string;
 }
 
 /** One run folder found by `list()`: its metadata (null if none yet), or why it could not be read. */
@@ -79,6 +92,14 @@ export interface PlanStore extends StoreControl {
    * such method: its ids are reserved by creating the run folder.
    */
   reserveRun?(): Promise<Result<{ slug: string }>>;
+  /**
+   * For readers of a store whose lock is not a lock folder on this disk (the CLI and the inspector on a
+   * PostgreSQL store): who holds the run's lease now, or null when nobody does. The fs store has no such method:
+   * its readers apply the lock folder's liveness rule (lock/liveness.ts).
+   */
+  readLease?(slug: string): Promise<StoreLeaseView | null>;
+  /** For the same readers: the stored output `record` (a completed step of run `slug`) names, checked by fingerprint. */
+  readStepOutput?(slug: string, record: StepRecord): Promise<StoredOutputCheck>;
   /**
    * The run's checkpoints (completed-step reuse, commit intents). Through a store that holds the run's lock they
    * write to its fenced history (claimed when the lock was taken); without the lock they are a read-only view

@@ -30,7 +30,7 @@ import type { WorkflowMetadataInput } from "./metadata-schema.js";
 import type { CheckpointStore } from "./checkpoint-port.js";
 
 export { METADATA_FILE } from "./plan-store-port.js";
-export type { PlanStore, StoreLock, StoreLockOptions, PlanRunEntry, StoreGcOptions } from "./plan-store-port.js";
+export type { PlanStore, StoreLock, StoreLockOptions, PlanRunEntry, StoreGcOptions, StoreLeaseView } from "./plan-store-port.js";
 
 /** Options of `createFsPlanStore`. */
 export interface FsPlanStoreOptions {

@@ -17,6 +17,7 @@ import { lockLost, storeError } from "../db/errors.js";
 import { compactArtifacts } from "./compact.js";
 import { runLabel, whyRefused } from "./runs.js";
 import { readAll, StepIndex, type Loaded } from "./step-index.js";
+import { checkOutput } from "./readers.js";
 
 /**
  * Creates the checkpoint store of run `slug` for the holder of `fence`; the run's step index starts loading now,
@@ -168,20 +169,6 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       return { recordsBefore: n, recordsAfter: n, artifactsRemoved: removed };
     },
   };
-}
-
-type StoredOutput = { ok: true; output: unknown } | { ok: false; reason: "artifact-missing" | "artifact-corrupt" };
-
-/** A stored output `body` checked against its content address `fp` (a row edited by hand is rerun). */
-function checkOutput(body: string | undefined, fp: string): StoredOutput {
-  if (body === undefined) return { ok: false, reason: "artifact-missing" };
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return { ok: false, reason: "artifact-corrupt" };
-  }
-  return fingerprint(value) === fp ? { ok: true, output: value } : { ok: false, reason: "artifact-corrupt" };
 }
 
 function notHeld(db: Db, slug: string, file: string, what: string): WorkflowError {

@@ -15,6 +15,7 @@ import { fileControl, readControl } from "./control.js";
 import { holderWrites, LeaseBook, settle } from "./holder-writes.js";
 import { gcRuns } from "./retention.js";
 import { readRunJournal, readRunMetadata, runLabel } from "./runs.js";
+import { readLease, readStepOutput } from "./readers.js";
 
 /** Default lease: a holder silent this long (ms) may be displaced. */
 export const DEFAULT_LEASE_MS = 10_000;
@@ -133,6 +134,8 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     requestControl: (slug, signal, request = {}) => settle(() => fileControl(db, slugOf(slug), signal, request)),
     readControl: (slug, signal) => settle(() => readControl(db, slugOf(slug), signal)),
     reserveRun: (random) => settle(async () => ({ ok: true, slug: await reserveRunId(db, random) })),
+    readLease: (slug) => readLease(db, slugOf(slug)),
+    readStepOutput: (slug, record) => readStepOutput(db, slugOf(slug), record),
     async close() {
       // Leases still held stop beating (they expire on their own); a closed store can be used again.
       leases.stopAll();
