@@ -3,10 +3,11 @@
  * verification policy and its cache (a pass against an unchanged workspace is not run again); while one fails,
  * `next` is refused and the agent gets the failing command's output. An `approve` gate needs a person: in pi it
  * refuses `next` with who it waits for (approval from pi's UI or `phasekit approve` is not wired into the
- * extension yet, see docs/gates.md), so a declared gate is never passed silently. Core judges (`judgeControls`).
+ * extension yet, see docs/gates.md), so a declared gate is never passed silently. Core judges (`judgeControls`)
+ * and, where the definition routes a "no" (onFail / onReject), moves the run (`route`, see gate-route.ts).
  */
 import path from "node:path";
-import { judgeControls, NO_USAGE, validateApproval, type GateFacts } from "@phasekit/core";
+import { judgeControls, NO_USAGE, validateApproval, type GateFacts, type GateOutcome } from "@phasekit/core";
 import type { ControlRequest } from "../store/control-signals.js";
 import { createRunVerificationCache, type VerificationCache } from "../verification/cache.js";
 import { resolveVerificationConfig } from "../verification/config.js";
@@ -21,8 +22,15 @@ export const GATE_TOOL = "phasekit-gate";
 // One cache per runtime (one pi process): passes are remembered against the workspace state they ran on.
 const caches = new WeakMap<Runtime, VerificationCache>();
 
-/** The verdict on leaving the current phase: refused with the text for the agent, or passed (`passed` runs after the advance is committed). */
-export type GateCheck = { refused: string } | { refused?: undefined; passed?: () => Promise<void> };
+/**
+ * The verdict on leaving the current phase: refused with the text for the agent; passed (`passed` runs after the
+ * advance is committed); or a "no" the definition routes (onFail / onReject: the caller asks core's `route` and
+ * runs `done` once that is settled, committed or refused).
+ */
+export type GateCheck =
+  | { refused: string; route?: undefined }
+  | { refused?: undefined; route?: undefined; passed?: () => Promise<void> }
+  | { refused?: undefined; route: GateOutcome; reason: string; done: () => Promise<void> };
 
 /** Whether the current phase may be left now. */
 export async function checkGates(rt: Runtime, ctx: PiContext, signal?: AbortSignal): Promise<GateCheck> {
@@ -68,6 +76,10 @@ export async function checkGates(rt: Runtime, ctx: PiContext, signal?: AbortSign
   if (g.pass) {
     const taken = request;
     return taken === null ? {} : { passed: () => rt.durable.clearControl(taken) };
+  }
+  if (g.routeTo !== undefined && (g.state === "failed" || g.state === "rejected")) {
+    const taken = request;
+    return { route: g.state === "failed" ? "fail" : "reject", reason: g.reason, done: async () => void (taken === null ? undefined : await rt.durable.clearControl(taken)) };
   }
   if (g.gate === "approve" && g.state === "rejected" && request !== null) await rt.durable.clearControl(request);
   if (g.gate === "approve" && g.state === "waiting") {

@@ -12,6 +12,7 @@ import type { Runtime } from "./runtime.js";
 import { SUMMARY_ENTRY, summariesOf } from "./session-entries.js";
 import { stepCallComponent, stepResultComponent } from "./renderers.js";
 import { checkGates, type GateCheck } from "./gates.js";
+import { routeRefusedText, routeRun } from "./gate-route.js";
 
 /** The tool's name (core never blocks it). */
 export const STEP_TOOL = "workflow_step";
@@ -85,9 +86,14 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
   if (gate.refused !== undefined) throw new Error(`[phasekit] next refused: ${gate.refused}`);
   const before = active(s, rt.registry);
   const kind = action === "next" ? "advance" : action;
-  const r = move(kind, s, rt.registry, rt.now());
+  // A gate's "no" the definition routes: core's `route` moves the run back (or refuses at the loop limit).
+  const r = gate.route !== undefined ? routeRun(gate.route, s, rt.registry, rt.now()) : move(kind, s, rt.registry, rt.now());
   if (!r.ok) {
     if (r.state !== null) rt.state = r.state;
+    if (gate.route !== undefined) {
+      await gate.done();
+      throw new Error(`[phasekit] next refused: ${routeRefusedText(gate.route, gate.reason, r.error)}`);
+    }
     throw new Error(`[phasekit] ${action} refused: ${r.error.message}`);
   }
   if (summary !== undefined && before !== null && action !== "cancel") {
@@ -98,8 +104,11 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
     return text(`⚠️ Confirm cancellation of "${s.taskDescription}": call workflow_step with action='cancel' again. Any other action keeps the workflow.`, { cancelPending: true });
   }
   const warning = await rt.commit(r.state, ctx);
-  await gate.passed?.(); // an approval is consumed only once the advance it allowed is on disk
+  // An approval (or a rejection) is consumed only once the move it allowed is on disk.
+  await (gate.route !== undefined ? gate.done() : gate.passed?.());
   const extra = warning === undefined ? "" : `\n\n(${warning})`;
+  // Routed back: what the gate said (the failing output, the rejection) comes right after the result line.
+  const why = gate.route !== undefined ? `\n\n${gate.reason}` : "";
   const from = before === null ? "?" : before.phase.name;
   switch (r.happened.type) {
     case "completed":
@@ -116,7 +125,7 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
       // there the result itself carries it.
       const context = rt.boundaryTurns ? "The new phase's context follows as a workflow message." : `You are now in a new phase. Its context:\n\n${contextPrompt(now)}`;
       // The first line is what the renderer shows collapsed: previous → current (then next).
-      return text(`${first}\n\n${context}${extra}`, { from, to: now.phase.name, next: after, lastPhase: now.nextPhase === null });
+      return text(`${first}${why}\n\n${context}${extra}`, { from, to: now.phase.name, next: after, lastPhase: now.nextPhase === null });
     }
   }
 }
