@@ -145,7 +145,7 @@ async function peakRss(): Promise<BenchRow[]> {
 }
 
 export const suite: BenchSuite = {
-  title: "One history per run (issue 17)",
+  title: "One history per run",
   description:
     "Bytes a run folder holds after close when each step's output (or each metadata write) changes ~200 B of a 10 KB value, against the 1 MiB budget (SqliteSaver with the same values for scale); files and lock+claim time after many acquisitions that wrote nothing; peak RSS of a run with 10 KB outputs and of loading it. Subject and baseline are measured in the same run.",
   notes: [

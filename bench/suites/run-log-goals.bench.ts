@@ -197,7 +197,7 @@ export async function runGoals(): Promise<BenchRow[]> {
 }
 
 export const suite: BenchSuite = {
-  title: "Run log goals (issue 11)",
+  title: "Run log goals",
   description:
     "Contenders interleaved round by round (median over rounds of the per-call time). Step miss: a new step key whose fn returns a 10 KB object (started record unsynced, done record with the output inline, one fdatasync, fence check). Raw: the same line appended to an open fd + fdatasync. SqliteSaver: put of a checkpoint holding the same object, WAL with synchronous=FULL. Hit: one of 200 completed steps (index lookup, one positioned read, fingerprint check, JSON.parse). Resume: claim a new epoch, load the index, reuse the first step, close; first resume: the same on a fresh copy of the run folder just after the run closed (its segment still holds every record before the compaction's base line). Bytes: files of the run log vs the SQLite database. RSS: child processes, peak resident set.",
   notes: [
