@@ -23,6 +23,10 @@ export { runStateToJSON, parseRunState, readRunStateFrom, writeRunStateTo } from
 // Steering a run from another process (or machine).
 export { requestPause, requestStop, requestApproval } from "./run/control-requests.js";
 export type { ControlTargetOptions } from "./run/control-requests.js";
+export { rerunFrom } from "./run/rerun-from.js";
+export type { RerunFromOptions, RerunFromResult } from "./run/rerun-from.js";
+export { forkRun } from "./run/fork-run.js";
+export type { ForkRunOptions, ForkRunResult } from "./run/fork-run.js";
 export type { ControlRequest, ControlSignal } from "./store/control-signals.js";
 export type { StoreControl, ControlRequestInput } from "./store/control-fs.js";
 

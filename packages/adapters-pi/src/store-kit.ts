@@ -4,8 +4,8 @@
  * the reuse decision, step keys, commit and error records, fingerprints, the metadata document and control
  * requests. A backend implements the port and passes the contract suites; it re-decides none of these.
  */
-export { decideStep } from "./store/reuse-decision.js";
-export type { StepDecision, PriorStep } from "./store/reuse-decision.js";
+export { decideStep, isSuperseded, keysFrom, rerunMarksOf, RERUN_EVENT } from "./store/reuse-decision.js";
+export type { StepDecision, PriorStep, RerunMark } from "./store/reuse-decision.js";
 export { checkStepKey, commitIntentRecord } from "./store/checkpoint-port.js";
 export { checkCommitRecord } from "./store/commit-record.js";
 export { stepErrorText, storableText, MAX_STEP_ERROR_CHARS } from "./store/step-error.js";

@@ -23,6 +23,7 @@ const WHY: Record<RerunReason, string> = {
   "input-changed": "its input changed since the checkpoint",
   "artifact-missing": "the stored output is missing",
   "artifact-corrupt": "the stored output no longer matches its fingerprint",
+  superseded: "a rerun (phasekit rerun --from) superseded its checkpoint",
 };
 
 /** What happened to one `ctx.step` call in this run. */

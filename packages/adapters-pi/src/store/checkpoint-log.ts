@@ -31,6 +31,8 @@ export const stepRecordSchema = z.strictObject({
   startedAt: time,
   finishedAt: time.optional(),
   error: z.string().max(MAX_STEP_ERROR_CHARS).optional(),
+  /** Set by the store that read the record: a rerun mark written after it names this step (reuse-decision.ts). */
+  superseded: z.literal(true).optional(),
 });
 
 /** A commit intent (seed 003): recorded before `git commit`, marked committed after it. */

@@ -12,6 +12,7 @@ import { checkCommitRecord } from "./commit-record.js";
 import { RUN_LOG_DIR } from "./run-log/format.js";
 import type { StepEntry } from "./run-log/run-index.js";
 import type { RunLog } from "./run-log/run-log.js";
+import { keysFrom, RERUN_EVENT } from "./reuse-decision.js";
 
 const SCOPE = "checkpoints";
 /** The event name of commit records in the run log. */
@@ -60,6 +61,14 @@ export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointS
       const r = await log.compact();
       return { recordsBefore: r.recordsBefore, recordsAfter: r.recordsAfter, artifactsRemoved: r.artifactsRemoved };
     },
+    async supersede(from, note) {
+      const keys = keysFrom(log.entries().map((e) => e.key), from);
+      if (keys === null) {
+        throw workflowError(SCOPE, "NOT_FOUND", `the history in ${file} holds no step "${from}".`, { file, field: "from", value: from, hint: "pick a step id from `phasekit show <run>` (occurrences are id#n)" });
+      }
+      await log.event(RERUN_EVENT, { from, keys, at: now().toISOString(), ...(note.reason === undefined ? {} : { reason: note.reason }) });
+      return { keys };
+    },
   };
 }
 
@@ -88,5 +97,6 @@ export function toStepRecord(e: StepEntry): StepRecord {
     startedAt: iso(e.startedAt ?? e.at),
     ...(e.status === "started" ? {} : { finishedAt: iso(e.at) }),
     ...(e.error === undefined ? {} : { error: e.error }),
+    ...(e.superseded === true ? { superseded: true } : {}),
   } as StepRecord;
 }

@@ -2,10 +2,14 @@
  * Reuse or rerun: the one decision every checkpoint store makes for `step(id, input, fn)`, written once. It is
  * pure: the store reads the stored output only when the decision says `verify`, and reruns with `attempt` and
  * the reason its read gave (artifact-missing / artifact-corrupt) when that output fails its check.
+ *
+ * Time travel lives here too: a rerun mark (`phasekit rerun --from`) supersedes the records a run held when it
+ * was made, for the step it names and every step first recorded after it. Nothing is deleted: a superseded
+ * record stays in the history until the step runs again, and the decision alone makes it rerun.
  */
 
 /** Why a step ran instead of being reused. */
-export type RerunReason = "no-record" | "started" | "failed" | "input-changed" | "artifact-missing" | "artifact-corrupt";
+export type RerunReason = "no-record" | "started" | "failed" | "input-changed" | "artifact-missing" | "artifact-corrupt" | "superseded";
 
 /** What the decision needs of a step's latest record. */
 export interface PriorStep {
@@ -13,6 +17,8 @@ export interface PriorStep {
   inputFingerprint: string;
   attempt: number;
   outputFingerprint?: string | undefined;
+  /** A rerun mark written after this record names its step (see `isSuperseded`). */
+  superseded?: boolean | undefined;
 }
 
 /** Verify and reuse the stored output `outputFingerprint`; or run the step as `attempt` because of `reason`. */
@@ -23,13 +29,56 @@ export type StepDecision =
 /**
  * Decides from the step's latest record and this call's input fingerprint. The attempt counts consecutive tries
  * of this input since the step last completed (what maxAttempts limits): a new input or a completion starts
- * again at 1, so earlier successes never count against a retry budget.
+ * again at 1, so earlier successes never count against a retry budget; nor does a superseded record (a person
+ * asked for the step to run again, which is a new start).
  */
 export function decideStep(previous: PriorStep | undefined, inputFingerprint: string): StepDecision {
   if (previous === undefined) return { verify: false, reason: "no-record", attempt: 1 };
+  if (previous.superseded === true) return { verify: false, reason: "superseded", attempt: 1 };
   const sameInput = previous.inputFingerprint === inputFingerprint;
   if (previous.status !== "completed") return { verify: false, reason: previous.status, attempt: sameInput ? previous.attempt + 1 : 1 };
   if (!sameInput) return { verify: false, reason: "input-changed", attempt: 1 };
   if (previous.outputFingerprint === undefined) return { verify: false, reason: "artifact-missing", attempt: 1 };
   return { verify: true, outputFingerprint: previous.outputFingerprint, attempt: 1 };
+}
+
+/** The event name of rerun marks in a run's history. */
+export const RERUN_EVENT = "rerun";
+
+/** A rerun mark as the history keeps it: written under the lease of `epoch`, superseding `keys`. */
+export interface RerunMark {
+  /** The lease that wrote the mark: every record of an earlier lease of these keys is superseded by it. */
+  epoch: number;
+  from: string;
+  keys: readonly string[];
+}
+
+/**
+ * Whether the latest record of `key`, written under the lease `recordEpoch`, is superseded: a mark written by a
+ * later lease names it. A lease that writes a mark writes nothing else (rerunFrom), so a record of the step made
+ * after the mark always carries a later epoch than the mark's, and is never superseded by it.
+ */
+export function isSuperseded(key: string, recordEpoch: number, marks: readonly RerunMark[]): boolean {
+  for (const m of marks) if (m.epoch > recordEpoch && m.keys.includes(key)) return true;
+  return false;
+}
+
+/**
+ * The keys a rerun from `from` supersedes: `from` and every key recorded after it, in the order the history
+ * first recorded them (`ordered`); null when the history holds no `from`.
+ */
+export function keysFrom(ordered: readonly string[], from: string): string[] | null {
+  const i = ordered.indexOf(from);
+  return i < 0 ? null : ordered.slice(i);
+}
+
+/** The rerun marks among `(epoch, data)` pairs of RERUN_EVENT events (malformed data skipped: it marks nothing). */
+export function rerunMarksOf(events: Iterable<{ epoch: number; data: unknown }>): RerunMark[] {
+  const out: RerunMark[] = [];
+  for (const { epoch, data } of events) {
+    const d = data as { from?: unknown; keys?: unknown } | null;
+    if (d === null || typeof d !== "object" || typeof d.from !== "string" || !Array.isArray(d.keys)) continue;
+    out.push({ epoch, from: d.from, keys: d.keys.filter((k): k is string => typeof k === "string") });
+  }
+  return out;
 }

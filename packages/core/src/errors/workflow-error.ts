@@ -66,7 +66,9 @@ export type WorkflowErrorCode =
   | "BUDGET_EXHAUSTED"
   | "NO_PROGRESS"
   | "GATE_OPEN"
-  | "INVALID_APPROVAL";
+  | "INVALID_APPROVAL"
+  // a store that cannot do what was asked (rerunFrom on a backend without rerun marks)
+  | "UNSUPPORTED";
 
 /** Structured facts about an error: what a caller needs to locate and fix it. */
 export interface WorkflowErrorDetails {

@@ -26,4 +26,6 @@ export interface StepEntry {
   at?: number;
   /** When the attempt started (epoch ms), if the writer said. */
   startedAt?: number;
+  /** A rerun mark written after this record names its step (set by the reader, never stored). */
+  superseded?: boolean;
 }

@@ -16,6 +16,7 @@ import { RUN_LOG_DIR } from "./format.js";
 import { segmentName } from "./file-names.js";
 import { loadChain, type LoadedChain } from "./read-chain.js";
 import type { StepEntry } from "./run-index.js";
+import { RerunMarks } from "./rerun-marks.js";
 import { eventsOf, stateOf } from "./state-keeper.js";
 import { ValueFiles } from "./values.js";
 import { countTimeline, timelineOf, type TimelineItem } from "./timeline.js";
@@ -51,10 +52,11 @@ export async function readRunLog(runDir: string): Promise<RunLogView | null> {
     return null;
   }
   const { index } = chain;
+  const marks = new RerunMarks(index, values);
   return {
     epoch: chain.headEpoch,
-    entries: () => [...index.steps.values()],
-    entry: (key) => index.steps.get(key),
+    entries: () => [...index.steps.values()].map((e) => marks.view(e) as StepEntry),
+    entry: (key) => marks.view(index.steps.get(key)),
     async outputText(entry) {
       if (entry.artifact !== undefined && entry.outputFingerprint !== undefined) {
         const a = await readArtifact(runDir, entry.artifact, entry.outputFingerprint);

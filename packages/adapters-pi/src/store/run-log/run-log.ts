@@ -9,7 +9,7 @@ import { workflowError } from "@phasekit/core";
 import { encodeCanonical } from "../../io/canonical-json.js";
 import type { JsonValue } from "../../io/plain-json.js";
 import { fingerprint, fingerprintOfCanonical } from "../fingerprint.js";
-import { decideStep } from "../reuse-decision.js";
+import { decideStep, RERUN_EVENT, type RerunReason } from "../reuse-decision.js";
 import { stepErrorText } from "../step-error.js";
 import { claimRunLog } from "./claim.js";
 import { compactRunLog, type CompactionReport } from "./compaction.js";
@@ -20,13 +20,14 @@ import type { StepEntry } from "./run-index.js";
 import { OutputChain } from "./output-chain.js";
 import { readOutputText } from "./output-delta.js";
 import { moveAside, readArtifact, writeArtifact } from "./run-artifacts.js";
+import { RerunMarks } from "./rerun-marks.js";
 import { eventsOf, StateKeeper } from "./state-keeper.js";
 import { countTimeline, timelineOf, type TimelineItem } from "./timeline.js";
 import { ValueFiles } from "./values.js";
 import type { FsBoundary } from "./segment-writer.js";
 
 /** Why a step ran instead of being reused. */
-export type RunLogRerunReason = "no-record" | "started" | "failed" | "input-changed" | "artifact-missing" | "artifact-corrupt";
+export type RunLogRerunReason = RerunReason;
 
 /** Outcome of `RunLog.step`. */
 export type RunLogStepOutcome<T> =
@@ -98,6 +99,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
   const parts: LogParts = { runDir, dir, epoch, writer, values, index: claim.chain.index, boundary, snapshots: 0, claimed: claim.facts };
   const states = new StateKeeper(parts);
   const outputs = new OutputChain(writer);
+  const marks = new RerunMarks(parts.index, values);
 
   const checkLost = (): void => {
     if (writer.lost !== undefined) throw writer.lost;
@@ -133,7 +135,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     checkLost();
     checkKey(key);
     const inputFingerprint = known?.inputFingerprint ?? fingerprint(input);
-    const previous = parts.index.steps.get(key);
+    const previous = marks.view(parts.index.steps.get(key));
     const decision = decideStep(previous, inputFingerprint);
     let reason: RunLogRerunReason;
     let movedAside: string | undefined;
@@ -189,8 +191,8 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     runDir,
     epoch,
     step,
-    entry: (key) => parts.index.steps.get(key),
-    entries: () => [...parts.index.steps.values()],
+    entry: (key) => marks.view(parts.index.steps.get(key)),
+    entries: () => [...parts.index.steps.values()].map((e) => marks.view(e) as StepEntry),
     async putState(state) {
       checkLost();
       await states.put(state);
@@ -202,6 +204,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       const length = line.length - 1 - (line.indexOf(0x09) + 1);
       parts.index.events.push({ name, epoch, data: { file: writer.file, offset: offset + line.indexOf(0x09) + 1, length }, pos: parts.index.nextPos++ });
       parts.index.records++;
+      if (name === RERUN_EVENT) marks.reset();
     },
     events: (name) => eventsOf(parts.index, parts.values, name),
     timeline: () => timelineOf(parts.index, parts.values),

@@ -1,0 +1,62 @@
+/** The rerun rule (reuse-decision.ts) as properties: supersession wins over every other fact of a record. */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decideStep, isSuperseded, keysFrom, rerunMarksOf, type PriorStep } from "../src/store/reuse-decision.js";
+
+const fp = fc.constantFrom("v1:a", "v1:b");
+const prior: fc.Arbitrary<PriorStep> = fc.record({
+  status: fc.constantFrom("started" as const, "completed" as const, "failed" as const),
+  inputFingerprint: fp,
+  attempt: fc.integer({ min: 1, max: 50 }),
+  outputFingerprint: fc.option(fp, { nil: undefined }),
+});
+
+describe("rerun marks", () => {
+  it("a superseded record always reruns as attempt 1, whatever its status, input or output", () => {
+    fc.assert(
+      fc.property(prior, fp, (p, given) => {
+        expect(decideStep({ ...p, superseded: true }, given)).toEqual({ verify: false, reason: "superseded", attempt: 1 });
+        // Without the flag the decision is the one it always was.
+        expect(decideStep({ ...p, superseded: false }, given)).toEqual(decideStep(p, given));
+      }),
+    );
+  });
+
+  it("a mark supersedes only records of earlier leases, and only the keys it names", () => {
+    const key = fc.constantFrom("a", "b", "c", "d");
+    const mark = fc.record({ epoch: fc.integer({ min: 1, max: 9 }), from: key, keys: fc.uniqueArray(key) });
+    fc.assert(
+      fc.property(key, fc.integer({ min: 1, max: 9 }), fc.array(mark, { maxLength: 4 }), (k, epoch, marks) => {
+        const expected = marks.some((m) => m.epoch > epoch && m.keys.includes(k));
+        expect(isSuperseded(k, epoch, marks)).toBe(expected);
+      }),
+    );
+  });
+
+  it("keysFrom is the suffix of the history order that starts at the step, or null", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 3 }), { maxLength: 8 }), fc.string({ minLength: 1, maxLength: 3 }), (order, from) => {
+        const r = keysFrom(order, from);
+        if (!order.includes(from)) {
+          expect(r).toBeNull();
+          return;
+        }
+        expect(r?.[0]).toBe(from);
+        expect([...order.slice(0, order.indexOf(from)), ...(r ?? [])]).toEqual(order);
+      }),
+    );
+  });
+
+  it("marks are read from event data; hostile data marks nothing", () => {
+    fc.assert(
+      fc.property(fc.anything(), (data) => {
+        const marks = rerunMarksOf([{ epoch: 3, data }]);
+        for (const m of marks) {
+          expect(typeof m.from).toBe("string");
+          expect(m.keys.every((k) => typeof k === "string")).toBe(true);
+        }
+      }),
+    );
+    expect(rerunMarksOf([{ epoch: 2, data: { from: "b", keys: ["b", 7, "c"] } }])).toEqual([{ epoch: 2, from: "b", keys: ["b", "c"] }]);
+  });
+});
