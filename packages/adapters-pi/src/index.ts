@@ -8,6 +8,8 @@
 // The run lifecycle: the one call most extensions need.
 export { runWorkflow } from "./run/run-workflow.js";
 export type { RunWorkflowOptions, RunResult, RunStatus, ResumePromptInfo, RunCleanupInfo } from "./run/options.js";
+export type { DefinitionsChange, OnDefinitionsChanged } from "./run/definitions-change.js";
+export type { DefinitionsChoice } from "./run/definitions-review.js";
 export type { RunContext, StepReport } from "./run/context.js";
 export type { BudgetsInput } from "./run/options.js";
 export type { RunBudget, BudgetSpend } from "./run/budget.js";

@@ -7,7 +7,6 @@ import {
   advance as coreAdvance,
   cancel as coreCancel,
   cancelNow as coreCancelNow,
-  checkDefinitions as coreCheckDefinitions,
   checkTool as coreCheckTool,
   compileDefinitions,
   contextPrompt as coreContextPrompt,
@@ -33,16 +32,6 @@ import { persisted as toPersisted } from "../run/persisted.js";
 
 export type { ActiveWorkflow, DefinitionProblem, Happening, WorkflowChange, WorkflowError, WorkflowRegistry, WorkflowState };
 
-/**
- * May the run go on with `registry`? `same`: nothing it reaches changed; `changed`: something did (`resolves`:
- * its position still resolves there), with core's diff.
- */
-export function definitionsVerdict(registry: WorkflowRegistry, state: WorkflowState, pinned?: WorkflowRegistry): { same: true } | { same: false; resolves: boolean; diff: readonly WorkflowChange[]; reason: string } {
-  const r = coreCheckDefinitions(registry, state, pinned);
-  if (r.ok) return r.verdict === "changed" ? { same: false, resolves: true, diff: r.diff, reason: "" } : { same: true };
-  const diff = (r.error.details as { diff?: readonly WorkflowChange[] }).diff ?? [];
-  return { same: false, resolves: false, diff, reason: r.error.message };
-}
 export { isLive, toPersisted };
 
 /** A transition's result as the pi wiring uses it. */

@@ -11,13 +11,14 @@ import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
 import { failed } from "./durable-failure.js";
 import { loadPinFrom, savePinIn } from "./durable-pin.js";
+import type { PinnedData } from "../run/definitions-pin.js";
 
 /** Where plan folders live: `planRoot` relative to the session's cwd (default `ai_plan`), or off. */
 export interface DurableOptions {
-  readonly planRoot?: string | false;
-  readonly homeDir?: string;
+  readonly planRoot?: string | false | undefined;
+  readonly homeDir?: string | undefined;
   /** The plan store for a session's cwd (e.g. `@phasekit/store-postgres`); default the fs store under `planRoot`. */
-  readonly store?: (cwd: string) => PlanStore;
+  readonly store?: ((cwd: string) => PlanStore) | undefined;
 }
 
 /**
@@ -52,7 +53,7 @@ export interface DurableRuns {
    * Records `data` (the definitions the held run goes on with) in the run's history, as the reserved entry
    * `phasekit:pi-definitions` keyed by the fingerprints `state` records: any session that resumes the run finds them.
    */
-  savePin(state: WorkflowState, data: unknown, now: number): Promise<DurableResult>;
+  savePin(state: WorkflowState, data: PinnedData, now: number): Promise<DurableResult>;
   /** The definitions recorded for the fingerprints `state` records, from the held run's history; undefined if none. */
   loadPin(state: WorkflowState, now: number): Promise<unknown>;
   /** Lets the held run go (session end, replaced run). */

@@ -7,33 +7,16 @@
  * an inserted or removed earlier phase does not move the run), restart the current scope (core's restartScope),
  * or cancel. Without a choice the run keeps its pinned definitions: it never moves silently.
  */
-import { isBlocking } from "@phasekit/core";
-import { active, compile, definitionsVerdict, isLive, move, type WorkflowChange, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
+import { pinData, pinnedRegistry, type PinnedData } from "../run/definitions-pin.js";
+import { definitionsUnchanged, diffText, reviewDefinitions } from "../run/definitions-review.js";
+import { active, isLive, type WorkflowRegistry, type WorkflowState } from "./core-bridge.js";
 import type { BranchEntry, PiContext } from "./host.js";
 import type { Pin, Runtime } from "./runtime.js";
 
+export { diffText, pinData, type PinnedData };
+
 /** The custom entry type of a run's pinned definitions. */
 export const DEFINITIONS_ENTRY = "workflow:definitions";
-
-/** What the entry holds: the compiled definitions of every workflow the run reaches, by key. */
-export interface PinnedData {
-  readonly taskId: string;
-  readonly workflows: Readonly<Record<string, unknown>>;
-}
-
-
-/** The entry data pinning `registry`'s workflows that `state` reaches (the keys core fingerprinted). */
-export function pinData(state: WorkflowState, registry: WorkflowRegistry): PinnedData {
-  const keys = Object.keys(state.definitions ?? { [state.workflowKey]: "" });
-  const workflows: Record<string, unknown> = {};
-  for (const k of keys) {
-    const def = registry.workflows.get(k);
-    if (def !== undefined) workflows[k] = def;
-  }
-  return { taskId: state.taskId, workflows };
-}
-
-const compiled = new WeakMap<object, WorkflowRegistry | null>();
 
 /** The newest pin of run `taskId` on the branch, compiled (once per entry). */
 export function pinOnBranch(branch: readonly BranchEntry[], taskId: string): Pin | undefined {
@@ -49,16 +32,8 @@ export function pinOnBranch(branch: readonly BranchEntry[], taskId: string): Pin
 
 /** Pin data (a session entry's, or the run history's) compiled once per object; undefined when it has errors. */
 function pinOf(data: unknown, taskId: string): Pin | undefined {
-  const d = data as Partial<PinnedData> | null | undefined;
-  if (typeof d !== "object" || d === null || d.taskId !== taskId || typeof d.workflows !== "object" || d.workflows === null) return undefined;
-  let reg = compiled.get(d);
-  if (reg === undefined) {
-    const c = compile(d.workflows as Record<string, unknown>);
-    // Warnings (a field pi ignores, a shared command name) do not void a pin; errors do.
-    reg = c.problems.some(isBlocking) ? null : c.registry;
-    compiled.set(d, reg);
-  }
-  return reg === null ? undefined : { taskId, registry: reg };
+  const registry = pinnedRegistry(data, taskId);
+  return registry === undefined ? undefined : { taskId, registry };
 }
 
 /**
@@ -85,20 +60,9 @@ export async function recordPin(rt: Runtime, ctx: PiContext | undefined, state: 
 export const CHOICE = {
   keep: "Keep the definitions the run started with",
   move: "Move to the new definitions (same phase)",
-  restart: "Restart the current scope with the new definitions",
+  "restart-scope": "Restart the current scope with the new definitions",
   cancel: "Cancel the run",
 } as const;
-
-/** One line per changed workflow, from core's diff. */
-export function diffText(diff: readonly WorkflowChange[]): string {
-  if (diff.length === 0) return "  (the definitions differ)";
-  return diff
-    .map((w) => {
-      const phases = w.phases.map((p) => `${p.id} ${p.change}`).join(", ");
-      return `  ${w.workflowKey}: ${w.change}${phases === "" ? "" : ` (${phases})`}`;
-    })
-    .join("\n");
-}
 
 /**
  * Checks the live run against the loaded definitions and, when they changed, asks what to do. Sets
@@ -111,15 +75,13 @@ export async function checkPinned(rt: Runtime, ctx: PiContext, opts: { ask?: boo
   const loaded = rt.loaded?.registry;
   if (s === null || !isLive(s) || loaded === undefined) return undefined;
   // The run records the fingerprints of the definitions it goes on with: unchanged files need no pin at all.
-  if (definitionsVerdict(loaded, s).same) {
+  if (definitionsUnchanged(loaded, s)) {
     rt.pin = undefined;
     rt.registry = loaded;
     return undefined;
   }
   const pin = await findPin(rt, ctx, s);
-  // Compare with what the run was pinned to (moved runs record their new pin; older runs only fingerprints).
-  const baseline = pin === undefined ? s : { ...s, definitions: Object.fromEntries([...pin.registry.fingerprints]) };
-  const v = definitionsVerdict(loaded, baseline, pin?.registry);
+  const v = reviewDefinitions(loaded, s, pin?.registry, rt.now());
   if (v.same) {
     rt.pin = undefined;
     rt.registry = loaded;
@@ -134,12 +96,9 @@ export async function checkPinned(rt: Runtime, ctx: PiContext, opts: { ask?: boo
     rt.registry = pin?.registry ?? loaded;
     return "ask-later";
   }
-  // Core's carryPosition: the same phase ids in the new definitions, or refused when the phase is gone there.
-  const carried = pin !== undefined ? move("carry", s, loaded, rt.now(), pin.registry) : undefined;
-  const moved = carried?.ok === true ? carried.state : undefined;
-  const restarted = move("restart-scope", s, loaded, rt.now());
-  const options = [...(pin ? [CHOICE.keep] : []), ...(moved ? [CHOICE.move] : []), ...(restarted.ok ? [CHOICE.restart] : []), CHOICE.cancel];
-  const title = `The workflow definitions changed under run ${s.taskId}:\n${diffText(v.diff)}${v.resolves ? "" : `\n${v.reason}`}`;
+  const { moved, restarted } = v;
+  const options = v.choices.map((c) => CHOICE[c]);
+  const title = `The workflow definitions changed under run ${s.taskId}:\n${v.text}${v.resolves ? "" : `\n${v.reason}`}`;
   const choice = ctx.hasUI && typeof ctx.ui.select === "function" ? await ctx.ui.select(title, options) : undefined;
   rt.pinDecidedFor = `${s.taskId}|${filesKey}`;
   if (choice === CHOICE.move && moved !== undefined) {
@@ -150,31 +109,28 @@ export async function checkPinned(rt: Runtime, ctx: PiContext, opts: { ask?: boo
     rt.tell(ctx, `[phasekit] run ${s.taskId} moved to the new definitions; it stays in the same phase.`);
     return undefined;
   }
-  if (choice === CHOICE.restart && restarted.ok) {
+  if (choice === CHOICE["restart-scope"] && restarted !== undefined) {
     rt.pin = undefined;
     rt.registry = loaded;
-    await rt.commit(restarted.state, ctx);
-    await recordPin(rt, ctx, restarted.state, loaded);
-    const a = active(restarted.state, loaded);
+    await rt.commit(restarted, ctx);
+    await recordPin(rt, ctx, restarted, loaded);
+    const a = active(restarted, loaded);
     rt.tell(ctx, `[phasekit] run ${s.taskId} restarted its current scope with the new definitions${a ? `, at ${a.phase.name}` : ""}.`);
     return undefined;
   }
-  if (choice === CHOICE.cancel) {
+  if (choice === CHOICE.cancel && v.cancelled !== undefined) {
     rt.registry = pin?.registry ?? loaded;
-    const r = move("cancel-now", s, rt.registry, rt.now());
-    if (r.ok) {
-      await rt.commit(r.state, ctx);
-      await rt.deliverEnd();
-    }
+    await rt.commit(v.cancelled, ctx);
+    await rt.deliverEnd();
     return undefined;
   }
   if (pin !== undefined) {
     rt.pin = pin;
     rt.registry = pin.registry;
-    rt.tell(ctx, `[phasekit] run ${s.taskId} keeps the definitions it started with${choice === undefined ? " (no choice was made)" : ""}:\n${diffText(v.diff)}`, "warning");
+    rt.tell(ctx, `[phasekit] run ${s.taskId} keeps the definitions it started with${choice === undefined ? " (no choice was made)" : ""}:\n${v.text}`, "warning");
     return undefined;
   }
   rt.registry = loaded;
-  rt.tell(ctx, `[phasekit] the definitions changed under run ${s.taskId} and the run has no pinned copy:\n${diffText(v.diff)}${v.resolves ? "" : `\n${v.reason} /cancel-workflow ends it.`}`, "warning");
+  rt.tell(ctx, `[phasekit] the definitions changed under run ${s.taskId} and the run has no pinned copy:\n${v.text}${v.resolves ? "" : `\n${v.reason} /cancel-workflow ends it.`}`, "warning");
   return undefined;
 }

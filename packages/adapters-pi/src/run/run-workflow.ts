@@ -18,12 +18,14 @@ import { createRunVerificationCache } from "../verification/cache.js";
 import { clearEndedRequests, controlForRun } from "./control-requests.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { storableText } from "../store/step-error.js";
+import { historyWithPin, settleDefinitions } from "./definitions-change.js";
 
 
 /**
  * Runs `body` as a durable, resumable run of a plan folder. Resolves with how it ended (completed, paused,
  * cancelled, declined); rejects with the body's own error (after marking the run failed), LOCKED,
- * OWNED_BY_OTHER, a CORRUPT_FILE of workflow.json, or HOOK_FAILED when `onSuccess` threw.
+ * OWNED_BY_OTHER, a CORRUPT_FILE of workflow.json, HOOK_FAILED when `onSuccess` threw, or DEFINITIONS_CHANGED
+ * when a resumed run's definitions changed and it can neither keep its pinned ones nor was told what to do.
  */
 export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx: RunContext) => Promise<T>): Promise<RunResult<T>> {
   const opts = checkOptions(options);
@@ -76,8 +78,19 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
     const control = await controlForRun(store, location.slug, existing !== null && FINISHED_STATUSES.has(existing.status) ? existing.generation : null);
     // 4. Upsert metadata: running, current tool, owner kept (or claimed), earlier facts kept.
     const ownerTool = analysis.kind === "resumable" && !analysis.takeover ? analysis.metadata.ownerTool : (options.ownerTool ?? options.toolName);
-    const state = workflowStateFor(options, existing, location.slug, clock);
-    const first = await store.writeMetadata(location.slug, upsert(options, location, existing, ownerTool, state, clock), existing?.generation ?? null);
+    // 3b. Definitions changed under a resumed run: it goes on as onDefinitionsChanged chose, never moved silently.
+    const history = () => store.checkpoints(location.slug, { now: clock });
+    const settled = options.workflow && (await settleDefinitions(options.workflow, existing, location, history, options.onDefinitionsChanged, clock().getTime()));
+    const state = workflowStateFor(options, existing, location.slug, clock, settled);
+    if (settled?.decision?.choice === "cancel" && state !== undefined) {
+      const reason = `the definitions changed and onDefinitionsChanged chose cancel:\n${settled.decision.change.text}`;
+      const ended = await store.writeMetadata(location.slug, { ...upsert(options, location, existing, ownerTool, state, clock, settled.registry), status: "cancelled", failureReason: reason }, existing?.generation ?? null);
+      if (!ended.ok) throw ended.error;
+      await clearEndedRequests(store, location.slug);
+      status = "cancelled";
+      return { status: "cancelled", reason, slug: location.slug, runDir: location.runDir, metadata: ended.metadata, steps: [], hookFailures };
+    }
+    const first = await store.writeMetadata(location.slug, upsert(options, location, existing, ownerTool, state, clock, settled?.registry), existing?.generation ?? null);
     if (!first.ok) throw first.error;
     // 5. Reporter and the run context.
     try {
@@ -98,10 +111,11 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       resumed: existing !== null,
       reporter,
       // The store fences its own writes: the fs store's run log by epoch, PostgreSQL's rows by lease.
-      checkpoints: await store.checkpoints(location.slug, { now: clock }),
+      // The run's history, holding the pin of the definitions the run goes on with (definitions-pin.ts).
+      checkpoints: settled !== undefined && state !== undefined ? await historyWithPin(await history(), state, settled) : await history(),
       verificationCache: createRunVerificationCache(),
       metadata: first.metadata,
-      workflow: options.workflow !== undefined && state !== undefined ? { registry: options.workflow.registry, state } : null,
+      workflow: settled !== undefined && state !== undefined ? { registry: settled.registry, state } : null,
       clock,
       maxSteps: opts.maxSteps,
       maxAttempts: opts.maxAttempts,
@@ -114,6 +128,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       throw error;
     });
     const { ctx } = internals;
+    if (settled?.decision !== undefined) await internals.journal("definitions-changed", { choice: settled.decision.choice, diff: settled.decision.change.diff });
     let result: T;
     try {
       // 6. Baseline, then the body.

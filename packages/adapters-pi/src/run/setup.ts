@@ -11,6 +11,7 @@ import { syncDir } from "../io/atomic-write.js";
 import { DIR_MODE, ensurePrivateDir } from "../io/plan-paths.js";
 import { generateRunId, type RandomBytes } from "./id.js";
 import type { AnyOptions } from "./options.js";
+import type { SettledDefinitions } from "./definitions-change.js";
 import { planRootsOf, resolveRunTarget, type PlanRootsOptions, type RunLocation } from "./target.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 
@@ -72,16 +73,22 @@ async function assertRepoRoot(fs: FsPort, repoRoot: string): Promise<void> {
 }
 
 /** The core state a run carries: started for a new run, migrated (and resumed if paused) for an existing one. */
-export function workflowStateFor(options: AnyOptions, existing: WorkflowMetadata | null, slug: string, clock: () => Date): WorkflowState | undefined {
+export function workflowStateFor(options: AnyOptions, existing: WorkflowMetadata | null, slug: string, clock: () => Date, settled?: SettledDefinitions): WorkflowState | undefined {
   const wf = options.workflow;
   if (wf === undefined) return undefined;
   const now = { now: clock().getTime() };
   if (existing?.state !== undefined) {
-    const migrated = migrateState(existing.state);
-    if (!migrated.ok) throw refusalToError(migrated.error);
-    const resumed = migrated.state.status === "paused" ? resumeState(wf.registry, migrated.state, now) : null;
+    // A run whose definitions changed goes on as settled (definitions-change.ts): kept, moved, restarted, cancelled.
+    const registry = settled?.registry ?? wf.registry;
+    let state = settled?.decision?.state;
+    if (state === undefined) {
+      const migrated = migrateState(existing.state);
+      if (!migrated.ok) throw refusalToError(migrated.error);
+      state = migrated.state;
+    }
+    const resumed = state.status === "paused" ? resumeState(registry, state, now) : null;
     // An older writer may have stored an armed cancel: a new run never starts half-way through a cancel.
-    return persisted(resumed?.ok ? resumed.state : migrated.state);
+    return persisted(resumed?.ok ? resumed.state : state);
   }
   const started = start(wf.registry, { workflowKey: wf.workflowKey, taskId: slug, taskDescription: wf.taskDescription }, now);
   if (!started.ok) throw refusalToError(started.error);
@@ -96,6 +103,7 @@ export function upsert(
   ownerTool: string,
   state: WorkflowState | undefined,
   clock: () => Date,
+  registry = options.workflow?.registry,
 ): WorkflowMetadataInput {
   const now = clock().toISOString();
   const keep = <K extends keyof WorkflowMetadata>(key: K, given: WorkflowMetadata[K] | undefined): Partial<WorkflowMetadataInput> =>
@@ -107,7 +115,7 @@ export function upsert(
     status: "running",
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
-    ...keep("phase", state === undefined || options.workflow === undefined ? undefined : phaseOf(state, options.workflow.registry)),
+    ...keep("phase", state === undefined || registry === undefined ? undefined : phaseOf(state, registry)),
     ...keep("currentStepId", undefined),
     ...keep("lastCompletedStepId", undefined),
     ...keep("parentSlug", options.parentSlug),

@@ -1,0 +1,96 @@
+/**
+ * A run's pinned definitions: the compiled definitions of every workflow a run reaches, recorded in the run's
+ * history as the reserved entry `phasekit:pi-definitions`, keyed by the fingerprints the run's state records
+ * (core's `state.definitions`). One home for the rule, used by `runWorkflow`, the pi extension and `phasekit
+ * show`: the entry of the definitions a run goes on with is found by whoever opens the run, and an unchanged pin
+ * is never written twice (same fingerprints, same entry: the history reuses it).
+ */
+import { compileDefinitions, isBlocking, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
+import type { CheckpointStore } from "../store/checkpoint-port.js";
+import { fingerprint } from "../store/fingerprint.js";
+import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+import { readRunLog } from "../store/run-log/reader.js";
+
+/** The history key of a run's pinned definitions (reserved: no step of a body can use it). Its name predates runWorkflow's use: runs record it. */
+export const PIN_KEY = `${RESERVED_STEP_PREFIX}pi-definitions`;
+
+/** What a pin holds: the compiled definitions of every workflow the run reaches, by key. */
+export interface PinnedData {
+  readonly taskId: string;
+  readonly workflows: Readonly<Record<string, unknown>>;
+}
+
+/** The pin data of `registry`'s workflows that `state` reaches (the keys core fingerprinted). */
+export function pinData(state: WorkflowState, registry: WorkflowRegistry): PinnedData {
+  const keys = Object.keys(state.definitions ?? { [state.workflowKey]: "" });
+  const workflows: Record<string, unknown> = {};
+  for (const k of keys) {
+    const def = registry.workflows.get(k);
+    if (def !== undefined) workflows[k] = def;
+  }
+  return { taskId: state.taskId, workflows };
+}
+
+const compiled = new WeakMap<object, WorkflowRegistry | null>();
+
+/**
+ * Pin data of run `taskId` (a session entry's, or the history's) compiled once per object; undefined when it is
+ * not pin data of that run or does not compile. Warnings (a field pi ignores, a shared command name) do not void a
+ * pin; errors do.
+ */
+export function pinnedRegistry(data: unknown, taskId: string): WorkflowRegistry | undefined {
+  const d = data as Partial<PinnedData> | null | undefined;
+  if (typeof d !== "object" || d === null || d.taskId !== taskId || typeof d.workflows !== "object" || d.workflows === null) return undefined;
+  let reg = compiled.get(d);
+  if (reg === undefined) {
+    const c = compileDefinitions(d.workflows as Record<string, unknown>, { keepHealthy: true });
+    reg = !c.ok || c.problems.some(isBlocking) ? null : c.registry;
+    compiled.set(d, reg);
+  }
+  return reg ?? undefined;
+}
+
+/** What a pin entry is keyed by: the definition fingerprints the run records. */
+function pinInput(state: WorkflowState): { definitions: Readonly<Record<string, string>> } {
+  return { definitions: state.definitions ?? {} };
+}
+
+/** Records `data` for `state`'s fingerprints in `history` (its writer must hold the run's lock); throws what the history throws. */
+export async function savePin(history: CheckpointStore, state: WorkflowState, data: PinnedData): Promise<void> {
+  if (state.definitions === undefined) return;
+  // Same fingerprints, same definitions: the entry is reused, not written again.
+  await history.step(PIN_KEY, pinInput(state), () => JSON.parse(JSON.stringify(data)) as unknown);
+}
+
+/** The data recorded for `state`'s fingerprints, or undefined (none, or another set's: the run then has no pin). */
+export async function loadPin(history: CheckpointStore, state: WorkflowState): Promise<unknown> {
+  if (state.definitions === undefined) return undefined;
+  const input = pinInput(state);
+  const record = await history.record(PIN_KEY);
+  // Only the entry of the fingerprints the run records: asking step for any other would write one.
+  if (record?.status !== "completed" || record.inputFingerprint !== fingerprint(input)) return undefined;
+  const r = await history.step(PIN_KEY, input, () => {
+    throw new Error("the recorded pinned definitions could not be read back");
+  });
+  return r.output;
+}
+
+/**
+ * The pin of `state`'s fingerprints in the run folder `runDir`, read without a lock (the CLI's view); undefined
+ * when the run has none or it cannot be read. Throws nothing: a reader shows what it can.
+ */
+export async function readPinIn(runDir: string, state: WorkflowState): Promise<unknown> {
+  if (state.definitions === undefined) return undefined;
+  const view = await readRunLog(runDir).catch(() => null);
+  if (view === null) return undefined;
+  try {
+    const entry = view.entry(PIN_KEY);
+    if (entry?.status !== "completed" || entry.inputFingerprint !== fingerprint(pinInput(state))) return undefined;
+    const text = await view.outputText(entry);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  } finally {
+    view.close();
+  }
+}
