@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { createFsPlanStore, forkRun, rerunFrom } from "../src/index.js";
 import { openRunLog } from "../src/store/run-log/run-log.js";
 import { readRunLog } from "../src/store/run-log/reader.js";
+import { json, phasekit } from "./cli/helpers/run-cli.js";
 import { spawnChild, spawnLines } from "./helpers/spawn-child.js";
 import { holdLock, useTempRepos } from "./helpers/temp-repos.js";
 
@@ -154,5 +155,34 @@ describe("forkRun (file store, real processes)", () => {
     await forkRun({ repoRoot: repo, target: "src", at: "d", id: "f2" });
     expect(await runChild(repo, "f2")).toMatchObject({ status: "completed", result: FINAL });
     expect(effects(repo)).toEqual(["a", "b", "c", "d", "e", "d", "e"]);
+  });
+});
+
+describe("phasekit fork / rerun (the bin)", () => {
+  it("rerun --from marks the steps, why says so, and the next resume runs exactly them; fork --at makes the run", async () => {
+    const repo = tempRepo();
+    await runChild(repo, "r6");
+    const marked = phasekit(["--repo", repo, "rerun", "r6", "--from", "d", "--json", "checking", "d"]);
+    expect(marked.code, marked.stderr).toBe(0);
+    expect(json(marked.stdout, "phasekit.time-travel/1")).toMatchObject({ id: "r6", action: "rerun", from: "d", steps: ["d", "e"] });
+    const why = phasekit(["--repo", repo, "why", "r6", "d", "--json"]);
+    expect(why.stdout).toContain("superseded");
+    expect((await runChild(repo, "r6")).status).toBe("completed");
+    expect(effects(repo)).toEqual(["a", "b", "c", "d", "e", "d", "e"]);
+
+    const forked = phasekit(["--repo", repo, "fork", "r6", "--at", "b", "--id", "f6"]);
+    expect(forked.code, forked.stderr).toBe(0);
+    expect(forked.stdout).toContain("forked run r6 at b into f6: 1 step(s)");
+    expect(await runChild(repo, "f6")).toMatchObject({ status: "completed", result: FINAL });
+    expect(effects(repo).slice(7)).toEqual(["b", "c", "d", "e"]);
+
+    expect(phasekit(["--repo", repo, "fork", "r6", "--at", "zz", "--json"]).code).toBe(3);
+    expect(phasekit(["--repo", repo, "rerun", "r6"]).code).toBe(2);
+    const busy = await holdLock(repo, "r6");
+    try {
+      expect(phasekit(["--repo", repo, "rerun", "r6", "--from", "a"]).code).toBe(4);
+    } finally {
+      await busy.release();
+    }
   });
 });

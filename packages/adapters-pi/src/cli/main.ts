@@ -12,6 +12,7 @@ import { CliFailure, EXIT, printFailure, processIo, toFailure, type CliIo } from
 import { registerRunCommands } from "./runs-commands.js";
 import { registerStateCommands } from "./state-commands.js";
 import { registerUiCommand } from "./ui-command.js";
+import { registerTimeTravelCommands } from "./time-travel-commands.js";
 import { closeStores } from "./store-runs.js";
 
 /** The package version (read once, lazily: importing this module has no side effect). */
@@ -47,6 +48,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, json = 
   registerDefinitionCommands(program, io, setExit);
   registerControlCommands(program, io, setExit);
   registerApproveCommand(program, io);
+  registerTimeTravelCommands(program, io);
   registerUiCommand(program, io);
   program.addHelpText(
     "after",

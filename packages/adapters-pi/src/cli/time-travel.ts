@@ -1,0 +1,36 @@
+/**
+ * Time travel from a shell and from the inspector, one implementation: `fork` (forkRun: a new run holding a run's
+ * history up to a step) and `rerun` (rerunFrom: the same run runs a step and every later one again at its next
+ * resume). Both go through the library calls; the CLI adds only the run's location and the words for people.
+ */
+import { forkRun } from "../run/fork-run.js";
+import { rerunFrom } from "../run/rerun-from.js";
+import { CLI_TOOL } from "./control-actions.js";
+import { notOnStore, storeAt } from "./store-runs.js";
+import type { Roots } from "./run-view.js";
+
+/** What a time-travel action did: its JSON body (`id` the run acted on or made) and a sentence. */
+export interface TimeTravelOutcome {
+  body: { id: string; action: "fork" | "rerun" } & Record<string, unknown>;
+  text: string;
+}
+
+/** Forks run `target` at step `at` into a new run (`id`, default a fresh one). */
+export async function forkAt(roots: Roots, target: string, at: string, id: string | undefined, now: Date): Promise<TimeTravelOutcome> {
+  if (roots.store !== undefined) notOnStore("fork", "fork the run in a plan folder; a store named by URL keeps no fork yet");
+  const r = await forkRun({ ...roots, target, at, tool: CLI_TOOL, now: () => now, ...(id === undefined ? {} : { id }) });
+  return {
+    body: { id: r.slug, action: "fork", from: r.from, reused: r.copied },
+    text: `forked run ${r.from.slug} at ${at} into ${r.slug}: ${r.copied.length} step(s) before it are reused when ${r.slug} is run; ${at} and what follows run afresh`,
+  };
+}
+
+/** Marks step `from` and every later step of run `target` to run again at its next resume. */
+export async function rerunAt(roots: Roots, target: string, from: string, reason: string | undefined, now: Date): Promise<TimeTravelOutcome> {
+  const where = roots.store === undefined ? { ...roots, target } : { store: await storeAt(roots.store, roots.repoRoot), target };
+  const r = await rerunFrom({ ...where, from, tool: CLI_TOOL, now: () => now, ...(reason === undefined ? {} : { reason }) });
+  return {
+    body: { id: r.slug, action: "rerun", from: r.from, steps: r.keys },
+    text: `run ${r.slug}: ${r.keys.length} step(s) from ${from} on (${r.keys.join(", ")}) run again at its next resume; the earlier ones are reused (a finished run is resumed with reenter)`,
+  };
+}
