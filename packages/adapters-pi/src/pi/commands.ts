@@ -7,6 +7,8 @@ import type { Continuation } from "./continuation.js";
 import type { PiCommandContext, PiCommandDefinition } from "./host.js";
 import type { Runtime } from "./runtime.js";
 import { checkPinned, recordPin } from "./pinned-definitions.js";
+import { parseResumeArgs, type RaisedBudgets } from "./budget-args.js";
+import { raiseBudgets } from "./run-controls.js";
 
 /** Registers the four commands. */
 export function createCommands(rt: Runtime, cont: Continuation): Record<string, PiCommandDefinition> {
@@ -61,7 +63,7 @@ export function createCommands(rt: Runtime, cont: Continuation): Record<string, 
       },
     },
     "workflow-resume": {
-      description: "Continue a workflow run from its plan folder: /workflow-resume <id>",
+      description: "Continue a workflow run from its plan folder: /workflow-resume <id> [turns=60 phase.cost=2 …: raise budgets]",
       async handler(args, ctx) {
         remember(ctx);
         cont.cancel(ctx.ui);
@@ -129,20 +131,24 @@ async function endReplaced(rt: Runtime, old: WorkflowState, ctx: PiCommandContex
 }
 
 /** A run paused in this session (e.g. by `phasekit pause`) goes on where it stopped. */
-async function unpause(rt: Runtime, cont: Continuation, s: WorkflowState, ctx: PiCommandContext): Promise<void> {
+async function unpause(rt: Runtime, cont: Continuation, s: WorkflowState, ctx: PiCommandContext, raised: RaisedBudgets | undefined): Promise<void> {
   const r = move("resume", s, rt.registry, rt.now());
   if (!r.ok) return rt.tell(ctx, `[phasekit] resume refused: ${r.error.message}`, "error");
   cont.resetBudget();
+  if (raised !== undefined) raiseBudgets(rt, s.taskId, raised);
   const warning = await rt.commit(r.state, ctx);
   if (warning) rt.tell(ctx, warning, "warning");
   const a = active(r.state, rt.registry);
   rt.pi.sendUserMessage(`The workflow run ${s.taskId} was paused and goes on now, in ${a?.phase.name ?? "its current phase"}.`);
 }
 
-async function resumeCommand(rt: Runtime, cont: Continuation, id: string, ctx: PiCommandContext): Promise<void> {
+async function resumeCommand(rt: Runtime, cont: Continuation, args: string, ctx: PiCommandContext): Promise<void> {
   await rt.claiming;
+  const parsed = parseResumeArgs(args);
+  if (!parsed.ok) return rt.tell(ctx, `[phasekit] ${parsed.message}`, "error");
+  const { id, raised } = parsed;
   const current = rt.state;
-  if (current?.status === "paused" && (id === "" || id === current.taskId) && rt.drivenElsewhere !== current.taskId) return unpause(rt, cont, current, ctx);
+  if (current?.status === "paused" && (id === "" || id === current.taskId) && rt.drivenElsewhere !== current.taskId) return unpause(rt, cont, current, ctx, raised);
   if (id === "") return rt.tell(ctx, "Usage: /workflow-resume <id> (the run id /workflow-status shows)", "warning");
   rt.reload(ctx);
   if (current !== null && isLive(current) && current.taskId !== id && rt.drivenElsewhere !== current.taskId) {
@@ -163,5 +169,6 @@ async function resumeCommand(rt: Runtime, cont: Continuation, id: string, ctx: P
     return rt.tell(ctx, `[phasekit] run ${id} (workflow ${r.state.workflowKey}) does not match the loaded definitions.`, "error");
   }
   await rt.commit(r.state, ctx);
+  if (raised !== undefined) raiseBudgets(rt, id, raised);
   rt.pi.sendUserMessage(`Resume the workflow run ${id} (${a.definition.name}) where it stopped: ${a.phase.name}.`);
 }

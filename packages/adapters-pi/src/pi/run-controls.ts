@@ -4,9 +4,13 @@
  * changed nothing) and core judges the counts against the definitions (`judgeControls`). The counts are a
  * session entry (`workflow:controls`) written at every turn end and pause, so `pi -c` and a tree move keep
  * counting. When a budget runs out or the run stalls, the run is paused (core's pause, committed like every
- * change) with a reason that names what ran out or what repeated; tools are refused until it is resumed.
+ * change) with a reason that names what ran out or what repeated; tools are refused until it is resumed. An
+ * exhausted budget does what its definition says (budget-exhausted.ts: pause, fail or ask); a person raises a
+ * budget when resuming (`/workflow-resume <id> turns=60`, kept in the counts entry, applied by core).
  */
 import { judgeControls, NO_USAGE, type BudgetUsage } from "@phasekit/core";
+import type { RaisedBudgets } from "./budget-args.js";
+import { exhaustedAction, failRun } from "./budget-exhausted.js";
 import { active, move } from "./core-bridge.js";
 import type { BranchEntry, PiApi, PiContext } from "./host.js";
 import type { Runtime } from "./runtime.js";
@@ -30,6 +34,16 @@ export interface Counts {
   idleTurns: number;
   /** Why this extension paused the run, while it is paused for that reason. */
   pausedFor: string | undefined;
+  /** Limits a person raised (phase limits for the current phase only). */
+  raised?: RaisedBudgets | undefined;
+}
+
+// How a command reaches the counting hooks of its runtime (registered once per runtime by registerRunControls).
+const raisers = new WeakMap<object, (taskId: string, raised: RaisedBudgets) => void>();
+
+/** Raises the budgets of run `taskId` (what `/workflow-resume <id> turns=60` asks); saved with the counts. */
+export function raiseBudgets(rt: Runtime, taskId: string, raised: RaisedBudgets): void {
+  raisers.get(rt)?.(taskId, raised);
 }
 
 const FILE_TOOLS = new Set(["write", "edit"]);
@@ -72,7 +86,8 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
     if (counts === undefined || counts.taskId !== s.taskId) {
       counts = { taskId: s.taskId, phaseKey: key, workflowUsed: NO_USAGE, phaseUsed: NO_USAGE, workflowStartedAt: now, phaseStartedAt: now, same: undefined, idleTurns: 0, pausedFor: undefined };
     } else if (counts.phaseKey !== key) {
-      counts = { ...counts, phaseKey: key, phaseUsed: NO_USAGE, phaseStartedAt: now, same: undefined, idleTurns: 0 };
+      const { phase: _left, ...kept } = counts.raised ?? {};
+      counts = { ...counts, phaseKey: key, phaseUsed: NO_USAGE, phaseStartedAt: now, same: undefined, idleTurns: 0, raised: kept.workflow === undefined ? undefined : kept };
     }
     // A run resumed by the user (from a pause of ours) starts its progress counts afresh.
     if (s.status === "running" && counts.pausedFor !== undefined) counts = { ...counts, pausedFor: undefined, same: undefined, idleTurns: 0 };
@@ -81,8 +96,15 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
   const save = (): void => {
     if (counts !== undefined) pi.appendEntry(CONTROLS_ENTRY, counts);
   };
-  /** Judges the counts; pauses the run (and says why) when a budget ran out or progress stalled. */
-  const judge = async (ctx: PiContext): Promise<string | undefined> => {
+  raisers.set(rt, (taskId, raised) => {
+    const c = current();
+    if (c === undefined || c.taskId !== taskId) return;
+    const before = c.raised ?? {};
+    counts = { ...c, raised: { workflow: { ...before.workflow, ...raised.workflow }, phase: { ...before.phase, ...raised.phase } } };
+    save();
+  });
+  /** Judges the counts; pauses (or fails) the run and says why when a budget ran out or progress stalled. */
+  const judge = async (ctx: PiContext): Promise<{ why: string; ended: "paused" | "failed" } | undefined> => {
     const c = current();
     const a = active(rt.state, rt.registry);
     if (c === undefined || a === null || a.state.status !== "running") return undefined;
@@ -91,19 +113,38 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
       workflowUsed: { ...c.workflowUsed, wallTimeMs: now - c.workflowStartedAt },
       phaseUsed: { ...c.phaseUsed, wallTimeMs: now - c.phaseStartedAt },
       progress: { ...(c.same === undefined ? {} : { sameToolCall: c.same }), idleTurns: c.idleTurns },
+      ...(c.raised === undefined ? {} : { raised: c.raised }),
     });
     if (!j.ok) return undefined;
     showBudget(ctx, j.judgement.budget.workflow.left, j.judgement.budget.phase.left);
-    const why = j.judgement.budget.exhausted?.exhausted ? j.judgement.budget.exhausted.reason : j.judgement.progress.stalled ? j.judgement.progress.reason : undefined;
+    const exhausted = j.judgement.budget.exhausted;
+    let why = exhausted?.exhausted ? exhausted.reason : j.judgement.progress.stalled ? j.judgement.progress.reason : undefined;
     if (why === undefined) return undefined;
-    // "fail" and "ask" are not offered in pi yet: both pause (the reason says which budget), see docs/gates.md.
+    if (exhausted?.exhausted) {
+      const act = await exhaustedAction(ctx, exhausted);
+      if (act.kind === "raise") {
+        const scope = exhausted === j.judgement.budget.workflow ? "workflow" : "phase";
+        raisers.get(rt)?.(c.taskId, { [scope]: { [act.key]: act.to } });
+        rt.tell(ctx, `[phasekit] ${exhausted.reason}: raised to ${act.to} ${act.key}; the run goes on.`);
+        return undefined;
+      }
+      if (act.kind === "fail") {
+        const failed = failRun(a.state, rt.registry, why, now);
+        if (!failed.ok) return undefined;
+        save();
+        await rt.commit(failed.state, ctx);
+        rt.tell(ctx, `[phasekit] run ${a.state.taskId} failed: ${why}.`, "error");
+        return { why, ended: "failed" };
+      }
+      if (act.note !== undefined) why = `${why} (${act.note})`;
+    }
     const paused = move("pause", a.state, rt.registry, now);
     if (!paused.ok) return undefined;
     counts = { ...c, pausedFor: why };
     save();
     await rt.commit(paused.state, ctx);
-    rt.tell(ctx, `[phasekit] run ${a.state.taskId} paused: ${why}. /workflow-resume ${a.state.taskId} goes on.`, "warning");
-    return why;
+    rt.tell(ctx, `[phasekit] run ${a.state.taskId} paused: ${why}. /workflow-resume ${a.state.taskId} goes on (add e.g. turns=60 to raise a budget).`, "warning");
+    return { why, ended: "paused" };
   };
 
   const rebuild = (ctx: PiContext): void => {
@@ -123,8 +164,9 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
     const args = stableJson(e.input);
     const same = c.same !== undefined && c.same.tool === e.toolName && c.same.args === args ? { ...c.same, count: c.same.count + 1 } : { tool: e.toolName, args, count: 1 };
     counts = { ...c, same, workflowUsed: add(c.workflowUsed, { toolCalls: 1 }), phaseUsed: add(c.phaseUsed, { toolCalls: 1 }) };
-    const why = await judge(ctx);
-    return why === undefined ? undefined : { block: true as const, reason: `The workflow is paused: ${why}. Stop and wait for the user.` };
+    const judged = await judge(ctx);
+    if (judged === undefined) return undefined;
+    return { block: true as const, reason: judged.ended === "failed" ? `The workflow failed: ${judged.why}. Stop working on it and tell the user.` : `The workflow is paused: ${judged.why}. Stop and wait for the user.` };
   });
 
   pi.on("turn_end", async (e, ctx) => {

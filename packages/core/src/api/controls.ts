@@ -8,8 +8,9 @@ import { refusal, type Outcome } from "../errors/refusal.js";
 import { describeValue } from "../errors/problems.js";
 import { activeError } from "../transitions/arguments.js";
 import { approvalValidator } from "../definitions/gate-checks.js";
-import { activeControls, gateVerdict, progressVerdict, runBudgetVerdict, type ActiveControls, type BudgetUsage, type BudgetVerdict, type GateFacts, type GateVerdict, type ProgressCounters, type ProgressVerdict } from "../policy/controls.js";
+import { activeControls, BUDGET_KEYS, gateVerdict, progressVerdict, runBudgetVerdict, type ActiveControls, type BudgetKey, type BudgetUsage, type BudgetVerdict, type GateFacts, type GateVerdict, type ProgressCounters, type ProgressVerdict } from "../policy/controls.js";
 import type { ActiveWorkflow } from "../transitions/resolve-active.js";
+import type { Budgets } from "../definitions/controls-schema.js";
 
 const n = z.number().min(0).refine(Number.isFinite);
 const usage = z.object({ turns: n, toolCalls: n, tokens: n, cost: n, wallTimeMs: n });
@@ -29,6 +30,7 @@ const FactsSchema = z.object({
       approval: z.union([z.object({ decision: z.literal("approved"), data: z.unknown().optional() }), z.object({ decision: z.literal("rejected"), reason: z.string().optional() })]).optional(),
     })
     .optional(),
+  raised: z.object({ workflow: z.partialRecord(z.enum(BUDGET_KEYS), n).optional(), phase: z.partialRecord(z.enum(BUDGET_KEYS), n).optional() }).optional(),
 });
 
 /** What an adapter counted for the run's current scope and phase. */
@@ -37,6 +39,11 @@ export interface ControlFacts {
   readonly phaseUsed: BudgetUsage;
   readonly progress?: ProgressCounters;
   readonly gates?: GateFacts;
+  /**
+   * Limits a person raised when resuming (e.g. `/workflow-resume <id> turns=60`): each replaces the declared limit
+   * of the same quantity (or adds one), for the workflow or for the current phase.
+   */
+  readonly raised?: { readonly workflow?: Partial<Record<BudgetKey, number>>; readonly phase?: Partial<Record<BudgetKey, number>> };
 }
 
 /** The judgement on a resolved run: its controls, its budgets (the first exhausted one), progress, and the gate. */
@@ -60,7 +67,7 @@ export function judgeControls(active: ActiveWorkflow, facts: ControlFacts): Outc
       return { ok: false, error: refusal("controls", "INVALID_OPTIONS", `facts.${issue?.path.join(".") ?? ""} is not valid (${issue?.message ?? "invalid"}).`, { field: "facts", hint: FACTS_HINT }) };
     }
     const f = parsed.data as ControlFacts;
-    const controls = activeControls(active);
+    const controls = withRaised(activeControls(active), f.raised);
     return {
       ok: true,
       judgement: {
@@ -73,6 +80,14 @@ export function judgeControls(active: ActiveWorkflow, facts: ControlFacts): Outc
   } catch {
     return { ok: false, error: refusal("controls", "INVALID_OPTIONS", "an argument could not be read as plain data.", { hint: FACTS_HINT }) };
   }
+}
+
+/** The controls with a person's raised limits in place of the declared ones (onExhausted kept; "pause" if none). */
+function withRaised(controls: ActiveControls, raised: ControlFacts["raised"]): ActiveControls {
+  if (raised === undefined) return controls;
+  const raise = (b: Budgets | undefined, r: Partial<Record<BudgetKey, number>> | undefined): Budgets | undefined =>
+    r === undefined || Object.keys(r).length === 0 ? b : { ...(b ?? { onExhausted: "pause" as const }), ...r };
+  return { ...controls, workflowBudgets: raise(controls.workflowBudgets, raised.workflow), phaseBudgets: raise(controls.phaseBudgets, raised.phase) };
 }
 
 /**
