@@ -27,8 +27,8 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 export interface PlanRootOptions {
   repoRoot: string;
   /** `~` and `~/x` expand to `homeDir`; a relative path resolves against `repoRoot`. Default `ai_plan`. */
-  planRoot?: string;
-  homeDir?: string;
+  planRoot?: string | undefined;
+  homeDir?: string | undefined;
 }
 
 /** The absolute plan root: `<repoRoot>/ai_plan` unless configured. Throws INVALID_OPTIONS for an unusable value. */

@@ -20,8 +20,8 @@ const HOLDER_FILE = /^holder-([0-9a-f]{32})\.json$/;
 /** Who asks for the lock: the tool name is required, pid and host default to this process. */
 export interface LockOwner {
   tool: string;
-  pid?: number;
-  host?: string;
+  pid?: number | undefined;
+  host?: string | undefined;
 }
 
 /** The holder file's content (version 1). */

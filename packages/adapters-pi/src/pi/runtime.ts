@@ -17,22 +17,22 @@ import { phaseListWidget } from "./widget.js";
 /** Options of `createWorkflowExtension`. Every field has a default. */
 export interface WorkflowExtensionOptions {
   /** Definition folders; default global `$PI_CODING_AGENT_DIR/workflows` and project `<cwd>/.pi/workflows`. */
-  readonly roots?: (cwd: string) => DefinitionRoots;
+  readonly roots?: ((cwd: string) => DefinitionRoots) | undefined;
   /** Grace period before the not-done reminder (default 3000 ms). */
-  readonly countdownMs?: number;
+  readonly countdownMs?: number | undefined;
   /** Reminders sent without progress before the extension stops reminding (default 3). */
-  readonly maxReminders?: number;
+  readonly maxReminders?: number | undefined;
   /** Plan folder root relative to the session's cwd (default `ai_plan`); `false` keeps runs in the session only. */
-  readonly planRoot?: string | false;
+  readonly planRoot?: string | false | undefined;
   /**
    * The plan store for a session's cwd, when runs should live elsewhere than the local plan folder (for example
    * `openPostgresPlanStore` from `@phasekit/store-postgres`, shared by several machines). Default: the fs store.
    */
-  readonly store?: (cwd: string) => PlanStore;
+  readonly store?: ((cwd: string) => PlanStore) | undefined;
   /** Clock (epoch ms). */
-  readonly now?: () => number;
+  readonly now?: (() => number) | undefined;
   /** Run ids (default: 8 random base-36 characters). */
-  readonly newTaskId?: () => Promise<string>;
+  readonly newTaskId?: (() => Promise<string>) | undefined;
 }
 
 /** Custom message types this extension sends. */

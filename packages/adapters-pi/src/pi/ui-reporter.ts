@@ -10,9 +10,9 @@ import type { PiContext } from "./host.js";
 /** Options of `piReporter`: the widget key (one per job), plus the reporter's own bounds. */
 export interface PiReporterOptions extends Omit<ReporterOptions, "onChange" | "headless" | "stream"> {
   /** The widget key (default `phasekit-run`); give each concurrent job its own. */
-  readonly key?: string;
+  readonly key?: string | undefined;
   /** A title line above the messages (default: the run's slug). */
-  readonly title?: string;
+  readonly title?: string | undefined;
 }
 
 const MARK: Record<ReporterLevel, string> = { info: "·", warning: "⚠", error: "✗" };

@@ -3,7 +3,7 @@
  * public contract of `ctx` reads in one place.
  */
 import type { StepReport } from "./step-runner.js";
-import type { StepFn, StepOptions, StepResult, StepValue } from "./step-options.js";
+import type { StepBody, StepOptions, StepResult } from "./step-options.js";
 import type { RunWorkflowHandle } from "./workflow-handle.js";
 import type { CheckpointStore } from "../store/checkpoint-port.js";
 import type { Reporter } from "./reporter.js";
@@ -47,9 +47,11 @@ export interface RunContext {
    * calls them in the same order; a call with the id and input of a step that just failed in this invocation
    * is that step's next attempt (same key), so a retry in a `catch` is not run again on resume. Ids starting
    * with `phasekit:` are reserved. `fn` gets a signal (aborted on lock loss, a stop request, or `timeoutMs`) and
-   * the attempt number (1 on the first try; counts across resumes and `retries`).
+   * the attempt number (1 on the first try; counts across resumes and `retries`). Its type is the JSON form of
+   * what `fn` returns: an interface or a readonly array is fine; a Date, a function or a class instance is a
+   * compile error that names the field.
    */
-  step<T extends StepValue>(id: string, input: unknown, fn: StepFn<T>, options?: StepOptions): Promise<StepResult<T>>;
+  step<T>(id: string, input: unknown, fn: StepBody<T>, options?: StepOptions): Promise<StepResult<T>>;
   /** Throws RUN_PAUSED / RUN_STOPPED when another process asked for it, LOCK_LOST when the lock is gone. */
   checkControl(): Promise<void>;
   /** Records the phase the body is in (shown by `analyzeResumeTarget` and the CLI). */

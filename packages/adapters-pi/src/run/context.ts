@@ -4,6 +4,7 @@
  * `writeMeta`, which refuses to write once the lock is lost) in run-io.ts; this file wires them.
  */
 import { createStepRunner, type StepReport } from "./step-runner.js";
+import type { StepBody, StepOptions } from "./step-options.js";
 import type { WorkflowRegistry, WorkflowState } from "@phasekit/core";
 import { persisted } from "./persisted.js";
 import { openWorkflowHandle, phaseOf, type HistoryEntries } from "./workflow-handle.js";
@@ -68,7 +69,7 @@ export async function createRunContext(deps: RunContextDeps): Promise<RunContext
   const io = createRunIo(deps, () => ({ currentStepId: runner.inFlight(), lastCompletedStepId: runner.lastCompleted() }));
   const { writeMeta, journal, checkControl } = io;
 
-  const runner = createStepRunner({ deps, checkControl, steps, lockLost: io.lockLost, markSteps: deps.workflow !== null });
+  const runner = createStepRunner({ deps, checkControl, steps, lockLost: io.lockLost, markSteps: deps.workflow !== null, journal });
 
   const opened =
     deps.workflow === null
@@ -122,7 +123,8 @@ export async function createRunContext(deps: RunContextDeps): Promise<RunContext
     workflow,
     steps,
     metadata: shown,
-    step: runner.step,
+    // The runner takes any StepFn; the context's signature adds the compile-time JSON check (StepBody).
+    step: <T>(id: string, input: unknown, fn: StepBody<T>, options?: StepOptions) => runner.step<T>(id, input, fn, options),
     checkControl,
     setPhase: async (phase) => {
       if (io.meta().phase !== phase) await writeMeta({ phase });

@@ -13,7 +13,7 @@ import { resolveRunTarget, type PlanRootsOptions } from "./target.js";
  * Which run to signal, and why: a target (slug or path) in the plan roots on disk, or, with `store`, the slug of
  * a run in that store (e.g. a PostgreSQL store, where the run may be held by a process on another machine).
  */
-export type ControlTargetOptions = (PlanRootsOptions | { store: PlanStore }) & { target: string; reason?: string };
+export type ControlTargetOptions = (PlanRootsOptions | { store: PlanStore }) & { target: string; reason?: string | undefined };
 
 /** Asks the run at `target` to pause at its next step boundary (it ends `paused`, resumable). */
 export function requestPause(options: ControlTargetOptions): Promise<ControlRequest> {

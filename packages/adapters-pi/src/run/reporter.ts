@@ -33,22 +33,22 @@ export interface ReporterStream {
 /** Options of `createReporter`; every field is optional. */
 export interface ReporterOptions {
   /** Called with the current list after every change (add, replace, expire, dismiss). */
-  onChange?: (messages: readonly ReporterMessage[]) => void;
+  onChange?: ((messages: readonly ReporterMessage[]) => void) | undefined;
   /** Write `level: text` lines to `stream`; defaults to true when no `onChange` is given. */
-  headless?: boolean;
-  stream?: ReporterStream;
-  clock?: ReporterClock;
+  headless?: boolean | undefined;
+  stream?: ReporterStream | undefined;
+  clock?: ReporterClock | undefined;
   /** Messages kept at once; the oldest is evicted first. Default 5. */
-  maxMessages?: number;
+  maxMessages?: number | undefined;
   /** Bound of one message in code points. Default 140. */
-  maxLength?: number;
+  maxLength?: number | undefined;
   /** Lifetime per level in ms. Defaults: info 8 s, warning 12 s, error 20 s. */
-  ttlMs?: Partial<Record<ReporterLevel, number>>;
+  ttlMs?: { [L in ReporterLevel]?: number | undefined } | undefined;
 }
 
 /** Per-call options of a report: the same `id` replaces the message already shown under it (ids without one are `auto:<n>`). */
 export interface ReportOptions {
-  id?: string;
+  id?: string | undefined;
 }
 
 /** The reporter a run hands to its body. After `dispose()` every method is a no-op. */
@@ -105,7 +105,9 @@ export function createReporter(options: ReporterOptions = {}): Reporter {
   const stream = options.stream ?? process.stderr;
   const maxMessages = options.maxMessages ?? 5;
   const maxLength = options.maxLength ?? MESSAGE_MAX_CODE_POINTS;
-  const ttl = { ...DEFAULT_TTL_MS, ...options.ttlMs };
+  // A level given as undefined keeps its default (a spread would copy the undefined and expire messages at NaN).
+  const ttl: Record<ReporterLevel, number> = { ...DEFAULT_TTL_MS };
+  for (const [level, ms] of Object.entries(options.ttlMs ?? {})) if (ms !== undefined) ttl[level as ReporterLevel] = ms;
   // Insertion order of the Map is the eviction order: a replaced message moves to the end (it is new again).
   const entries = new Map<string, Entry>();
   let disposed = false;

@@ -13,9 +13,9 @@ export { FINISHED_STATUSES, finishedError } from "../store/run-status.js";
 export interface OwnershipClaim {
   invokedTool: string;
   /** The owner recorded for a new run; a nested phase passes its parent's tool (default `invokedTool`). */
-  ownerTool?: string;
+  ownerTool?: string | undefined;
   /** Owners whose folders this tool may claim (a deliberate hand-off, e.g. plan → implement). */
-  allowOwnerTakeoverFrom?: readonly string[];
+  allowOwnerTakeoverFrom?: readonly string[] | undefined;
 }
 
 /** The owner decision: keep the recorded owner, claim the folder, or refuse. */

@@ -4,25 +4,38 @@
  * sends a stop, instead of waiting for the next step boundary.
  */
 import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
-import type { JsonValue } from "../io/plain-json.js";
+import type { JsonChecked, JsonForm } from "../io/json-type.js";
 import type { PlanStore } from "../store/plan-store.js";
 
-/** What a step may return: a JSON value, or nothing (stored and returned as null). */
-export type StepValue = JsonValue | void | undefined | Readonly<JsonValue>;
-/** What `ctx.step` resolves with: the output, null for a step that returned nothing. */
-export type StepResult<T> = [T] extends [void | undefined] ? null : T;
+/**
+ * What a step may return, as the runner sees it: any value. The compiler's check is `StepBody` (every field plain
+ * JSON, or nothing at all); the runtime one is `assertPlainJson` when the output is stored.
+ */
+export type StepValue = unknown;
+/** What `ctx.step` resolves with: the JSON form of what the step returned (nothing becomes null). */
+export type StepResult<T> = JsonForm<T>;
 /** A step body: gets the step's signal and its attempt number (1-based). */
 export type StepFn<T> = (signal: AbortSignal, attempt: number) => T | Promise<T>;
+/**
+ * `T` when it is plain JSON field by field (interfaces, readonly arrays and phasekit's own types included), or
+ * nothing; else its shape with each offending field replaced by a message naming it (`✗ output.when is a Date…`).
+ */
+export type StepOutput<T> = JsonChecked<T, "output", true>;
+/**
+ * The `fn` of `ctx.step`: `T` is inferred from the first half, the second (NoInfer) refuses a `T` whose JSON form
+ * is not itself, and the compiler's message names the field.
+ */
+export type StepBody<T> = StepFn<T> & StepFn<NoInfer<StepOutput<T>>>;
 
 /** Options of one `ctx.step` call. */
 export interface StepOptions {
   /** Abort the step's signal and fail the attempt with STEP_TIMEOUT after this many ms (0 = no limit, the default). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Further attempts inside this run after a failure (default 0); each is recorded and counts toward maxAttempts. */
-  retries?: number;
+  retries?: number | undefined;
   /** Wait before the first retry (default 200 ms); doubles each retry, capped by `maxBackoffMs` (default 30 s). */
-  backoffMs?: number;
-  maxBackoffMs?: number;
+  backoffMs?: number | undefined;
+  maxBackoffMs?: number | undefined;
 }
 
 /** Validates the options (INVALID_OPTIONS naming the field) and fills in the defaults. */

@@ -11,11 +11,11 @@ import { resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
 export interface PlanRootsOptions {
   repoRoot: string;
   /** The plan root (default `<repoRoot>/ai_plan`; `~` expands to `homeDir`). */
-  planRoot?: string;
+  planRoot?: string | undefined;
   /** More roots searched for a bare slug (e.g. a global plan folder). */
-  extraPlanRoots?: readonly string[];
-  homeDir?: string;
-  fs?: FsPort;
+  extraPlanRoots?: readonly string[] | undefined;
+  homeDir?: string | undefined;
+  fs?: FsPort | undefined;
 }
 
 /** A resolved target: the plan root, the slug (folder name) and the folder. */

@@ -17,11 +17,11 @@ import type { Reporter } from "./reporter.js";
 /** Options of `ctx.waitForApproval`. */
 export interface WaitForApprovalOptions {
   /** A JSON Schema the payload must match (a payload that does not is refused, and the wait goes on). */
-  schema?: Record<string, unknown>;
+  schema?: Record<string, unknown> | undefined;
   /** How long to wait, counted from the first time this wait began (across resumes); no limit when absent. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** What the person is asked (recorded with the wait, shown by `phasekit show`). */
-  prompt?: string;
+  prompt?: string | undefined;
 }
 
 /** How a wait for approval ended: a typed outcome, never a throw (a pause or stop request still throws). */

@@ -36,9 +36,9 @@ export interface StoreLock {
 /** Options of `PlanStore.lock`. */
 export interface StoreLockOptions {
   owner: LockOwner;
-  staleMs?: number;
-  retries?: number;
-  signal?: AbortSignal;
+  staleMs?: number | undefined;
+  retries?: number | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /**

@@ -36,9 +36,9 @@ export type { PlanStore, StoreLock, StoreLockOptions, PlanRunEntry, StoreGcOptio
 export interface FsPlanStoreOptions {
   repoRoot: string;
   /** See `resolvePlanRoot` (default `<repoRoot>/ai_plan`). */
-  planRoot?: string;
-  homeDir?: string;
-  fs?: FsPort;
+  planRoot?: string | undefined;
+  homeDir?: string | undefined;
+  fs?: FsPort | undefined;
 }
 
 /** The plan folder on disk: `<planRoot>/<slug>/{workflow.json,journal.ndjson,.lock}`. Options are checked at once. */

@@ -25,17 +25,17 @@ const SCOPE = "gc";
 export interface GcOptions {
   planRoot: string;
   /** Keep this many finished runs (newest by `updatedAt`); older ones are removed. */
-  keep?: number;
+  keep?: number | undefined;
   /** Remove finished runs whose `updatedAt` is more than this many ms before `now()`. */
-  olderThan?: number;
+  olderThan?: number | undefined;
   now: () => Date;
   /** Report what would be removed without removing it. */
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
   /** Consider only this run folder (`phasekit rm`): the same rules, for one run. */
-  only?: string;
+  only?: string | undefined;
   /** Lock stale time used to judge a lock live (default 10 s, as the lock's own default). */
-  staleMs?: number;
-  fs?: FsPort;
+  staleMs?: number | undefined;
+  fs?: FsPort | undefined;
 }
 
 /** Why a run folder was removed. */

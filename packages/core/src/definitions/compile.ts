@@ -34,7 +34,7 @@ export type CompileResult =
 /** Options of compileDefinitions. */
 export interface CompileOptions {
   /** Compile the healthy workflows even when others have problems (each dropped one is a listed problem). */
-  readonly keepHealthy?: boolean;
+  readonly keepHealthy?: boolean | undefined;
 }
 
 interface Compiled {

@@ -9,20 +9,20 @@ import { workflowError } from "@phasekit/core";
 /** The timeouts of a store (ms). Each defaults from the store's lease; 0 turns a server-side one off. */
 export interface PostgresTimeouts {
   /** Longest a statement may run on the server (`statement_timeout`). Default: the lease, at least 5 s. */
-  statementMs?: number;
+  statementMs?: number | undefined;
   /** Longest a statement waits for a row or table lock (`lock_timeout`). Default: half the lease, at most 5 s. */
-  lockMs?: number;
+  lockMs?: number | undefined;
   /** A session idle inside a transaction this long is ended by the server (`idle_in_transaction_session_timeout`). Default 30 s. */
-  idleInTransactionMs?: number;
+  idleInTransactionMs?: number | undefined;
   /** Longest the client waits for any reply before it gives the connection up. Default: statementMs + 1 s. */
-  replyMs?: number;
+  replyMs?: number | undefined;
   /**
    * Longest a statement waits for a connection (`connectionTimeoutMillis`: a new one, or a pooled one to come
    * free). Default: the lease, at least 5 s (a busy pool is load, not a fault).
    */
-  connectMs?: number;
+  connectMs?: number | undefined;
   /** TCP keepalive: idle time before the first probe. Default 5 s. */
-  keepAliveMs?: number;
+  keepAliveMs?: number | undefined;
 }
 
 /** The timeouts with every default filled in. */

@@ -46,7 +46,7 @@ export interface MigrationReport {
 
 /** Options of `migrate` when it is given a connection string. */
 export interface MigrateOptions {
-  timeouts?: PostgresTimeouts;
+  timeouts?: PostgresTimeouts | undefined;
 }
 
 /**

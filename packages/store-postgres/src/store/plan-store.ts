@@ -23,20 +23,20 @@ export const DEFAULT_LEASE_MS = 10_000;
 /** Options of `openPostgresPlanStore`. */
 export interface PostgresPlanStoreOptions {
   /** A libpq connection string (`postgres://user@host:port/db`); or pass `pool`. */
-  connectionString?: string;
+  connectionString?: string | undefined;
   /** A pool you own (not ended by `close`). */
-  pool?: pg.Pool;
+  pool?: pg.Pool | undefined;
   /** Runs of one store live under this name; stores with different names never see each other's runs. */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Lease length in ms when `lock` is given no `staleMs` (default 10 s). */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /** Every wait's bound (statement, lock, idle in transaction, reply, connect, keepalive); defaults follow `leaseMs`. */
-  timeouts?: PostgresTimeouts;
+  timeouts?: PostgresTimeouts | undefined;
   /**
    * Apply pending migrations before opening (the role then needs to own the schema). Default false: opening
    * only checks the schema version and needs SELECT/INSERT/UPDATE/DELETE; migrate with `migrate()`.
    */
-  migrate?: boolean;
+  migrate?: boolean | undefined;
 }
 
 /** A lease on a run: the port's lock, with the store its holder writes through and the epoch it fences by. */
