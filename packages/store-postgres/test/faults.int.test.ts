@@ -126,9 +126,15 @@ if (!started.ok) {
       const events = all.flatMap((m) => m.events).sort((x, y) => x.t - y.t);
       const ackedAt = new Map<number, number>();
       let lostAcks = 0;
+      const lost: number[] = [];
       for (const e of events) {
         if (e.ev === "done" && e.i !== undefined && !ackedAt.has(e.i)) ackedAt.set(e.i, e.t);
-        if (e.ev === "run" && e.i !== undefined && (ackedAt.get(e.i) ?? Infinity) < e.t) lostAcks++;
+        if (e.ev === "run" && e.i !== undefined && (ackedAt.get(e.i) ?? Infinity) < e.t) lostAcks++, lost.push(e.i);
+      }
+      // What a failure needs to be understood: every machine's events around the step, and the step's audit rows.
+      for (const i of lost) {
+        const rows = (await pool.query("SELECT seq, kind, step_id, status, epoch, at FROM fault_audit WHERE namespace = $1 AND (kind = 'acquire' OR step_id = $2) ORDER BY seq", [namespace, `s${i}`])).rows;
+        console.log(`lost acknowledgement of step ${i}:\n${events.filter((e) => e.i === undefined || e.i === i || e.i === i - 1 || e.i === i + 1).map((e) => JSON.stringify(e)).join("\n")}\naudit:\n${rows.map((r) => JSON.stringify(r)).join("\n")}`);
       }
       // LOCK_LOST names the displaced epoch: a later one must have been acquired before it was reported (same host clock).
       const lockLost = events.filter((e) => e.ev === "error" && e.code === "LOCK_LOST");

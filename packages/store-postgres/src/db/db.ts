@@ -14,6 +14,24 @@ export interface LeaseGuard {
   readonly signal: AbortSignal;
   /** Renews now: true when the lease is still this holder's (renewed); false when it is lost (signal aborted) or given up (stopped). */
   confirm(): Promise<boolean>;
+  /**
+   * Whether the lease is known live now without asking the database: a renewal that landed was sent less than a
+   * lease ago by this process's monotonic clock (a pause or a starved event loop makes it false).
+   */
+  fresh(): boolean;
+}
+
+/**
+ * Returns once the lease is known live now (at once when it is fresh; else after renewals that land), or throws
+ * why not (LOCK_LOST when another holder took the run). A holder calls it right before it starts work nobody
+ * else may do at the same time: its last fenced write proves the lease only for the moment that write landed,
+ * and the process may have stood still past the lease since (SIGSTOP, a frozen VM) while the run was taken.
+ */
+export async function stillHolding(lease: LeaseGuard, refused: () => Promise<unknown>): Promise<void> {
+  // A renewal in flight from before the pause lands with its old send time: confirm again until one is fresh.
+  while (!lease.fresh()) {
+    if (!(await lease.confirm())) throw lease.signal.aborted ? lease.signal.reason : await refused();
+  }
 }
 
 /**

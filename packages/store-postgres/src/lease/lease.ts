@@ -131,6 +131,7 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
       await sleep(Math.max(20, Math.min(100, leaseMs / 10)));
     }
   };
+  const fresh = (): boolean => !controller.signal.aborted && !stopped && !released && performance.now() - lastConfirmed <= leaseMs;
   const confirm = (): Promise<boolean> => {
     if (controller.signal.aborted) return Promise.resolve(false);
     inFlight ??= renewal().finally(() => (inFlight = undefined));
@@ -143,12 +144,13 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
     token,
     signal: controller.signal,
     confirm,
+    fresh,
     stop: () => {
       stopped = true;
       clearInterval(timer);
     },
     async assertHeld() {
-      if (!controller.signal.aborted && !released && performance.now() - lastConfirmed > leaseMs) await confirm();
+      if (!controller.signal.aborted && !released && !fresh()) await confirm();
       if (controller.signal.aborted) throw controller.signal.reason;
       if (released) throw workflowError("store-postgres", "LOCK_LOST", `run ${slug}: the lease of epoch ${epoch} was already released.`, { field: "epoch", value: epoch });
     },

@@ -11,7 +11,7 @@
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { canonicalJson, checkCommitRecord, checkStepKey, commitIntentRecord, decideStep, fingerprint, stepErrorText } from "@phasekit/adapters-pi/store-kit";
 import { type CheckpointStore, type CommitIntent, type CommitRecord, type KnownInput, type RerunReason, type StepOutcome, type StepRecord } from "@phasekit/adapters-pi";
-import { fencedWrite, fenceParams, fenceSql, query, type Db, type Fence } from "../db/db.js";
+import { fencedWrite, fenceParams, fenceSql, query, stillHolding, type Db, type Fence } from "../db/db.js";
 import { storableJson } from "../db/storable.js";
 import { lockLost, storeError } from "../db/errors.js";
 import { compactArtifacts } from "./compact.js";
@@ -115,6 +115,9 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     // without waiting for the WAL flush, so it costs a round trip, not a durable commit.
     await putStep(started, null, false);
     log.wrote(started);
+    // The fs log's fence before fn, here: a holder that stood still past its lease since `started` landed (the
+    // run taken meanwhile) must not start the work. Costs nothing while the heartbeat keeps the lease fresh.
+    if (fence?.lease !== undefined && !fence.lease.fresh()) await stillHolding(fence.lease, () => refused(`step ${stepId} (started)`));
     let output: T;
     let body: string;
     try {

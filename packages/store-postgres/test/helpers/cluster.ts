@@ -69,3 +69,12 @@ export function applySqlFiles(port: number, database = "phasekit"): void {
     execFileSync(path.join(bin, "psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "phasekit", "-d", database, "-q", "-1", "-v", "ON_ERROR_STOP=1", "-f", path.join(dir, file)], { stdio: ["ignore", "ignore", "pipe"] });
   }
 }
+
+/**
+ * Runs `sql` with the cluster's psql, synchronously: the calling process's event loop stands still meanwhile, as
+ * a paused (SIGSTOP) process's would, while the server goes on.
+ */
+export function psqlSync(port: number, sql: string, database = "phasekit"): string {
+  const bin = execFileSync("bash", ["-c", "ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1"], { encoding: "utf8" }).trim();
+  return execFileSync(path.join(bin, "psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "phasekit", "-d", database, "-qAt", "-v", "ON_ERROR_STOP=1", "-c", sql], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+}
