@@ -1,6 +1,6 @@
 /** `list`, `show` and `journal`: reading runs. */
 import type { Command } from "commander";
-import { isLive, migrateState, resolveActive, statusLine } from "@phasekit/core";
+import { isLive, migrateState, resolveActive, statusLine, type WorkflowRegistry } from "@phasekit/core";
 import type { JournalEntry as JournalEntryLike } from "../store/journal.js";
 import { common } from "./context.js";
 import { age, duration, table } from "./format.js";
@@ -10,6 +10,8 @@ import { CliFailure, EXIT, fail, JSON_SCHEMAS, plainMessage, printJson, usage, t
 import { stepPayload } from "./history-view.js";
 import { holderLive, listRuns, locateRun, runDetail, runJournal, isFinal, type Roots, type RunDetail, type RunSummary, type ShownStatus } from "./run-view.js";
 import { loadDefinitionFolders } from "../definitions/folders.js";
+import { readPinIn } from "../run/definitions-pin.js";
+import { definitionsLines, definitionsView, type DefinitionsView } from "./definitions-view.js";
 
 const STATUSES = ["running", "paused", "completed", "cancelled", "failed", "crashed", "unreadable", "new"];
 
@@ -45,11 +47,13 @@ export function registerRunCommands(program: Command, io: CliIo): void {
       const fields = checkFields(o.fields, SHOW_FIELDS);
       if (o.step !== undefined) return showStep(io, c.json, c.roots, await locateRun(c.roots, target), o.step);
       const detail = await runDetail(c.roots, target, io.now().getTime());
-      const position = positionOf(detail, c.defDirs);
-      const doc = { ...detail, position };
+      // The definitions the run is pinned to against the folders' (the position is read in the pinned ones).
+      const defs = await definitionsView({ rawState: detail.metadata?.state, defDirs: c.defDirs, readPin: (s) => readPinIn(detail.summary.runDir, s), now: io.now().getTime() });
+      const position = positionOf(detail, c.defDirs, defs.registry);
+      const doc = { ...detail, position, definitions: defs.view };
       if (fields !== undefined) return printJson(io, JSON_SCHEMAS.show, pick(doc, fields));
       if (c.json) return printJson(io, JSON_SCHEMAS.show, doc);
-      io.stdout.write(showText(detail, position));
+      io.stdout.write(showText(detail, position, defs.view));
     });
 
   program
@@ -113,7 +117,7 @@ async function showStep(io: CliIo, json: boolean, roots: Roots, location: RunLoc
 }
 
 const LIST_FIELDS = ["id", "runDir", "status", "ownerTool", "phase", "currentStep", "lastStep", "createdAt", "updatedAt", "ageMs", "lockHolder", "lockStale", "error"] as const satisfies readonly (keyof RunSummary)[];
-const SHOW_FIELDS = ["summary", "metadata", "steps", "pending", "position"] as const;
+const SHOW_FIELDS = ["summary", "metadata", "steps", "pending", "position", "definitions"] as const;
 
 function fieldList(value: string): string[] {
   return value.split(",").map((f) => f.trim()).filter((f) => f !== "");
@@ -156,7 +160,7 @@ export interface Position {
 }
 
 /** The run's core-state position (null for runs without a core state). */
-export function positionOf(detail: RunDetail, defDirs: readonly string[]): Position | null {
+export function positionOf(detail: RunDetail, defDirs: readonly string[], registry?: WorkflowRegistry): Position | null {
   const raw = detail.metadata?.state;
   if (raw === undefined) return null;
   const migrated = migrateState(raw);
@@ -167,14 +171,13 @@ export function positionOf(detail: RunDetail, defDirs: readonly string[]): Posit
   // A finished run has no current phase to resolve: its last path is all there is to show.
   if (!isLive(state)) return { ...base, statusLine: null, unresolved: null };
   if (defDirs.length === 0) return { ...base, statusLine: null, unresolved: "no definition folders (pass --defs DIR)" };
-  const loaded = loadDefinitionFolders(defDirs);
-  const active = resolveActive(loaded.registry, state);
+  const active = resolveActive(registry ?? loadDefinitionFolders(defDirs).registry, state);
   if (!active.ok) return { ...base, statusLine: null, unresolved: active.error.message };
   const line = active.active === null ? null : statusLine(active.active);
   return { ...base, statusLine: line?.ok === true ? line.text : null, unresolved: line?.ok === false ? line.error.message : null };
 }
 
-function showText(d: RunDetail, position: Position | null): string {
+function showText(d: RunDetail, position: Position | null, defs: DefinitionsView | null): string {
   const s = d.summary;
   const m = d.metadata;
   const lines = [`run ${s.id}  ${s.runDir}`];
@@ -192,6 +195,11 @@ function showText(d: RunDetail, position: Position | null): string {
   if (position) {
     const where = position.path.map((p) => `${p.workflowKey}[${p.phaseIndex}]`).join(" > ");
     kv("workflow", position.statusLine ?? `${where}${position.unresolved ? `  (${position.unresolved})` : ""}`);
+  }
+  if (defs) {
+    const [first, ...rest] = definitionsLines(defs);
+    kv("defs", first ?? "");
+    lines.push(...rest.map((l) => `${" ".repeat(11)}${l}`));
   }
   if (d.pending) kv("pending", `${d.pending.signal} requested at ${d.pending.requestedAt} by pid ${d.pending.requestedBy.pid}: ${d.pending.reason}`);
   if (d.stepsError !== null) lines.push(`  steps    cannot be read: ${d.stepsError.message}`);
