@@ -44,7 +44,7 @@ export {
   refusalToError,
 } from "./api/boundary.js";
 export type { TextOutcome } from "./api/boundary.js";
-export { judgeControls, validateApproval } from "./api/controls.js";
+export { judgeControls, judgeBudget, judgeProgress, validateApproval } from "./api/controls.js";
 export type { ControlFacts, ControlsJudgement } from "./api/controls.js";
 export { BudgetsSchema, ProgressSchema, GatesSchema, VerifyGateSchema, ApproveGateSchema, OnExhaustedSchema, DEFAULT_PROGRESS } from "./definitions/controls-schema.js";
 export type { Budgets, ProgressThresholds, Gates, OnExhausted } from "./definitions/controls-schema.js";

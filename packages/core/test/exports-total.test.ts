@@ -50,6 +50,8 @@ const FUNCTIONS: Record<string, { kind: Kind; junk?: readonly string[] }> = {
   phaseLabel: { kind: "outcome", junk: ["INVALID_OPTIONS"] },
   renderTemplate: { kind: "outcome", junk: ["INVALID_OPTIONS"] },
   judgeControls: { kind: "outcome", junk: ["INVALID_OPTIONS"] },
+  judgeBudget: { kind: "outcome", junk: ["INVALID_OPTIONS"] },
+  judgeProgress: { kind: "outcome", junk: ["INVALID_OPTIONS"] },
   validateApproval: { kind: "outcome", junk: ["INVALID_OPTIONS", "INVALID_APPROVAL"] },
   isCompiledRegistry: { kind: "predicate" },
   isSubworkflowRef: { kind: "predicate" },
@@ -111,6 +113,8 @@ const CODES: Record<string, readonly string[]> = {
   phaseLabel: codesOf<CodeOf<typeof core.phaseLabel>>()(["INVALID_OPTIONS"]),
   renderTemplate: codesOf<CodeOf<typeof core.renderTemplate>>()(["INVALID_OPTIONS"]),
   judgeControls: codesOf<CodeOf<typeof core.judgeControls>>()(["INVALID_OPTIONS"]),
+  judgeBudget: codesOf<CodeOf<typeof core.judgeBudget>>()(["INVALID_OPTIONS"]),
+  judgeProgress: codesOf<CodeOf<typeof core.judgeProgress>>()(["INVALID_OPTIONS"]),
   validateApproval: codesOf<CodeOf<typeof core.validateApproval>>()(["INVALID_OPTIONS", "INVALID_APPROVAL"]),
 };
 
@@ -228,6 +232,8 @@ const BASE: Record<string, readonly unknown[]> = {
   phaseLabel: ["🔍", "Review"],
   renderTemplate: ["{workflowName}", { workflowName: "W" }, core.PROMPT_VARS],
   judgeControls: [active, { workflowUsed: core.NO_USAGE, phaseUsed: core.NO_USAGE }],
+  judgeBudget: [{ turns: 3, onExhausted: "pause" }, core.NO_USAGE, "run r"],
+  judgeProgress: [{ sameStepFailures: 2 }, { sameStepFailures: { stepId: "s", count: 1 } }],
   validateApproval: [{ type: "object", properties: { channel: { type: "string" } } }, { channel: "beta" }],
 };
 const paused = core.pause(registry, state, { now: 2 });

@@ -1,11 +1,11 @@
 /**
  * `ctx.budget`: what a `runWorkflow` body has spent (turns, tool calls, tokens, cost it reports; wall time since
- * the run first started) against the limits it runs under, judged by core (`judgeControls` rules, via
- * `BudgetsSchema` and `budgetVerdict`). Every spend is an entry of the run's history holding the running total,
+ * the run first started) against the limits it runs under, judged by core (`judgeBudget`, the rule
+ * `judgeControls` applies in pi). Every spend is an entry of the run's history holding the running total,
  * so a resumed body that replays its spends in order sees the totals it had, and goes on counting from them.
  * Wall time counts from the run's creation (workflow.json's createdAt), across resumes, pauses included.
  */
-import { BUDGET_KEYS, BudgetsSchema, NO_USAGE, workflowError, type BudgetKey, type Budgets, type BudgetUsage } from "@phasekit/core";
+import { BUDGET_KEYS, BudgetsSchema, judgeBudget, NO_USAGE, workflowError, type BudgetKey, type Budgets, type BudgetUsage } from "@phasekit/core";
 import { z } from "zod";
 import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
 import type { CheckpointStore } from "../store/checkpoint-port.js";
@@ -52,9 +52,10 @@ export function createRunBudget(limits: Budgets, checkpoints: CheckpointStore, n
   const used = (): BudgetUsage => ({ ...NO_USAGE, ...total, wallTimeMs: Math.max(0, now() - startedAt) });
   const judge = (): void => {
     const u = used();
-    const key = BUDGET_KEYS.find((k) => limits[k] !== undefined && u[k] >= (limits[k] as number));
-    if (key === undefined) return;
-    const reason = `${scope}'s budget of ${limits[key]} ${key} is used up (${u[key]} used)`;
+    // Core's rule and words (judgeBudget), the same as the pi extension's.
+    const j = judgeBudget(limits, u, scope);
+    if (!j.ok || !j.verdict.exhausted) return;
+    const { key, reason } = j.verdict;
     if (limits.onExhausted === "fail") throw workflowError("run", "BUDGET_EXHAUSTED", `${reason}.`, { field: key, value: u[key], reason, hint: "raise the budget and start a new run" });
     throw workflowError("run", "RUN_PAUSED", `${reason}: the run is paused.`, { reason, field: key, hint: "resume it with a raised budget (runWorkflow({ budgets }))" });
   };

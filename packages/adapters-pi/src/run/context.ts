@@ -20,6 +20,7 @@ import { createWaits } from "./waits.js";
 import type { Budgets } from "@phasekit/core";
 import type { RunContext } from "./context-types.js";
 import { createRunIo } from "./run-io.js";
+import { createStepFailureWatch } from "./step-failures.js";
 
 export type { StepReport } from "./step-runner.js";
 export type { RunContext } from "./context-types.js";
@@ -102,6 +103,8 @@ export async function createRunContext(deps: RunContextDeps): Promise<RunContext
     journal,
     pollMs: deps.waitPollMs,
   });
+  // The carried workflow's no-progress thresholds (DEFAULT_PROGRESS for the rest, and for runs without one).
+  const watchFailures = createStepFailureWatch(deps.workflow?.registry.workflows.get(deps.workflow.state.workflowKey)?.progress, `run ${deps.slug}`);
   const budget = createRunBudget(deps.budgets, deps.checkpoints, () => deps.clock().getTime(), Date.parse(io.meta().createdAt), `run ${deps.slug}`);
 
   const ctx: RunContext = {
@@ -124,7 +127,7 @@ export async function createRunContext(deps: RunContextDeps): Promise<RunContext
     steps,
     metadata: shown,
     // The runner takes any StepFn; the context's signature adds the compile-time JSON check (StepBody).
-    step: <T>(id: string, input: unknown, fn: StepBody<T>, options?: StepOptions) => runner.step<T>(id, input, fn, options),
+    step: <T>(id: string, input: unknown, fn: StepBody<T>, options?: StepOptions) => watchFailures(id, input, () => runner.step<T>(id, input, fn, options)),
     checkControl,
     setPhase: async (phase) => {
       if (io.meta().phase !== phase) await writeMeta({ phase });

@@ -8,9 +8,9 @@ import { refusal, type Outcome } from "../errors/refusal.js";
 import { describeValue } from "../errors/problems.js";
 import { activeError } from "../transitions/arguments.js";
 import { approvalValidator } from "../definitions/gate-checks.js";
-import { activeControls, BUDGET_KEYS, gateVerdict, progressVerdict, runBudgetVerdict, type ActiveControls, type BudgetKey, type BudgetUsage, type BudgetVerdict, type GateFacts, type GateVerdict, type ProgressCounters, type ProgressVerdict } from "../policy/controls.js";
+import { activeControls, BUDGET_KEYS, budgetVerdict, gateVerdict, progressVerdict, runBudgetVerdict, type ActiveControls, type BudgetKey, type BudgetUsage, type BudgetVerdict, type GateFacts, type GateVerdict, type ProgressCounters, type ProgressVerdict } from "../policy/controls.js";
 import type { ActiveWorkflow } from "../transitions/resolve-active.js";
-import type { Budgets } from "../definitions/controls-schema.js";
+import { BudgetsSchema, DEFAULT_PROGRESS, ProgressSchema, type Budgets, type ProgressThresholds } from "../definitions/controls-schema.js";
 
 const n = z.number().min(0).refine(Number.isFinite);
 const usage = z.object({ turns: n, toolCalls: n, tokens: n, cost: n, wallTimeMs: n });
@@ -79,6 +79,43 @@ export function judgeControls(active: ActiveWorkflow, facts: ControlFacts): Outc
     };
   } catch {
     return { ok: false, error: refusal("controls", "INVALID_OPTIONS", "an argument could not be read as plain data.", { hint: FACTS_HINT }) };
+  }
+}
+
+const LIMITS_HINT = "Pass budget limits (BudgetsSchema), the usage (turns, toolCalls, tokens, cost, wallTimeMs: numbers ≥ 0) and a scope name.";
+
+/**
+ * Judges one scope's budget without a resolved workflow (a `runWorkflow` body's `ctx.budget`): the same rule and
+ * reason text as `judgeControls`. `scope` names the owner in the reason ("run rel-1").
+ */
+export function judgeBudget(limits: Budgets | undefined, used: BudgetUsage, scope: string): Outcome<{ readonly verdict: BudgetVerdict }, "INVALID_OPTIONS"> {
+  try {
+    const l = limits === undefined ? undefined : BudgetsSchema.safeParse(limits);
+    const u = usage.safeParse(used);
+    if ((l !== undefined && !l.success) || !u.success || typeof scope !== "string") {
+      return { ok: false, error: refusal("controls", "INVALID_OPTIONS", "judgeBudget: limits, used or scope is not valid.", { field: l !== undefined && !l.success ? "limits" : !u.success ? "used" : "scope", hint: LIMITS_HINT }) };
+    }
+    return { ok: true, verdict: budgetVerdict(l?.data, u.data, scope) };
+  } catch {
+    return { ok: false, error: refusal("controls", "INVALID_OPTIONS", "an argument could not be read as plain data.", { hint: LIMITS_HINT }) };
+  }
+}
+
+/**
+ * Judges no-progress counters against thresholds (over DEFAULT_PROGRESS, field by field) without a resolved
+ * workflow (a `runWorkflow` body's steps): the same rules and reason texts as `judgeControls`.
+ */
+export function judgeProgress(thresholds: ProgressThresholds | undefined, counters: ProgressCounters): Outcome<{ readonly verdict: ProgressVerdict }, "INVALID_OPTIONS"> {
+  try {
+    const t = ProgressSchema.safeParse(thresholds ?? {});
+    const c = FactsSchema.shape.progress.safeParse(counters);
+    if (!t.success || !c.success || c.data === undefined) {
+      return { ok: false, error: refusal("controls", "INVALID_OPTIONS", "judgeProgress: thresholds or counters are not valid.", { field: !t.success ? "thresholds" : "counters", hint: "Pass ProgressSchema thresholds and { sameToolCall?, idleTurns?, sameStepFailures? } counters." }) };
+    }
+    const merged = { ...DEFAULT_PROGRESS, ...Object.fromEntries(Object.entries(t.data).filter(([, v]) => v !== undefined)) } as Required<ProgressThresholds>;
+    return { ok: true, verdict: progressVerdict(merged, c.data as ProgressCounters) };
+  } catch {
+    return { ok: false, error: refusal("controls", "INVALID_OPTIONS", "an argument could not be read as plain data.", { hint: "pass plain data" }) };
   }
 }
 
