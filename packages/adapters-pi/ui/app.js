@@ -1,5 +1,6 @@
 // The phasekit inspector page: plain ES modules, no build step, talks only to the server that served it.
 // Every request carries this launch's token (from the URL `phasekit ui` printed) in a header.
+import { attemptsBox, timelineSection, travelButtons } from "./time-travel.js";
 const view = document.getElementById("view");
 const panel = document.getElementById("panel");
 const updated = document.getElementById("updated");
@@ -60,6 +61,8 @@ async function api(url, init = {}) {
   return body;
 }
 const runUrl = (id) => `/api/runs/${encodeURIComponent(id)}`;
+// What time-travel.js uses of this page.
+const helpers = { el, api, runUrl, panel, route: () => route() };
 
 function table(headers, rows, id) {
   return el("table", id ? { id } : {}, el("thead", {}, el("tr", {}, headers.map((h) => el("th", {}, h)))), el("tbody", {}, rows));
@@ -199,6 +202,7 @@ async function showPayload(id, stepId) {
     }
   };
   await load(0);
+  box.append(attemptsBox(id, stepId, helpers));
 }
 
 async function showRun(id) {
@@ -220,7 +224,7 @@ async function showRun(id) {
     el("tr", { "data-step": st.stepId },
       el("td", { class: "mono" }, st.stepId), el("td", {}, badge(st.status)), el("td", {}, st.attempt), el("td", {}, duration(st.durationMs)),
       el("td", {}, (st.verdict?.explanation ?? "").replace(/(v1:sha256:[0-9a-f]{12})[0-9a-f]+/g, "$1…")), el("td", { class: "error" }, st.error ?? ""),
-      el("td", {}, el("button", { class: "link", "data-payload": st.stepId, onclick: () => showPayload(id, st.stepId).catch(showError) }, "payload"))));
+      el("td", {}, el("button", { class: "link", "data-payload": st.stepId, onclick: () => showPayload(id, st.stepId).catch(showError) }, "payload"), " ", travelButtons(id, st.stepId, helpers))));
   const { offset, limit, total } = run.stepsPage;
   const go = (to) => () => { stepOffset = Math.max(0, Math.min(to, total - 1)); showRun(id).then(stamp, showError); };
   const pager = total > run.steps.length
@@ -234,7 +238,7 @@ async function showRun(id) {
   const journal = el("section", {}, el("h3", {}, "Journal"),
     run.journalError ? el("p", { class: "error", id: "journal-error" }, `The journal cannot be read: ${run.journalError.message}`) : "",
     el("ol", { class: "timeline", id: "journal" }, run.journal.map(journalItem)));
-  view.replaceChildren(el("p", {}, el("a", { href: "#/" }, "← all runs")), el("h2", {}, "Run ", el("span", { class: "mono" }, s.id)), facts, actions, diagram, steps, journal);
+  view.replaceChildren(el("p", {}, el("a", { href: "#/" }, "← all runs")), el("h2", {}, "Run ", el("span", { class: "mono" }, s.id)), facts, actions, diagram, steps, timelineSection(id, helpers), journal);
   watch(id);
 }
 

@@ -90,6 +90,12 @@ function eventSentence(e: JournalEntry): string {
       return `workflow failed: ${String(d["reason"])}`;
     case "workflow:notified":
       return `end announced (${String(d["status"])})`;
+    case "step-failed":
+      return `step ${String(d["step"])} failed (attempt ${String(d["attempt"])}): ${clip(String(d["error"]), 240)}`;
+    case "rerun":
+      return `rerun from ${String(d["from"])} asked: ${String(d["steps"])} step(s) run again at the next resume${typeof d["reason"] === "string" ? ` (${d["reason"]})` : ""}`;
+    case "forked":
+      return `forked from run ${String(d["from"])} at ${String(d["at"])} (${String(d["steps"])} step(s) reused)`;
     case "paused":
     case "stopped":
       return `${e.event}${typeof d["reason"] === "string" ? `: ${d["reason"]}` : ""}`;

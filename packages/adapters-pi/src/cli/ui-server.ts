@@ -16,6 +16,7 @@ import { act, payloadPage, PAYLOAD_PAGE, runPage, type ApiContext } from "./insp
 import { EXIT, JSON_SCHEMAS, plainMessage, toFailure } from "./io.js";
 import { listRuns, locateRun, runDetail, type Roots } from "./run-view.js";
 import { streamChanges } from "./run-watch.js";
+import { timelinePage, travel, TRAVEL_ACTIONS, type TravelAction } from "./inspector-travel.js";
 
 /** Options of `startInspector`. */
 export interface InspectorOptions {
@@ -42,6 +43,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
   "/style.css": { file: "style.css", type: "text/css; charset=utf-8" },
+  "/time-travel.js": { file: "time-travel.js", type: "text/javascript; charset=utf-8" },
 };
 
 const TOKEN_HEADER = "x-phasekit-token";
@@ -129,6 +131,14 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: Ap
     req.on("close", () => streams.delete(stop));
     return;
   }
+  const timeline = /^\/api\/runs\/([^/]+)\/timeline$/.exec(url.pathname);
+  if (timeline !== null) {
+    const offset = optionalInt(url, "offset");
+    const limit = optionalInt(url, "limit");
+    const step = url.searchParams.get("step");
+    if (offset === null || limit === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: "offset and limit are whole numbers ≥ 0" } });
+    return answer(res, timeline[1] as string, (id) => timelinePage(o, id, { ...(step === null ? {} : { step }), ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }));
+  }
   const output = /^\/api\/runs\/([^/]+)\/steps\/([^/]+)\/output$/.exec(url.pathname);
   if (output !== null) {
     const stepId = safeDecode(output[2] as string);
@@ -145,6 +155,11 @@ async function post(req: http.IncomingMessage, res: http.ServerResponse, o: ApiC
   if (typeof header !== "string" || !same(header, token)) return send(res, 403, { error: { code: "FORBIDDEN", message: `a write needs the token in the ${TOKEN_HEADER} header` } });
   if (!String(req.headers["content-type"] ?? "").startsWith("application/json")) return send(res, 415, { error: { code: "INVALID_OPTIONS", message: "a write sends JSON" } });
   const m = /^\/api\/runs\/([^/]+)\/actions\/([a-z]+)$/.exec(url.pathname);
+  if (m !== null && (TRAVEL_ACTIONS as readonly string[]).includes(m[2] as string)) {
+    const body = await readBody(req);
+    if (body === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: `the body must be a JSON object under ${MAX_BODY} bytes, e.g. {"at":"build"}` } });
+    return answer(res, m[1] as string, (id) => travel(o, id, m[2] as TravelAction, body));
+  }
   if (m === null || !(CONTROL_ACTIONS as readonly string[]).includes(m[2] as string)) return send(res, 404, { error: { code: "NOT_FOUND", message: `no such action ${url.pathname}` } });
   const body = await readBody(req);
   if (body === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: `the body must be a JSON object under ${MAX_BODY} bytes, e.g. {"reason":"…"}` } });

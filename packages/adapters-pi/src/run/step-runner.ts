@@ -14,6 +14,7 @@ import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import type { Reporter } from "./reporter.js";
 import { RESERVED_STEP_PREFIX } from "./dispatch-record.js";
 import { inStep } from "./step-scope.js";
+import { stepErrorText } from "../store/step-error.js";
 import { checkStepOptions, createStopWatch, retryable, type StepFn, type StepOptions, type StepResult, type StepValue } from "./step-options.js";
 
 const WHY: Record<RerunReason, string> = {
@@ -56,6 +57,11 @@ export interface StepRunnerDeps {
    * runs that carry a core workflow can dispatch; the mark costs an async-context scope per step, so others skip it.
    */
   markSteps: boolean;
+  /**
+   * Journals a failed attempt (`step-failed`: step, attempt, error): the history keeps only a step's latest
+   * record, and a compaction drops the rest, so an attempt that failed before one succeeded is told here.
+   */
+  journal?: (event: string, data: unknown) => Promise<void>;
 }
 
 /** `ctx.step`, and what workflow.json should say about steps when it is next written. */
@@ -150,6 +156,7 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
     const onLost = () => controller.abort(deps.lock.signal.reason);
     deps.lock.signal.addEventListener("abort", onLost, { once: true });
     let timer: NodeJS.Timeout | undefined;
+    let failed: { attempt: number; error: string } | undefined;
     const outcome = await deps.checkpoints
       .step(key, input, async (attempt) => {
         inFlight.set(key, controller);
@@ -168,11 +175,16 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
         });
         timedOut.catch(() => undefined);
         const run = (): T | Promise<T> => fn(controller.signal, attempt);
-        return Promise.race([Promise.resolve().then(() => (r.markSteps ? inStep(key, run) : run())), timedOut]);
+        return Promise.race([Promise.resolve().then(() => (r.markSteps ? inStep(key, run) : run())), timedOut]).catch((error: unknown) => {
+          failed = { attempt, error: stepErrorText(error) };
+          throw error;
+        });
       }, { inputFingerprint })
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.
         if (deps.lock.signal.aborted) throw lockLost();
+        // Best effort: the failure itself is the step's record; the journal line is for people.
+        if (failed !== undefined) await r.journal?.("step-failed", { step: key, ...failed }).catch(() => undefined);
         // A step that failed because a stop aborted its signal ends the run cancelled, not failed.
         const stop = stopWatch.stopped();
         throw stop !== null && controller.signal.aborted ? stop : error;
