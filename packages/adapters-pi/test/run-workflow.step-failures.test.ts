@@ -13,7 +13,7 @@ const repo = useTempRepos("pk-stepfail-");
 async function retryForever(ctx: RunContext, input: unknown, fn: () => string): Promise<string> {
   for (;;) {
     try {
-      return (await ctx.step("deploy", input, fn)).output as string;
+      return await ctx.step("deploy", input, fn);
     } catch (error) {
       if ((error as { code?: string }).code === "RUN_PAUSED") throw error;
     }

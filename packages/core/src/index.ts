@@ -106,6 +106,7 @@ export type {
 } from "./transitions/types.js";
 
 export type { ActiveWorkflow, BreadcrumbItem, ResolveCode } from "./transitions/resolve-active.js";
+export type { PromptExtras } from "./present/prompt-vars.js";
 export type { ToolDecision } from "./policy/check-tool.js";
 export type { DefinitionsVerdict, DefinitionsChoice, WorkflowChange, PhaseChange } from "./policy/check-definitions.js";
 export {

@@ -136,7 +136,7 @@ describe("messages", () => {
 
   it("prompt variables: the allowlist names every variable the seed documents", () => {
     expect([...PROMPT_VARS].sort()).toEqual(
-      ["blockedToolsList", "breadcrumbPath", "description", "globalStepCount", "nextPhaseName", "phaseId", "phaseName", "previousPhaseName", "taskDescription", "taskId", "toolName", "workflowDescription", "workflowKey", "workflowName"],
+      ["approval", "blockedToolsList", "breadcrumbPath", "description", "globalStepCount", "nextPhaseName", "phaseId", "phaseName", "previousPhaseName", "taskDescription", "taskId", "toolName", "workflowDescription", "workflowKey", "workflowName"],
     );
     expect(Object.keys(releaseDefinitions)).toEqual(["release", "review", "security"]);
   });

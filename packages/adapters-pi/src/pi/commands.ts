@@ -59,7 +59,7 @@ export function createCommands(rt: Runtime, cont: Continuation): Record<string, 
         if (s === null || a === null) return rt.tell(ctx, s === null ? "No active workflow." : `Workflow ${s.workflowKey} (task ${s.taskId}) is ${s.status}.`);
         await rt.claiming;
         const held = rt.durable.heldSlug();
-        rt.tell(ctx, `${contextPrompt(a)}\n\nRun id: ${s.taskId}${held === s.taskId ? " (plan folder held by this session; /workflow-resume " + s.taskId + " continues it elsewhere)" : ""}`);
+        rt.tell(ctx, `${contextPrompt(a, ctx.sessionManager.getBranch())}\n\nRun id: ${s.taskId}${held === s.taskId ? " (plan folder held by this session; /workflow-resume " + s.taskId + " continues it elsewhere)" : ""}`);
       },
     },
     "workflow-resume": {

@@ -29,6 +29,8 @@ import {
 } from "@phasekit/core";
 import type { ActiveWorkflow, DefinitionProblem, Happening, PhaseRef, TextOutcome, WorkflowChange, WorkflowError, WorkflowRegistry, WorkflowState } from "@phasekit/core";
 import { persisted as toPersisted } from "../run/persisted.js";
+import { approvalOnBranch } from "./approval-vars.js";
+import type { BranchEntry } from "./host.js";
 
 export type { ActiveWorkflow, DefinitionProblem, Happening, WorkflowChange, WorkflowError, WorkflowRegistry, WorkflowState };
 
@@ -129,9 +131,10 @@ function textOf(r: TextOutcome): string {
   return r.text;
 }
 
-/** The hidden context prompt. */
-export function contextPrompt(a: ActiveWorkflow): string {
-  return textOf(coreContextPrompt(a));
+/** The hidden context prompt; `branch` supplies `{approval}` (the last approval's payload on it). */
+export function contextPrompt(a: ActiveWorkflow, branch?: readonly BranchEntry[]): string {
+  const approval = branch === undefined ? undefined : approvalOnBranch(branch, a.state.taskId);
+  return textOf(coreContextPrompt(a, approval === undefined ? undefined : { approval }));
 }
 
 /** The status-bar text. */

@@ -29,7 +29,7 @@ const caches = new WeakMap<Runtime, VerificationCache>();
  */
 export type GateCheck =
   | { refused: string; route?: undefined }
-  | { refused?: undefined; route?: undefined; passed?: () => Promise<void> }
+  | { refused?: undefined; route?: undefined; passed?: () => Promise<void>; /** The approval that passed the gate (its checked payload). */ approval?: { data: unknown } }
   | { refused?: undefined; route: GateOutcome; reason: string; done: () => Promise<void> };
 
 /** Whether the current phase may be left now. */
@@ -75,7 +75,8 @@ export async function checkGates(rt: Runtime, ctx: PiContext, signal?: AbortSign
   const g = j.judgement.gate;
   if (g.pass) {
     const taken = request;
-    return taken === null ? {} : { passed: () => rt.durable.clearControl(taken) };
+    const approval = facts.approval?.decision === "approved" ? { approval: { data: facts.approval.data } } : {};
+    return taken === null ? approval : { passed: () => rt.durable.clearControl(taken), ...approval };
   }
   if (g.routeTo !== undefined && (g.state === "failed" || g.state === "rejected")) {
     const taken = request;

@@ -114,7 +114,7 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     const key = contextKey(a.state);
     if (key === rt.contextGivenFor) return undefined;
     rt.contextGivenFor = key;
-    return { entries: [{ type: "custom_message", customType: MESSAGE.context, content: contextPrompt(a), display: false }] };
+    return { entries: [{ type: "custom_message", customType: MESSAGE.context, content: contextPrompt(a, ctx.sessionManager.getBranch()), display: false }] };
   });
   pi.on("tool_call", (e, ctx) => {
     if (rt.definitionsDirty) return recheck(ctx).then(() => decision(e.toolName));
@@ -128,7 +128,7 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
     rt.contextGivenFor = contextKey(a.state);
     const note = restarted && a.state.globalStepCount > 0 ? "\n\n(pi was restarted. This is the workflow's current state; an earlier workflow_step call shown without a result did take effect.)" : "";
     restarted = false;
-    return { message: { customType: MESSAGE.context, content: contextPrompt(a) + note, display: false } };
+    return { message: { customType: MESSAGE.context, content: contextPrompt(a, ctx.sessionManager.getBranch()) + note, display: false } };
   });
   pi.on("input", (e, ctx) => {
     if (e.source === "extension") return undefined;

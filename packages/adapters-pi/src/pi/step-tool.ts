@@ -13,6 +13,7 @@ import { SUMMARY_ENTRY, summariesOf } from "./session-entries.js";
 import { stepCallComponent, stepResultComponent } from "./renderers.js";
 import { checkGates, type GateCheck } from "./gates.js";
 import { routeRefusedText, routeRun } from "./gate-route.js";
+import { APPROVAL_ENTRY } from "./approval-vars.js";
 
 /** The tool's name (core never blocks it). */
 export const STEP_TOOL = "workflow_step";
@@ -103,6 +104,8 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
     rt.state = r.state; // an armed cancel lives in memory only: a crash never leaves it half-confirmed
     return text(`⚠️ Confirm cancellation of "${s.taskDescription}": call workflow_step with action='cancel' again. Any other action keeps the workflow.`, { cancelPending: true });
   }
+  // The approved payload is the next phases' `{approval}` (approval-vars.ts); written before the move it allowed.
+  if (gate.route === undefined && gate.approval !== undefined) rt.pi.appendEntry(APPROVAL_ENTRY, { taskId: s.taskId, phaseId: before?.phase.id ?? "", data: gate.approval.data });
   const warning = await rt.commit(r.state, ctx);
   // An approval (or a rejection) is consumed only once the move it allowed is on disk.
   await (gate.route !== undefined ? gate.done() : gate.passed?.());
@@ -123,7 +126,7 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
       const after = now.nextPhase === null ? null : now.nextPhase.phaseName;
       // pi 1.5.x puts the new phase's context into the run at the turn boundary (turn_end); 0.73.1 cannot, so
       // there the result itself carries it.
-      const context = rt.boundaryTurns ? "The new phase's context follows as a workflow message." : `You are now in a new phase. Its context:\n\n${contextPrompt(now)}`;
+      const context = rt.boundaryTurns ? "The new phase's context follows as a workflow message." : `You are now in a new phase. Its context:\n\n${contextPrompt(now, ctx.sessionManager.getBranch())}`;
       // The first line is what the renderer shows collapsed: previous → current (then next).
       return text(`${first}${why}\n\n${context}${extra}`, { from, to: now.phase.name, next: after, lastPhase: now.nextPhase === null });
     }
@@ -133,7 +136,7 @@ async function runAction(rt: Runtime, action: Action, summary: string | undefine
 function statusText(rt: Runtime, s: WorkflowState, ctx: PiContext): string {
   const a = active(s, rt.registry);
   if (a === null) return `Workflow ${s.workflowKey} (task ${s.taskId}) does not match the loaded definitions; /cancel-workflow ends it.`;
-  const lines = [contextPrompt(a)];
+  const lines = [contextPrompt(a, ctx.sessionManager.getBranch())];
   const history = summariesOf(ctx.sessionManager.getBranch(), s.taskId);
   if (history.length > 0) lines.push(["Summaries so far:", ...history.map((h) => `- ${h.phaseName}: ${h.summary}`)].join("\n"));
   return lines.join("\n\n");

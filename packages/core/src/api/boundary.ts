@@ -21,6 +21,7 @@ import { isWorkflowError as isErrorRaw, workflowError as workflowErrorRaw, Workf
 import { checkDefinitions as checkDefinitionsRaw } from "../policy/check-definitions.js";
 import { checkTool as checkToolRaw } from "../policy/check-tool.js";
 import { contextPrompt as contextPromptRaw } from "../present/context-prompt.js";
+import type { PromptExtras } from "../present/prompt-vars.js";
 import * as messages from "../present/messages.js";
 import { statusLine as statusLineRaw } from "../present/status-line.js";
 import { phaseLabel as phaseLabelRaw, stepResultLine as stepResultLineRaw } from "../present/step-result.js";
@@ -130,8 +131,27 @@ export function statusLine(active: ActiveWorkflow): TextOutcome {
 }
 
 /** The hidden context prompt of a resolved run. */
-export function contextPrompt(active: ActiveWorkflow): TextOutcome {
-  return attempt("context", () => fromRefusal(activeError("context", active)) ?? { ok: true, text: contextPromptRaw(active) });
+export function contextPrompt(active: ActiveWorkflow, extras?: PromptExtras): TextOutcome {
+  return attempt("context", () => {
+    const bad = activeError("context", active) ?? extrasError(extras);
+    return fromRefusal(bad) ?? { ok: true, text: contextPromptRaw(active, extras) };
+  });
+}
+
+/** `extras` must be undefined or an object whose `approval` is plain JSON (it is shown as JSON). */
+function extrasError(extras: unknown): Refusal<"INVALID_OPTIONS"> | undefined {
+  if (extras === undefined) return undefined;
+  const hint = "Pass { approval } with the approved payload as plain JSON, or nothing.";
+  if (typeof extras !== "object" || extras === null || Array.isArray(extras)) return refusal("context", "INVALID_OPTIONS", "extras must be an object.", { field: "extras", hint });
+  const approval = (extras as { approval?: unknown }).approval;
+  if (approval === undefined) return undefined;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(approval);
+  } catch {
+    json = undefined;
+  }
+  return json === undefined ? refusal("context", "INVALID_OPTIONS", "extras.approval is not plain JSON.", { field: "extras.approval", hint }) : undefined;
 }
 
 /** The reminder sent when the agent stops mid-run. */

@@ -88,6 +88,8 @@ export const PROMPT_VARS: ReadonlySet<string> = new FrozenSet([
   "toolName",
   "breadcrumbPath",
   "globalStepCount",
+  // The payload of the last approval the run passed (an approve gate), as JSON; "(none)" before any.
+  "approval",
 ]);
 
 /** Variables of a blocked tool's reason. */

@@ -2,7 +2,7 @@
  * The hidden context prompt injected before each agent turn: where the run is, what to do, and how to move on.
  * Every definition text is rendered once with PROMPT_VARS; values are never expanded a second time.
  */
-import { breadcrumbPath, pickText, promptVars } from "./prompt-vars.js";
+import { breadcrumbPath, pickText, promptVars, type PromptExtras } from "./prompt-vars.js";
 import type { ActiveWorkflow } from "../transitions/resolve-active.js";
 import { PROMPT_VARS, renderTemplate } from "../definitions/template.js";
 import { DEFAULT_ADVANCE_REMINDER, DEFAULT_LAST_PHASE_REMINDER, DEFAULT_ROLE_INSTRUCTION } from "./text.js";
@@ -10,8 +10,8 @@ import { LAST_PHASE_NOTE } from "./step-result.js";
 import type { PhaseRef } from "../transitions/types.js";
 
 /** The full context prompt for the current phase of a resolved run. */
-export function contextPrompt(active: ActiveWorkflow): string {
-  const vars = promptVars(active);
+export function contextPrompt(active: ActiveWorkflow, extras?: PromptExtras): string {
+  const vars = promptVars(active, extras);
   const render = (text: string): string => renderTemplate(text, vars, PROMPT_VARS);
   const { state, phase } = active;
   const sections = [

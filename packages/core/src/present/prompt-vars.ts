@@ -38,7 +38,7 @@ export function breadcrumbPath(active: ActiveWorkflow): string {
  * `{nextPhaseName}` "DONE" on the last, `{breadcrumbPath}` the workflows entered ("Release > Review"). Previous
  * and next are the concrete phases around this one at any depth (pi-workflows reads them from the root's list).
  */
-export function promptVars(active: ActiveWorkflow): TemplateVars {
+export function promptVars(active: ActiveWorkflow, extras?: PromptExtras): TemplateVars {
   const { state, definition, phase } = active;
   return {
     workflowName: definition.name,
@@ -55,5 +55,11 @@ export function promptVars(active: ActiveWorkflow): TemplateVars {
     toolName: WORKFLOW_STEP_TOOL,
     breadcrumbPath: active.breadcrumb.filter((b) => b.entered).map((b) => b.workflowName).join(" > "),
     globalStepCount: state.globalStepCount,
+    approval: extras?.approval === undefined ? "(none)" : JSON.stringify(extras.approval),
   };
+}
+
+/** What an adapter knows that the state does not hold: the payload of the last approval the run passed. */
+export interface PromptExtras {
+  readonly approval?: unknown;
 }
