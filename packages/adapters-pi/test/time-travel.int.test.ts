@@ -13,6 +13,7 @@ import { openRunLog } from "../src/store/run-log/run-log.js";
 import { readRunLog } from "../src/store/run-log/reader.js";
 import { json, phasekit } from "./cli/helpers/run-cli.js";
 import { spawnChild, spawnLines } from "./helpers/spawn-child.js";
+import { createMemoryPlanStore } from "./helpers/memory-plan-store.js";
 import { holdLock, useTempRepos } from "./helpers/temp-repos.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -184,5 +185,21 @@ describe("phasekit fork / rerun (the bin)", () => {
     } finally {
       await busy.release();
     }
+  });
+});
+
+describe("rerunFrom on a store without rerun marks", () => {
+  it("is UNSUPPORTED (typed, naming the run), and the run is left as it was", async () => {
+    const store = createMemoryPlanStore();
+    const at = new Date().toISOString();
+    const w = await store.writeMetadata("m1", { slug: "m1", ownerTool: "t", currentTool: "t", status: "paused", createdAt: at, updatedAt: at }, null);
+    expect(w.ok).toBe(true);
+    await expect(rerunFrom({ store, target: "m1", from: "a" })).rejects.toMatchObject({ code: "UNSUPPORTED", details: { value: "m1" } });
+    const after = await store.readMetadata("m1");
+    expect(after.ok && after.metadata?.generation).toBe(1);
+    // The lock was released: another holder takes it at once.
+    const again = await store.lock("m1", { owner: { tool: "t" }, retries: 0 });
+    expect(again.ok).toBe(true);
+    if (again.ok) await again.lock.release();
   });
 });
