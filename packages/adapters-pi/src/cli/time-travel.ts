@@ -6,7 +6,7 @@
 import { forkRun } from "../run/fork-run.js";
 import { rerunFrom } from "../run/rerun-from.js";
 import { CLI_TOOL } from "./control-actions.js";
-import { notOnStore, storeAt } from "./store-runs.js";
+import { storeAt } from "./store-runs.js";
 import type { Roots } from "./run-view.js";
 
 /** What a time-travel action did: its JSON body (`id` the run acted on or made) and a sentence. */
@@ -17,8 +17,8 @@ export interface TimeTravelOutcome {
 
 /** Forks run `target` at step `at` into a new run (`id`, default a fresh one). */
 export async function forkAt(roots: Roots, target: string, at: string, id: string | undefined, now: Date): Promise<TimeTravelOutcome> {
-  if (roots.store !== undefined) notOnStore("fork", "fork the run in a plan folder; a store named by URL keeps no fork yet");
-  const r = await forkRun({ ...roots, target, at, tool: CLI_TOOL, now: () => now, ...(id === undefined ? {} : { id }) });
+  const where = roots.store === undefined ? { ...roots, target } : { store: await storeAt(roots.store, roots.repoRoot), target };
+  const r = await forkRun({ ...where, at, tool: CLI_TOOL, now: () => now, ...(id === undefined ? {} : { id }) });
   return {
     body: { id: r.slug, action: "fork", from: r.from, reused: r.copied },
     text: `forked run ${r.from.slug} at ${at} into ${r.slug}: ${r.copied.length} step(s) before it are reused when ${r.slug} is run; ${at} and what follows run afresh`,

@@ -8,32 +8,30 @@
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm } from "node:fs/promises";
-import { workflowError, type WorkflowError } from "@phasekit/core";
 import { syncDir } from "../io/atomic-write.js";
 import { nodeFs } from "../io/fs-port.js";
 import type { JsonValue } from "../io/plain-json.js";
 import { validateSlug } from "../io/plan-paths.js";
 import { writeMetadataWithLog, readRunMetadata } from "../store/log-metadata.js";
-import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
+import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { METADATA_FILE } from "../store/plan-store-port.js";
 import { JOURNAL_EVENT, journalEventData } from "../store/journal-view.js";
 import { openRunLog } from "../store/run-log/run-log.js";
 import { readRunLog, type RunLogView } from "../store/run-log/reader.js";
 import type { StepEntry } from "../store/run-log/run-index.js";
-import { dispatchKey, WORKFLOW_BASE_KEY } from "./dispatch-record.js";
+import { forkError as fail, forkMetadata, ForkState, stepsBefore, taken, unreadableOutput } from "./fork-parts.js";
+import { forkInStore } from "./fork-store.js";
+import type { PlanStore } from "../store/plan-store-port.js";
 import { generateRunId } from "./id.js";
 import { resolveRunTarget, type PlanRootsOptions } from "./target.js";
 
-// Keys of recorded dispatches: `phasekit:dispatch#<n>`.
-const DISPATCH_PREFIX = dispatchKey(1).slice(0, -1);
-
-/** The event name, in a fork's history, that says where it came from. */
-export const FORKED_EVENT = "forked";
+import { FORKED_EVENT } from "./fork-parts.js";
+export { FORKED_EVENT };
 /** Hidden folders of the plan root that hold a fork being built (never a run: slugs cannot start with a dot). */
 export const FORK_TEMP_PREFIX = ".fork-";
 
 /** Which run to fork, before which step, and the new run's id (default: a fresh one). */
-export type ForkRunOptions = PlanRootsOptions & {
+export type ForkRunOptions = (PlanRootsOptions | { store: PlanStore }) & {
   target: string;
   /** The first step key the fork runs itself (an id, or `id#n`), as `phasekit show` lists it. */
   at: string;
@@ -56,6 +54,7 @@ export interface ForkRunResult {
 /** Makes a new run holding run `target`'s history up to (not including) step `at`; the source is untouched. */
 export async function forkRun(options: ForkRunOptions): Promise<ForkRunResult> {
   const now = options.now ?? (() => new Date());
+  if ("store" in options) return forkInStore(options.store, options, now);
   const r = await resolveRunTarget(options);
   if (r.kind !== "found") throw r.kind === "new" ? fail("NOT_FOUND", `no run "${options.target}" to fork.`, { value: options.target, hint: "list the runs with `phasekit list`" }) : r.error;
   const { planRoot, slug: source, runDir: sourceDir } = r.location;
@@ -65,13 +64,7 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkRunResult> {
     const meta = await readRunMetadata(path.join(sourceDir, METADATA_FILE), nodeFs);
     if (!meta.ok) throw meta.error;
     if (meta.metadata === null) throw fail("NOT_FOUND", `run ${source} has no metadata to fork.`, { value: source });
-    const entries = view.entries();
-    const at = entries.findIndex((e) => e.key === options.at);
-    if (at < 0) {
-      const keys = entries.slice(0, 8).map((e) => e.key).join(", ");
-      throw fail("NOT_FOUND", `run ${source} holds no step "${options.at}".`, { field: "at", value: options.at, hint: `pick a step key from \`phasekit show ${source}\` (e.g. ${keys})` });
-    }
-    const copied = entries.slice(0, at).filter((e) => e.status === "completed" && e.superseded !== true);
+    const copied = stepsBefore(view.entries(), options.at, source);
     const slug = await newSlug(planRoot, options.id);
     const temp = path.join(planRoot, `${FORK_TEMP_PREFIX}${slug}-${randomBytes(4).toString("hex")}`);
     await mkdir(temp, { mode: 0o700 });
@@ -103,24 +96,17 @@ async function copyHistory(
 ): Promise<void> {
   const log = await openRunLog({ runDir: dir, now: () => now().getTime() });
   try {
-    let state: JsonValue | undefined;
+    const state = new ForkState();
     for (const e of copied) {
       const text = await view.outputText(e);
-      if (text === undefined) {
-        throw fail("CORRUPT_FILE", `the stored output of step ${e.key} of run ${from.source} is missing or damaged: the fork would not reuse it.`, { value: e.key, hint: `fork at ${e.key} instead, or run ${from.source} again to store it` });
-      }
+      if (text === undefined) throw unreadableOutput(e.key, from.source);
       const output = JSON.parse(text) as JsonValue;
       await log.step(e.key, null, () => output, { inputFingerprint: e.inputFingerprint });
-      // The workflow state where the fork starts: the body's starting state, moved by each copied dispatch.
-      if (e.key === WORKFLOW_BASE_KEY) state = output;
-      else if (e.key.startsWith(DISPATCH_PREFIX) && isOkOutcome(output)) state = output.state;
+      state.note(e.key, output);
       await options.onCopied?.(e.key);
     }
-    // What described the source's later course (its phase, steps, failure) is not the fork's.
-    const { schemaVersion: _v, generation: _g, failureReason: _f, currentStepId: _c, lastCompletedStepId: _l, phase: _p, state: _s, ...kept } = source;
     const at = now().toISOString();
-    const status = state !== undefined && (state as { status?: unknown }).status === "paused" ? "paused" : "running";
-    const next: WorkflowMetadataInput = { ...kept, slug, status, currentTool: options.tool ?? "phasekit fork", createdAt: at, updatedAt: at, ...(state === undefined ? {} : { state }) };
+    const next = forkMetadata(source, slug, state.value, options.tool ?? "phasekit fork", at);
     const written = await writeMetadataWithLog(log, path.join(dir, METADATA_FILE), nodeFs, next, null);
     if (!written.ok) throw written.error;
     const data = { from: from.source, at: from.at, steps: copied.length };
@@ -129,10 +115,6 @@ async function copyHistory(
   } finally {
     await log.close();
   }
-}
-
-function isOkOutcome(v: JsonValue): v is { ok: true; state: JsonValue } {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && v["ok"] === true && v["state"] !== undefined;
 }
 
 async function newSlug(planRoot: string, id: string | undefined): Promise<string> {
@@ -150,10 +132,3 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
-function taken(slug: string): WorkflowError {
-  return fail("INVALID_OPTIONS", `a run "${slug}" already exists: a fork never writes into another run.`, { field: "id", value: slug, hint: "pick another id, or leave it out for a fresh one" });
-}
-
-function fail(code: "NOT_FOUND" | "CORRUPT_FILE" | "INVALID_OPTIONS", message: string, details: Record<string, unknown>): WorkflowError {
-  return workflowError("fork", code, message, details);
-}

@@ -1,0 +1,96 @@
+/**
+ * Time travel on a real PostgreSQL store: `forkRun({ store })` (and `phasekit fork --store`) make a run that
+ * reuses exactly the steps before the fork point (its side-effect log shows no repeat) and leave the source's
+ * rows as they were; `rerunFrom({ store })` is UNSUPPORTED (the store keeps no rerun marks yet), typed and
+ * changing nothing.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forkRun, rerunFrom, runWorkflow } from "@phasekit/adapters-pi";
+import { main } from "../../adapters-pi/src/cli/main.js";
+import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { startCluster } from "./helpers/cluster.js";
+
+const started = startCluster();
+
+if (!started.ok) {
+  describe.skip(`time travel on PostgreSQL (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
+} else {
+  const { cluster } = started;
+  const namespace = `tt-${randomUUID().slice(0, 8)}`;
+  const repoRoot = mkdtempSync(path.join(tmpdir(), "phasekit-pg-tt-"));
+  let store: PostgresPlanStore;
+  const effects: string[] = [];
+
+  /** Runs (or resumes) the 5-step body on `target`; every step that runs appends its id to `effects`. */
+  const run = (target: string) =>
+    runWorkflow({ repoRoot, target, toolName: "tt", store, reenter: true }, async (ctx) => {
+      let prev = "seed";
+      for (const id of ["a", "b", "c", "d", "e"]) {
+        prev = await ctx.step(id, { prev }, () => {
+          effects.push(id);
+          return `${prev}>${id}`;
+        });
+      }
+      return prev;
+    });
+  const snapshot = async (slug: string) => {
+    const meta = await store.readMetadata(slug);
+    const records = await (await store.checkpoints(slug, { now: () => new Date() })).records();
+    return { meta: meta.ok ? meta.metadata : meta.error, records: [...records].sort((x, y) => x.stepId.localeCompare(y.stepId)) };
+  };
+
+  beforeAll(async () => {
+    store = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
+    expect((await run("src")).status).toBe("completed");
+  }, 60_000);
+
+  afterAll(async () => {
+    await store?.close();
+    cluster.destroy();
+  });
+
+  describe("time travel on PostgreSQL", () => {
+    it("forkRun reuses exactly the steps before the fork point; the source is untouched", async () => {
+      const before = await snapshot("src");
+      const fork = await forkRun({ store, target: "src", at: "c", id: "f1" });
+      expect(fork).toMatchObject({ slug: "f1", from: { slug: "src", at: "c" }, copied: ["a", "b"] });
+      expect(await snapshot("src")).toEqual(before);
+      effects.length = 0;
+      const resumed = await run("f1");
+      expect(resumed).toMatchObject({ status: "completed", result: "seed>a>b>c>d>e" });
+      expect(effects).toEqual(["c", "d", "e"]);
+      const journal = await store.readJournal("f1");
+      expect(journal.ok && journal.entries.some((e) => e.event === "forked")).toBe(true);
+      await expect(forkRun({ store, target: "src", at: "c", id: "f1" })).rejects.toMatchObject({ code: "INVALID_OPTIONS", details: { field: "id" } });
+      await expect(forkRun({ store, target: "src", at: "zz" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    });
+
+    it("phasekit fork --store makes the fork (a fresh id); rerun --store is UNSUPPORTED and changes nothing", async () => {
+      const url = `${cluster.url}${cluster.url.includes("?") ? "&" : "?"}namespace=${namespace}`;
+      let stdout = "";
+      let stderr = "";
+      const io = {
+        stdout: { write: (s: string) => (stdout += s) },
+        stderr: { write: (s: string) => (stderr += s) },
+        stdin: Object.assign((async function* () {})(), { isTTY: false }),
+        cwd: repoRoot,
+        env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir" },
+        now: () => new Date(),
+      } as Parameters<typeof main>[1];
+      expect(await main(["fork", "src", "--at", "e", "--store", url, "--json"], io), stderr).toBe(0);
+      const doc = JSON.parse(stdout) as { id: string; reused: string[] };
+      expect(doc.reused).toEqual(["a", "b", "c", "d"]);
+      effects.length = 0;
+      expect((await run(doc.id)).status).toBe("completed");
+      expect(effects).toEqual(["e"]);
+
+      const before = await snapshot("src");
+      await expect(rerunFrom({ store, target: "src", from: "c" })).rejects.toMatchObject({ code: "UNSUPPORTED", details: { value: "src" } });
+      expect(await snapshot("src")).toEqual(before);
+    });
+  });
+}
