@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadProperLockfile } from "./lockfile-loader.js";
-import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
+import { isWorkflowError, workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { fsErrorCode } from "../io/fs-port.js";
 import { createLockFs, type LockFsState } from "./files.js";
 import { awaitOverdueRefresh } from "./heartbeat.js";
@@ -157,6 +157,8 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
       return state.watch === null ? { kind: "busy", why: "it is held" } : { kind: "busy", why: "its heartbeat has not been watched for the stale time yet", watchMs: state.watch.remainingMs, heartbeat: state.watch.heartbeat };
     }
     if (code === "EJUNK") return { kind: "error", error: junkError(s, error) };
+    // The loader's own error (DEPENDENCY_MISSING) names its cause; calling it a file-system failure would not.
+    if (isWorkflowError(error)) return { kind: "error", error };
     return { kind: "error", error: ioError(s, error) };
   }
   await sweepLeftovers(s);

@@ -68,7 +68,9 @@ export type WorkflowErrorCode =
   | "GATE_OPEN"
   | "INVALID_APPROVAL"
   // a store that cannot do what was asked (rerunFrom on a backend without rerun marks)
-  | "UNSUPPORTED";
+  | "UNSUPPORTED"
+  // a library phasekit loads on first use is not there (a bundle that left it out, a broken install)
+  | "DEPENDENCY_MISSING";
 
 /** Structured facts about an error: what a caller needs to locate and fix it. */
 export interface WorkflowErrorDetails {
