@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { registerControlCommands } from "./control-commands.js";
 import { registerApproveCommand } from "./approve-command.js";
+import { registerResumeDueCommand } from "./resume-due.js";
 import { registerDefinitionCommands } from "./defs-commands.js";
 import { CliFailure, EXIT, printFailure, processIo, toFailure, type CliIo } from "./io.js";
 import { registerRunCommands } from "./runs-commands.js";
@@ -48,6 +49,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, json = 
   registerDefinitionCommands(program, io, setExit);
   registerControlCommands(program, io, setExit);
   registerApproveCommand(program, io);
+  registerResumeDueCommand(program, io);
   registerTimeTravelCommands(program, io);
   registerUiCommand(program, io);
   program.addHelpText(

@@ -67,8 +67,13 @@ export function createWaits(deps: WaitDeps): {
     seen.set(base, n);
     return { key: `${RESERVED_STEP_PREFIX}${base}#${n}`, startKey: `${RESERVED_STEP_PREFIX}${kind}-start${name === "" ? "" : `:${name}`}#${n}` };
   };
-  const began = async (startKey: string, input: unknown): Promise<number> => {
-    const r = await deps.checkpoints.step(startKey, input, () => ({ at: deps.now() }));
+  // The start also records when the wait is due (null: only a decision ends it), so `phasekit resume-due` can
+  // tell from the history alone which stopped runs have a wait that has ended. The input stays as it was.
+  const began = async (startKey: string, input: unknown, lengthMs: number | undefined): Promise<number> => {
+    const r = await deps.checkpoints.step(startKey, input, () => {
+      const at = deps.now();
+      return { at, dueAt: lengthMs === undefined ? null : at + lengthMs };
+    });
     return (r.output as { at: number }).at;
   };
   /** Waits until `deadline` or `ready()` answers, looking every pollMs; control requests first each time. */
@@ -91,7 +96,7 @@ export function createWaits(deps: WaitDeps): {
       const { key, startKey } = occurrence("approval", name);
       const input = { name, schema: options.schema ?? null, timeoutMs: options.timeoutMs ?? null, prompt: options.prompt ?? null };
       // The start is keyed by the name alone: a resumed body that passes another timeout keeps the wait's start.
-      const start = await began(startKey, { name });
+      const start = await began(startKey, { name }, options.timeoutMs);
       const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : start + options.timeoutMs;
       const r = await deps.checkpoints.step(key, input, async (): Promise<Recorded> => {
         await deps.journal("waiting", { for: "approval", name, ...(options.prompt === undefined ? {} : { prompt: options.prompt }) });
@@ -110,7 +115,7 @@ export function createWaits(deps: WaitDeps): {
       checkTimeout(ms, "ms");
       const { key, startKey } = occurrence("sleep");
       // Keyed by occurrence alone: a resumed body continues the same sleep even if it asks for another length.
-      const start = await began(startKey, null);
+      const start = await began(startKey, null, ms);
       await deps.checkpoints.step(key, { ms }, async () => {
         await until(start + ms, async () => undefined);
         return { wokeAt: deps.now() };

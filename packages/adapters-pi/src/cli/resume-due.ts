@@ -1,0 +1,96 @@
+/**
+ * `phasekit resume-due`: the runs whose durable wait has ended while no process ran them (a `ctx.sleep` whose time
+ * has come, a `ctx.waitForApproval` whose timeout passed or whose decision was filed), read from each run's history
+ * (the wait's start entry records when it is due). phasekit cannot run a body itself (it is the caller's code), so
+ * it lists them, and with `--exec <command>` runs the command once per due run (PHASEKIT_RUN_ID in its
+ * environment), e.g. the script that calls `runWorkflow` for that run. Runs held by a live process are skipped.
+ */
+import { spawnSync } from "node:child_process";
+import type { Command } from "commander";
+import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+import { common } from "./context.js";
+import { readRunLog } from "../store/run-log/reader.js";
+import { printJson, type CliIo } from "./io.js";
+import { listRuns, locateRun, withRunStore, type Roots } from "./run-view.js";
+
+/** One wait that has ended. */
+export interface DueWait {
+  id: string;
+  wait: string;
+  /** ISO time it became due; null when a filed decision ends it. */
+  dueAt: string | null;
+  why: string;
+}
+
+const START = new RegExp(`^${RESERVED_STEP_PREFIX.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(sleep|approval)-start(:[^#]*)?#(\\d+)$`, "u");
+
+/** The wait entries of a run's history (phasekit's own, which the step views leave out), with their outputs. */
+async function waitEntries(runDir: string): Promise<Array<{ key: string; completed: boolean; output: unknown }>> {
+  const view = await readRunLog(runDir);
+  if (view === null) return [];
+  try {
+    const out: Array<{ key: string; completed: boolean; output: unknown }> = [];
+    for (const e of view.entries()) {
+      if (!e.key.startsWith(RESERVED_STEP_PREFIX) || !/(sleep|approval)/u.test(e.key)) continue;
+      const text = e.status === "completed" ? await view.outputText(e) : undefined;
+      out.push({ key: e.key, completed: e.status === "completed", output: text === undefined ? undefined : (JSON.parse(text) as unknown) });
+    }
+    return out;
+  } finally {
+    view.close();
+  }
+}
+
+/** Whether a person's decision waits in the run's store (`phasekit approve`). */
+async function decisionFiled(roots: Roots, id: string): Promise<boolean> {
+  const location = await locateRun(roots, id);
+  const r = await withRunStore(roots, location, (store) => store.readControl(location.slug, "approve"));
+  return r.ok && r.request !== null;
+}
+
+/** The ended waits of every run (in a plan folder) that no live process holds, oldest due first. */
+export async function dueWaits(roots: Roots, nowMs: number): Promise<DueWait[]> {
+  const out: DueWait[] = [];
+  for (const run of await listRuns(roots, nowMs)) {
+    if (run.status !== "crashed" && run.status !== "running") continue;
+    if (run.status === "running" && run.lockHolder !== null && !run.lockStale) continue; // a live process has it
+    const entries = await waitEntries(run.runDir);
+    const done = new Set(entries.filter((e) => e.completed).map((e) => e.key));
+    for (const entry of entries) {
+      const m = START.exec(entry.key);
+      if (m === null || !entry.completed) continue;
+      const [, kind, name = "", n] = m;
+      const endKey = `${RESERVED_STEP_PREFIX}${kind}${name}#${n}`;
+      if (done.has(endKey)) continue;
+      const recorded = (entry.output ?? {}) as { dueAt?: number | null };
+      const dueAt = typeof recorded.dueAt === "number" ? recorded.dueAt : null;
+      const wait = `${kind}${name}`;
+      const decided = kind === "approval" && (await decisionFiled(roots, run.id));
+      if (decided) out.push({ id: run.id, wait, dueAt: null, why: "a decision was filed" });
+      else if (dueAt !== null && dueAt <= nowMs) out.push({ id: run.id, wait, dueAt: new Date(dueAt).toISOString(), why: kind === "sleep" ? "its sleep is over" : "its timeout passed" });
+      else if (recorded.dueAt === undefined && kind === "sleep") out.push({ id: run.id, wait, dueAt: null, why: "its deadline was not recorded (an older run): a resume sleeps only what is left" });
+    }
+  }
+  return out.sort((a, b) => (a.dueAt ?? "").localeCompare(b.dueAt ?? ""));
+}
+
+/** Registers `resume-due`. */
+export function registerResumeDueCommand(program: Command, io: CliIo): void {
+  program
+    .command("resume-due")
+    .description("runs whose sleep or approval wait has ended while no process ran them; --exec runs a command per run (PHASEKIT_RUN_ID set)")
+    .option("--exec <command>", "a shell command to run once per due run, e.g. the script that resumes it with runWorkflow")
+    .action(async (o: { exec?: string }, cmd: Command) => {
+      const c = common(cmd, io);
+      const due = await dueWaits(c.roots, io.now().getTime());
+      const ran: Array<DueWait & { exitCode: number | null }> = [];
+      for (const d of o.exec === undefined ? [] : due) {
+        const r = spawnSync(o.exec as string, { shell: true, cwd: c.roots.repoRoot, env: { ...process.env, PHASEKIT_RUN_ID: d.id }, stdio: ["ignore", "inherit", "inherit"] });
+        ran.push({ ...d, exitCode: r.status });
+      }
+      if (c.json) return printJson(io, "phasekit.resume-due/1", { due, ...(o.exec === undefined ? {} : { ran }) });
+      if (due.length === 0) return void io.stdout.write("no run has a wait that has ended\n");
+      for (const d of due) io.stdout.write(`${d.id}  ${d.wait}  ${d.why}${d.dueAt === null ? "" : ` (due ${d.dueAt})`}\n`);
+      for (const r of ran) io.stdout.write(`${r.id}: ${o.exec} exited ${r.exitCode ?? "by a signal"}\n`);
+    });
+}
