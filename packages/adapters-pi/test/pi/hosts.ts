@@ -5,8 +5,20 @@ import { devHost, type PiHost } from "../../../../examples/pi/pi-process.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..", "..", "..");
 
-/** The built default extension file, as pi loads it. */
-export const EXTENSION_FILE = path.join(ROOT, "packages", "adapters-pi", "dist", "pi", "default-extension.js");
+/**
+ * The file pi loads through the package's manifest: the bundle of the built default extension
+ * (scripts/bundle-pi.mjs), rebuilt from dist/ when a test file first asks, so it is never older than `tsc -b`.
+ */
+export const EXTENSION_FILE = bundledExtension();
+
+/** The unbundled built entry (what the `/pi` subpath gives extensions that compose the parts). */
+export const UNBUNDLED_EXTENSION_FILE = path.join(ROOT, "packages", "adapters-pi", "dist", "pi", "default-extension.js");
+
+function bundledExtension(): string {
+  const pkg = path.join(ROOT, "packages", "adapters-pi");
+  execFileSync(process.execPath, [path.join(pkg, "scripts", "bundle-pi.mjs")], { cwd: pkg, stdio: ["ignore", "ignore", "inherit"], timeout: 120_000 });
+  return path.join(pkg, "dist", "pi", "extension.bundle.js");
+}
 
 /** Runs .ci/setup-pi.sh (idempotent) and returns the folder it filled. */
 export function hostsDir(): string {

@@ -34,7 +34,8 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe("the installed package", () => {
   it("declares the pi manifest, the keyword, and the hosts only as optional peers", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")) as Record<string, Record<string, unknown> & unknown[]>;
-    expect(pkg["pi"]).toEqual({ extensions: ["./dist/pi/default-extension.js"] });
+    // The bundle (scripts/bundle-pi.mjs, built by prepack): one file for pi's loader instead of ~190 modules.
+    expect(pkg["pi"]).toEqual({ extensions: ["./dist/pi/extension.bundle.js"] });
     expect(pkg["keywords"]).toContain("pi-package");
     expect(Object.keys(pkg["peerDependencies"] ?? {}).sort()).toEqual(["@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"]);
     expect(pkg["peerDependenciesMeta"]).toMatchObject({ "@earendil-works/pi-coding-agent": { optional: true }, "@mariozechner/pi-coding-agent": { optional: true } });
