@@ -1,0 +1,69 @@
+/**
+ * Time travel with a core workflow: a fork starts from the workflow state its source had at the fork point (the
+ * outcome of the last copied dispatch), and a rerun replays the dispatches before the step and moves the
+ * workflow again from there: in both, the workflow ends where the source's did, never a phase further.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { createReporter, forkRun, rerunFrom, runWorkflow, type RunContext } from "@phasekit/adapters-pi";
+import { releaseRegistry } from "../../../examples/release-workflow.js";
+import { useTempRepos } from "./helpers/temp-repos.js";
+
+const repo = useTempRepos("pk-tt-wf-");
+const onDisk = (root: string, slug: string): { status: string; phase?: string; state: { currentPath: unknown[] } } =>
+  JSON.parse(readFileSync(path.join(root, "ai_plan", slug, "workflow.json"), "utf8"));
+
+/** Three steps, each followed by an advance; every step that runs is recorded in `effects`. */
+function run(root: string, target: string, effects: string[]) {
+  return runWorkflow(
+    {
+      repoRoot: root,
+      target,
+      toolName: "release-bot",
+      workflow: { registry: releaseRegistry(), workflowKey: "release", taskDescription: "Ship" },
+      createReporter: () => createReporter({ onChange: () => undefined }),
+    },
+    async (ctx: RunContext) => {
+      for (const id of ["s1", "s2", "s3"]) {
+        await ctx.step(id, { id }, () => {
+          effects.push(id);
+          return id;
+        });
+        const moved = await ctx.workflow?.dispatch({ type: "advance" });
+        if (moved?.ok !== true) throw new Error(`advance after ${id} refused`);
+      }
+      return "three phases on";
+    },
+  );
+}
+
+describe("time travel with a core workflow", () => {
+  it("a fork starts at the source's workflow state there and ends where the source did", async () => {
+    const root = repo();
+    const effects: string[] = [];
+    await run(root, "src", effects);
+    const source = onDisk(root, "src");
+    const fork = await forkRun({ repoRoot: root, target: "src", at: "s2", id: "f" });
+    expect(fork.copied).toEqual(["phasekit:pi-definitions", "phasekit:workflow", "s1", "phasekit:dispatch#1"]);
+    // The fork's state is one advance in, not three.
+    expect(onDisk(root, "f").state.currentPath).not.toEqual(source.state.currentPath);
+    effects.length = 0;
+    await run(root, "f", effects);
+    expect(effects).toEqual(["s2", "s3"]);
+    expect(onDisk(root, "f")).toMatchObject({ phase: source.phase, state: { currentPath: source.state.currentPath } });
+  });
+
+  it("a rerun replays the dispatches before the step and ends where the run was, not further", async () => {
+    const root = repo();
+    const effects: string[] = [];
+    await run(root, "r", effects);
+    const before = onDisk(root, "r");
+    const marked = await rerunFrom({ repoRoot: root, target: "r", from: "s2" });
+    expect(marked.keys).toEqual(["s2", "phasekit:dispatch#2", "s3", "phasekit:dispatch#3"]);
+    effects.length = 0;
+    await run(root, "r", effects);
+    expect(effects).toEqual(["s2", "s3"]);
+    expect(onDisk(root, "r")).toMatchObject({ phase: before.phase, state: { currentPath: before.state.currentPath } });
+  });
+});
