@@ -16,13 +16,18 @@ import { startCluster } from "./helpers/cluster.js";
 
 const started = startCluster();
 
-async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(args: string[], env: Record<string, string> = {}, input = ""): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
   const code = await main(args, {
     stdout: { write: (s: string) => (stdout += s) },
     stderr: { write: (s: string) => (stderr += s) },
-    stdin: Object.assign((async function* () {})(), { isTTY: false }),
+    stdin: Object.assign(
+      (async function* () {
+        yield input;
+      })(),
+      { isTTY: false },
+    ),
     cwd: process.cwd(),
     env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir", ...env },
     now: () => new Date(),
@@ -170,6 +175,18 @@ if (!started.ok) {
       expect(approve.code, approve.stderr).toBe(0);
       const filed = await store.readControl("failed-1", "approve");
       expect(filed.ok && filed.request).toMatchObject({ signal: "approve", reason: "looks good" });
+    });
+
+    it("state set stores an edited state under the run's lease, compare-and-set on its generation", async () => {
+      const shown = JSON.parse((await pg("state", "show", "waits-1")).stdout) as { phase?: string; generation: number };
+      const edited = JSON.stringify({ ...shown, phase: "reviewed by hand" });
+      const set = await cli(["state", "set", "waits-1", "--store", url, "--repo", repoRoot], {}, edited);
+      expect(set.code, set.stderr).toBe(0);
+      expect(set.stdout).toContain(`state stored (generation ${shown.generation + 1})`);
+      const m = await store.readMetadata("waits-1");
+      expect(m.ok && m.metadata).toMatchObject({ phase: "reviewed by hand", currentTool: "phasekit-cli", generation: shown.generation + 1 });
+      // The same document again is stale: its generation was taken.
+      expect((await cli(["state", "set", "waits-1", "--store", url, "--repo", repoRoot], {}, edited)).code).toBe(1);
     });
 
     it("the inspector lists and shows the store's runs, with step outputs", async () => {
