@@ -67,3 +67,24 @@ describe("time travel with a core workflow", () => {
     expect(onDisk(root, "r")).toMatchObject({ phase: before.phase, state: { currentPath: before.state.currentPath } });
   });
 });
+
+describe("rerun and the attempt cap", () => {
+  it("a step that used up maxAttempts runs again after a rerun from it (a new start, attempt 1)", async () => {
+    const root = repo();
+    let fail = true;
+    const body = (attempts: number[]) => async (ctx: RunContext) =>
+      ctx.step("flaky", { n: 1 }, (_signal, attempt) => {
+        attempts.push(attempt);
+        if (fail) throw new Error("down");
+        return "up";
+      });
+    const opts = { repoRoot: root, target: "cap", toolName: "t", maxAttempts: 1, createReporter: () => createReporter({ onChange: () => undefined }) };
+    await expect(runWorkflow(opts, body([]))).rejects.toThrow("down");
+    fail = false;
+    await expect(runWorkflow(opts, body([]))).rejects.toMatchObject({ code: "MAX_ATTEMPTS_REACHED" });
+    await rerunFrom({ repoRoot: root, target: "cap", from: "flaky" });
+    const attempts: number[] = [];
+    expect(await runWorkflow(opts, body(attempts))).toMatchObject({ status: "completed", result: "up" });
+    expect(attempts).toEqual([1]);
+  });
+});
