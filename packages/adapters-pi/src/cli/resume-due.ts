@@ -11,6 +11,7 @@ import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
 import { common } from "./context.js";
 import { readRunLog } from "../store/run-log/reader.js";
 import { printJson, type CliIo } from "./io.js";
+import { notOnStore } from "./store-runs.js";
 import { listRuns, locateRun, withRunStore, type Roots } from "./run-view.js";
 
 /** One wait that has ended. */
@@ -82,6 +83,7 @@ export function registerResumeDueCommand(program: Command, io: CliIo): void {
     .option("--exec <command>", "a shell command to run once per due run, e.g. the script that resumes it with runWorkflow")
     .action(async (o: { exec?: string }, cmd: Command) => {
       const c = common(cmd, io);
+      if (c.roots.store !== undefined) notOnStore("resume-due", "resume a store's runs with runWorkflow through the store; `phasekit list --store …` shows them");
       const due = await dueWaits(c.roots, io.now().getTime());
       const ran: Array<DueWait & { exitCode: number | null }> = [];
       for (const d of o.exec === undefined ? [] : due) {
