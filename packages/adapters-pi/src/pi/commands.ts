@@ -9,6 +9,7 @@ import type { Runtime } from "./runtime.js";
 import { checkPinned, recordPin } from "./pinned-definitions.js";
 import { parseResumeArgs, type RaisedBudgets } from "./budget-args.js";
 import { raiseBudgets } from "./run-controls.js";
+import { approveCommand } from "./ui-approval.js";
 
 /** Registers the four commands. */
 export function createCommands(rt: Runtime, cont: Continuation): Record<string, PiCommandDefinition> {
@@ -60,6 +61,14 @@ export function createCommands(rt: Runtime, cont: Continuation): Record<string, 
         await rt.claiming;
         const held = rt.durable.heldSlug();
         rt.tell(ctx, `${contextPrompt(a, ctx.sessionManager.getBranch())}\n\nRun id: ${s.taskId}${held === s.taskId ? " (plan folder held by this session; /workflow-resume " + s.taskId + " continues it elsewhere)" : ""}`);
+      },
+    },
+    "workflow-approve": {
+      description: "Decide the approve gate of the current phase: /workflow-approve [<JSON payload> | reject <reason>]",
+      async handler(args, ctx) {
+        remember(ctx);
+        cont.cancel(ctx.ui);
+        await approveCommand(rt, args, ctx);
       },
     },
     "workflow-resume": {

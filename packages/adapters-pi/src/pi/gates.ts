@@ -13,6 +13,7 @@ import { createRunVerificationCache, type VerificationCache } from "../verificat
 import { resolveVerificationConfig } from "../verification/config.js";
 import { runVerificationPolicy } from "../verification/policy.js";
 import { active } from "./core-bridge.js";
+import { forgetUiDecision, uiDecision } from "./ui-approval.js";
 import type { PiContext } from "./host.js";
 import type { Runtime } from "./runtime.js";
 
@@ -55,7 +56,10 @@ export async function checkGates(rt: Runtime, ctx: PiContext, signal?: AbortSign
   }
   let request: ControlRequest | null = null;
   let refusedPayload = "";
-  if (gates.approve !== undefined && (facts.verify === undefined || facts.verify.passed)) {
+  const inPi = uiDecision(rt, a.state.taskId, a.phase.id);
+  if (gates.approve !== undefined && (facts.verify === undefined || facts.verify.passed) && inPi !== undefined) {
+    facts.approval = inPi.decision === "reject" ? { decision: "rejected", reason: inPi.reason } : { decision: "approved", data: inPi.data };
+  } else if (gates.approve !== undefined && (facts.verify === undefined || facts.verify.passed)) {
     request = await rt.durable.pendingControl("approve");
     const decision = request?.approval;
     if (request !== null && decision !== undefined && (decision.name === undefined || decision.name === a.phase.id)) {
@@ -76,16 +80,25 @@ export async function checkGates(rt: Runtime, ctx: PiContext, signal?: AbortSign
   if (g.pass) {
     const taken = request;
     const approval = facts.approval?.decision === "approved" ? { approval: { data: facts.approval.data } } : {};
+    if (inPi !== undefined && facts.approval !== undefined) return { passed: async () => forgetUiDecision(rt, inPi), ...approval };
     return taken === null ? approval : { passed: () => rt.durable.clearControl(taken), ...approval };
   }
   if (g.routeTo !== undefined && (g.state === "failed" || g.state === "rejected")) {
     const taken = request;
-    return { route: g.state === "failed" ? "fail" : "reject", reason: g.reason, done: async () => void (taken === null ? undefined : await rt.durable.clearControl(taken)) };
+    return {
+      route: g.state === "failed" ? "fail" : "reject",
+      reason: g.reason,
+      done: async () => {
+        if (inPi !== undefined && g.state === "rejected") forgetUiDecision(rt, inPi);
+        if (taken !== null) await rt.durable.clearControl(taken);
+      },
+    };
   }
   if (g.gate === "approve" && g.state === "rejected" && request !== null) await rt.durable.clearControl(request);
+  if (g.gate === "approve" && g.state === "rejected" && inPi !== undefined) forgetUiDecision(rt, inPi);
   if (g.gate === "approve" && g.state === "waiting") {
     const id = a.state.taskId;
-    return { refused: `${g.reason}${refusedPayload}\nA person approves with: phasekit approve ${id} --name ${a.phase.id}${gates.approve?.schema === undefined ? "" : " --data '<JSON>'"}. Tell the user and stop until then.` };
+    return { refused: `${g.reason}${refusedPayload}\nA person approves in pi with /workflow-approve, or from a shell with: phasekit approve ${id} --name ${a.phase.id}${gates.approve?.schema === undefined ? "" : " --data '<JSON>'"}. Tell the user and stop until then.` };
   }
   return { refused: g.reason };
 }

@@ -21,6 +21,8 @@ export interface PiUi {
   confirm(title: string, message: string): Promise<boolean>;
   /** Both hosts: a list dialog; undefined when dismissed. */
   select?(title: string, options: string[]): Promise<string | undefined>;
+  /** Both hosts: a one-line text dialog; undefined when dismissed. */
+  input?(title: string, placeholder?: string): Promise<string | undefined>;
 }
 
 /** What every handler receives. `mode` exists on 1.5.x only. */

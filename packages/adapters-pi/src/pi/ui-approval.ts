@@ -1,0 +1,75 @@
+/**
+ * Approval from pi itself: `/workflow-approve` lets the person at the keyboard decide an approve gate, with pi's
+ * dialogs where the host has them (select approve / reject, then input for the payload or the reason), or inline:
+ * `/workflow-approve {"channel":"beta"}`, `/workflow-approve reject <reason>`. The payload is checked against the
+ * gate's schema here (core's `validateApproval`) and again by the gate. The decision is held by this pi process
+ * for the phase it was made in; `phasekit approve` is the durable path (another process, another machine).
+ */
+import { validateApproval } from "@phasekit/core";
+import { active } from "./core-bridge.js";
+import type { PiCommandContext } from "./host.js";
+import type { Runtime } from "./runtime.js";
+
+/** A decision made in pi for one phase of one run. */
+export type UiDecision = { taskId: string; phaseId: string } & ({ decision: "approve"; data: unknown } | { decision: "reject"; reason: string });
+
+const decisions = new WeakMap<Runtime, UiDecision>();
+
+/** The decision made in pi for the current phase of run `taskId`, if any. */
+export function uiDecision(rt: Runtime, taskId: string, phaseId: string): UiDecision | undefined {
+  const d = decisions.get(rt);
+  return d !== undefined && d.taskId === taskId && d.phaseId === phaseId ? d : undefined;
+}
+
+/** Forgets the decision once the move it allowed (or the route it caused) is on disk. */
+export function forgetUiDecision(rt: Runtime, d: UiDecision): void {
+  if (decisions.get(rt) === d) decisions.delete(rt);
+}
+
+/** `/workflow-approve [reject <reason> | <JSON>]`. */
+export async function approveCommand(rt: Runtime, args: string, ctx: PiCommandContext): Promise<void> {
+  const a = active(rt.state, rt.registry);
+  const gate = a?.phase.gates?.approve;
+  if (a === null || gate === undefined || a.state.status !== "running") return rt.tell(ctx, "[phasekit] no phase of a running workflow waits for an approval here.", "warning");
+  const text = args.trim();
+  let decision: "approve" | "reject" | undefined;
+  let rest = "";
+  if (text !== "") {
+    const reject = /^reject\b/u.exec(text);
+    decision = reject ? "reject" : "approve";
+    rest = reject ? text.slice(reject[0].length).trim() : text;
+  } else if (ctx.hasUI && ctx.ui.select !== undefined) {
+    const choice = await ctx.ui.select(`${a.phase.name}: ${gate.prompt}`, ["Approve", "Reject"]);
+    if (choice === undefined) return rt.tell(ctx, "No decision made.");
+    decision = choice === "Approve" ? "approve" : "reject";
+    const ask = decision === "reject" ? "Why? (the agent reads it)" : gate.schema === undefined ? undefined : "Payload (JSON)";
+    if (ask !== undefined && ctx.ui.input !== undefined) rest = ((await ctx.ui.input(ask, decision === "reject" ? "" : JSON.stringify(exampleOf(gate.schema)))) ?? "").trim();
+  } else {
+    return rt.tell(ctx, `Usage: /workflow-approve <JSON payload> | /workflow-approve reject <reason> (phase ${a.phase.name}: ${gate.prompt})`, "warning");
+  }
+  const base = { taskId: a.state.taskId, phaseId: a.phase.id };
+  if (decision === "reject") {
+    decisions.set(rt, { ...base, decision, reason: rest === "" ? "rejected in pi" : rest });
+    rt.tell(ctx, `Rejected ${a.phase.name}.`);
+    return void rt.pi.sendUserMessage(`The person rejected phase ${a.phase.name}${rest === "" ? "" : `: ${rest}`}. Call workflow_step next to go where the workflow sends the run.`);
+  }
+  let data: unknown = null;
+  if (rest !== "") {
+    try {
+      data = JSON.parse(rest) as unknown;
+    } catch {
+      return rt.tell(ctx, `[phasekit] the payload is not JSON: ${rest.slice(0, 80)}`, "error");
+    }
+  }
+  const valid = validateApproval(gate.schema, data);
+  if (!valid.ok) return rt.tell(ctx, `[phasekit] ${valid.error.message}`, "error");
+  decisions.set(rt, { ...base, decision: "approve", data: valid.data });
+  rt.tell(ctx, `Approved ${a.phase.name}.`);
+  rt.pi.sendUserMessage(`The person approved phase ${a.phase.name}. Call workflow_step next to go on.`);
+}
+
+/** A placeholder payload for the input dialog: the schema's first enum values, else an empty object. */
+function exampleOf(schema: Record<string, unknown> | undefined): unknown {
+  const props = (schema?.["properties"] ?? {}) as Record<string, { enum?: unknown[] }>;
+  return Object.fromEntries(Object.entries(props).flatMap(([k, p]) => (Array.isArray(p.enum) && p.enum.length > 0 ? [[k, p.enum[0]]] : [])));
+}
