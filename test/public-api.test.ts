@@ -8,6 +8,7 @@ import * as adapters from "@phasekit/adapters-pi";
 import * as storeKit from "@phasekit/adapters-pi/store-kit";
 import * as planFolder from "@phasekit/adapters-pi/plan-folder";
 import * as pi from "@phasekit/adapters-pi/pi";
+import * as testing from "@phasekit/adapters-pi/testing";
 import { describe, expect, it } from "vitest";
 
 const CORE = [
@@ -223,7 +224,12 @@ const PI = [
   "summariesOf",
 ];
 
+const TESTING = ["contentText", "createFakePi", "createMemoryPlanStore", "resultText", "startScriptedModel"];
+
 describe("public API", () => {
+  it("@phasekit/adapters-pi/testing exports exactly the documented names", () => {
+    expect(Object.keys(testing).sort()).toEqual(TESTING);
+  });
   it("@phasekit/adapters-pi/pi exports exactly the documented names", () => {
     expect(Object.keys(pi).sort()).toEqual(PI);
   });
@@ -240,11 +246,11 @@ describe("public API", () => {
     expect(Object.keys(planFolder).sort()).toEqual(PLAN_FOLDER);
   });
   it("no name is exported from two entry points of @phasekit/adapters-pi", () => {
-    const all = [...ADAPTERS, ...STORE_KIT, ...PLAN_FOLDER];
+    const all = [...ADAPTERS, ...STORE_KIT, ...PLAN_FOLDER, ...TESTING];
     expect(all.length).toBe(new Set(all).size);
   });
   it("every export is defined (no re-export of a missing name)", () => {
-    const entries = [core, adapters, storeKit, planFolder, pi].flatMap((m) => Object.entries(m));
+    const entries = [core, adapters, storeKit, planFolder, pi, testing].flatMap((m) => Object.entries(m));
     for (const [name, value] of entries) expect(value, name).toBeDefined();
   });
 });

@@ -1,0 +1,235 @@
+/**
+ * A tiny in-memory PlanStore: proof that another backend fits the interface and passes the contract suite
+ * without callers changing. Not durable, single-process, for tests only. Its lock is a lease with an epoch, as on
+ * the other stores: a holder writes through `lock.store`, fenced by its own lease; a store object without the
+ * run's lease reads its checkpoints and writes none of them. `reopen()` gives a second store object over the same
+ * runs (another process, in effect).
+ */
+import { workflowError, type WorkflowError } from "@phasekit/core";
+import type { JournalAppend, JournalEntry } from "../store/journal.js";
+import { validateSlug } from "../io/plan-paths.js";
+import type { PlanRunEntry, PlanStore, StoreLock } from "../store/plan-store.js";
+import type { CheckpointStore } from "../store/checkpoint-port.js";
+import type { GcReport } from "../store/retention.js";
+import { createMemoryCheckpoints, newMemoryHistory, type MemoryHistory } from "./memory-checkpoints.js";
+import { notHeld } from "../store/read-checkpoints.js";
+import { buildDocument, validateMetadata } from "../store/metadata.js";
+import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
+import { approvalMismatch, newControlRequest, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
+
+interface Run {
+  text: string | null;
+  journal: JournalEntry[];
+  holder: Lease | null;
+  /** Raised by every acquisition. */
+  epoch: number;
+  history: MemoryHistory;
+  control: Partial<Record<ControlSignal, ControlRequest>>;
+}
+
+/** One acquisition of a run's lock; `expired` once it ran out (the next lock takes the run). */
+interface Lease {
+  tool: string;
+  epoch: number;
+  controller: AbortController;
+  expired: boolean;
+}
+
+/** The memory store, with what the contract suite needs to play other processes and stalls. */
+export interface MemoryPlanStore extends PlanStore {
+  /** A second store object over the same runs, holding none of this one's leases. */
+  reopen(): MemoryPlanStore;
+  /** The lease on `slug` runs out as a stalled holder's does: the next `lock()` takes the run; the holder has not noticed. */
+  expireLock(slug: string): void;
+}
+
+/** Creates an empty in-memory store (or another store object over `runs`). */
+export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlanStore {
+  // The latest lease this store object took per run: the plain store writes through it, as the fs store does.
+  const mine = new Map<string, Lease>();
+  const runOf = (slug: string): Run => {
+    const v = validateSlug(slug);
+    if (!v.ok) throw v.error;
+    let r = runs.get(slug);
+    if (r === undefined) runs.set(slug, (r = { text: null, journal: [], holder: null, epoch: 0, history: newMemoryHistory(), control: {} }));
+    return r;
+  };
+  const lost = (slug: string, lease: Lease, what: string): WorkflowError =>
+    workflowError("store", "LOCK_LOST", `run ${slug}: the lease of epoch ${lease.epoch} is lost (${what})`, { value: lease.epoch, hint: "another holder has the run now" });
+  // Who may write the run's history: the lease that holds it; nobody without one.
+  const mayWrite = (slug: string, run: Run, lease: Lease | undefined) => (what: string): void => {
+    if (lease === undefined) throw notHeld(slug, `memory:${slug}/checkpoints`, what);
+    if (run.holder !== lease) throw lost(slug, lease, what);
+  };
+  const checkpointsVia = async (lease: Lease | undefined, slug: string): Promise<CheckpointStore> => {
+    const run = runOf(slug);
+    return createMemoryCheckpoints(slug, run.history, mayWrite(slug, run, lease));
+  };
+  const current = (slug: string, run: Run): { ok: true; metadata: WorkflowMetadata | null } | { ok: false; error: WorkflowError } => {
+    if (run.text === null) return { ok: true, metadata: null };
+    return validateMetadata(`memory:${slug}`, JSON.parse(run.text));
+  };
+  const guard = async <T>(fn: () => T): Promise<T | { ok: false; error: WorkflowError }> => {
+    try {
+      return fn();
+    } catch (error) {
+      return { ok: false, error: error as WorkflowError };
+    }
+  };
+  const writeMetadataVia = (lease: Lease | undefined, slug: string, next: WorkflowMetadataInput, expectedGeneration: number | null): ReturnType<PlanStore["writeMetadata"]> =>
+    guard(() => {
+      const run = runOf(slug);
+      if (next.slug !== slug) return { ok: false as const, error: workflowError("store", "INVALID_STATE", `slug mismatch ${next.slug}`, { field: "slug" }) };
+      if (lease !== undefined && run.holder !== lease) return { ok: false as const, error: lost(slug, lease, "writing the metadata") };
+      // Without a lease, a write would race the live holder (as on the fs store): refused while one holds the run.
+      if (lease === undefined && run.holder !== null && !run.holder.expired) {
+        return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${run.holder.tool}`, { value: { tool: run.holder.tool } }) };
+      }
+      const cur = current(slug, run);
+      if (!cur.ok) return cur;
+      const found = cur.metadata?.generation ?? null;
+      if (found !== expectedGeneration) {
+        return { ok: false as const, error: workflowError("store", "STALE_GENERATION", `expected ${String(expectedGeneration)}, found ${String(found)}`, { value: found }) };
+      }
+      const built = buildDocument(`memory:${slug}`, next, (expectedGeneration ?? 0) + 1);
+      if (!built.ok) return built;
+      run.text = built.text;
+      run.journal.push({ seq: run.journal.length + 1, generation: built.metadata.generation, at: built.metadata.updatedAt, event: "metadata", data: built.metadata });
+      return { ok: true as const, metadata: built.metadata };
+    });
+  // A journal line is a history entry: fenced like every other write of the run.
+  const appendJournalVia = (lease: Lease | undefined, slug: string, entry: JournalAppend): ReturnType<PlanStore["appendJournal"]> =>
+    guard(() => {
+      if (entry.event === "metadata") return { ok: false as const, error: workflowError("store", "INVALID_OPTIONS", "reserved event", { field: "event" }) };
+      const run = runOf(slug);
+      if (lease !== undefined && run.holder !== lease) return { ok: false as const, error: lost(slug, lease, "appending to the journal") };
+      if (lease === undefined && run.holder !== null && !run.holder.expired) {
+        return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${run.holder.tool}`, { value: { tool: run.holder.tool } }) };
+      }
+      const full = { ...entry, seq: run.journal.length + 1 };
+      run.journal.push(full);
+      return { ok: true as const, entry: full };
+    });
+  /** The lock of one lease; its `store` writes to the run through this lease only. */
+  const leaseLock = (slug: string, run: Run, lease: Lease): StoreLock => {
+    const own = <R>(other: string, here: () => R, elsewhere: () => R): R => (other === slug ? here() : elsewhere());
+    const bound: PlanStore = {
+      ...store,
+      writeMetadata: (s, next, expected) => own(s, () => writeMetadataVia(lease, s, next, expected), () => store.writeMetadata(s, next, expected)),
+      appendJournal: (s, entry) => own(s, () => appendJournalVia(lease, s, entry), () => store.appendJournal(s, entry)),
+      checkpoints: (s, opts) => own(s, () => checkpointsVia(lease, s), () => store.checkpoints(s, opts)),
+    };
+    return {
+      signal: lease.controller.signal,
+      store: bound,
+      async assertHeld() {
+        if (run.holder !== lease) throw lost(slug, lease, "another lock took the run");
+      },
+      async release() {
+        if (mine.get(slug) === lease) mine.delete(slug);
+        if (run.holder !== lease) return { ok: true, released: false };
+        run.holder = null;
+        return { ok: true, released: true };
+      },
+    };
+  };
+
+  const store: MemoryPlanStore = {
+    planRoot: "memory:",
+    async runDir(slug) {
+      runOf(slug);
+      return `memory:${slug}`;
+    },
+    readMetadata: (slug) => guard(() => current(slug, runOf(slug))),
+    writeMetadata: (slug, next, expectedGeneration) => writeMetadataVia(mine.get(slug), slug, next, expectedGeneration),
+    readJournal: (slug) => guard(() => ({ ok: true as const, entries: [...runOf(slug).journal], torn: false, tornBytes: 0 })),
+    appendJournal: (slug, entry) => appendJournalVia(mine.get(slug), slug, entry),
+    lock: (slug, options) =>
+      guard(() => {
+        const run = runOf(slug);
+        const previous = run.holder;
+        if (previous !== null && !previous.expired) {
+          return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${previous.tool}`, { holder: previous.tool }) };
+        }
+        const lease: Lease = { tool: options.owner.tool, epoch: ++run.epoch, controller: new AbortController(), expired: false };
+        run.holder = lease;
+        mine.set(slug, lease);
+        // The displaced holder's signal says so (its heartbeat would); its writes are refused whether it looks or not.
+        previous?.controller.abort(lost(slug, previous, "holding the run"));
+        return { ok: true as const, lock: leaseLock(slug, run, lease) };
+      }),
+    async list() {
+      const out: PlanRunEntry[] = [];
+      for (const slug of [...runs.keys()].sort()) {
+        const r = current(slug, runs.get(slug) as Run);
+        out.push(r.ok ? { slug, ok: true, metadata: r.metadata } : { slug, ok: false, error: r.error });
+      }
+      return out;
+    },
+    // Through this store object's lease on the run, if it holds one; else a reader's view.
+    checkpoints: (slug) => checkpointsVia(mine.get(slug), slug),
+    async gc(options) {
+      if (options.keep === undefined && options.olderThan === undefined) {
+        throw workflowError("gc", "INVALID_OPTIONS", "gc needs keep or olderThan", { field: "keep" });
+      }
+      const report: GcReport = { removed: [], kept: [] };
+      const finished: Array<{ slug: string; m: WorkflowMetadata }> = [];
+      for (const [slug, run] of runs) {
+        const r = current(slug, run);
+        const entry = { slug, runDir: `memory:${slug}` };
+        if (!r.ok) report.kept.push({ ...entry, reason: "corrupt-metadata" });
+        else if (r.metadata === null) report.kept.push({ ...entry, reason: "no-metadata" });
+        else if (!["completed", "cancelled", "failed"].includes(r.metadata.status)) report.kept.push({ ...entry, reason: "active" });
+        else finished.push({ slug, m: r.metadata });
+      }
+      finished.sort((a, b) => Date.parse(b.m.updatedAt) - Date.parse(a.m.updatedAt) || a.slug.localeCompare(b.slug));
+      const now = options.now().getTime();
+      finished.forEach(({ slug, m }, i) => {
+        const entry = { slug, runDir: `memory:${slug}`, status: m.status, updatedAt: m.updatedAt };
+        const reason =
+          options.olderThan !== undefined && now - Date.parse(m.updatedAt) > options.olderThan ? "older-than" : options.keep !== undefined && i >= options.keep ? "beyond-keep" : undefined;
+        if (reason === undefined) report.kept.push({ ...entry, reason: "within-limits" });
+        else if (runs.get(slug)?.holder?.expired === false) report.kept.push({ ...entry, reason: "locked" });
+        else {
+          if (!options.dryRun) runs.delete(slug);
+          report.removed.push({ ...entry, reason });
+        }
+      });
+      return report;
+    },
+    requestControl: (slug, signal, input = {}) =>
+      guard(() => {
+        const run = runOf(slug);
+        const cur = current(slug, run);
+        if (!cur.ok) return cur;
+        const status = cur.metadata?.status;
+        if (status === undefined) return { ok: false as const, error: workflowError("control", "NOT_FOUND", `no run ${slug}`, { value: slug }) };
+        if (status === "completed" || status === "cancelled") return { ok: false as const, error: workflowError("run", "RUN_FINISHED", `run ${slug} is ${status}`, { value: status }) };
+        if (signal === "pause" && (status !== "running" || run.holder === null)) return { ok: false as const, error: workflowError("control", "NOT_RUNNING", `run ${slug} is not running`, { value: status }) };
+        const mismatch = approvalMismatch(slug, signal, input.approval);
+        if (mismatch !== undefined) return { ok: false as const, error: mismatch };
+        const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now, undefined, input.approval);
+        run.control[signal] = request;
+        return { ok: true as const, request };
+      }),
+    readControl: (slug, signal) =>
+      guard(() => {
+        const c = runOf(slug).control;
+        return { ok: true as const, request: (signal === undefined ? (c.stop ?? c.pause) : c[signal]) ?? null };
+      }),
+    clearControl: (slug, request) =>
+      guard(() => {
+        const c = runOf(slug).control;
+        const same = JSON.stringify(c[request.signal]) === JSON.stringify(request);
+        if (same) delete c[request.signal];
+        return { ok: true as const, cleared: same };
+      }),
+    async close() {},
+    reopen: () => createMemoryPlanStore(runs),
+    expireLock(slug) {
+      const holder = runs.get(slug)?.holder;
+      if (holder) holder.expired = true;
+    },
+  };
+  return store;
+}
