@@ -1,8 +1,8 @@
 /**
  * Time travel on a real PostgreSQL store: `forkRun({ store })` (and `phasekit fork --store`) make a run that
  * reuses exactly the steps before the fork point (its side-effect log shows no repeat) and leave the source's
- * rows as they were; `rerunFrom({ store })` is UNSUPPORTED (the store keeps no rerun marks yet), typed and
- * changing nothing.
+ * rows as they were; `rerunFrom({ store })` flags the step and every later one (nothing deleted), and the next
+ * resume runs exactly those.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
@@ -69,7 +69,7 @@ if (!started.ok) {
       await expect(forkRun({ store, target: "src", at: "zz" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     });
 
-    it("phasekit fork --store makes the fork (a fresh id); rerun --store is UNSUPPORTED and changes nothing", async () => {
+    it("phasekit fork --store makes the fork (a fresh id)", async () => {
       const url = `${cluster.url}${cluster.url.includes("?") ? "&" : "?"}namespace=${namespace}`;
       let stdout = "";
       let stderr = "";
@@ -88,9 +88,25 @@ if (!started.ok) {
       expect((await run(doc.id)).status).toBe("completed");
       expect(effects).toEqual(["e"]);
 
-      const before = await snapshot("src");
-      await expect(rerunFrom({ store, target: "src", from: "c" })).rejects.toMatchObject({ code: "UNSUPPORTED", details: { value: "src" } });
-      expect(await snapshot("src")).toEqual(before);
+    });
+
+    it("rerunFrom flags the step and every later one; the next resume runs exactly them, the one after nothing", async () => {
+      await expect(rerunFrom({ store, target: "src", from: "zz" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+      const marked = await rerunFrom({ store, target: "src", from: "c", reason: "again" });
+      expect(marked).toEqual({ slug: "src", from: "c", keys: ["c", "d", "e"] });
+      // Nothing deleted: the records are there, flagged.
+      const flagged = (await snapshot("src")).records.filter((r) => r.superseded === true).map((r) => r.stepId);
+      expect(flagged).toEqual(["c", "d", "e"]);
+      effects.length = 0;
+      const again = await run("src");
+      expect(again).toMatchObject({ status: "completed", result: "seed>a>b>c>d>e" });
+      expect(effects).toEqual(["c", "d", "e"]);
+      expect(again.status === "completed" && again.steps.filter((x) => x.outcome === "ran").map((x) => x.outcome === "ran" && x.reason)).toEqual(["superseded", "superseded", "superseded"]);
+      effects.length = 0;
+      await run("src");
+      expect(effects).toEqual([]);
+      const journal = await store.readJournal("src");
+      expect(journal.ok && journal.entries.some((e) => e.event === "rerun")).toBe(true);
     });
   });
 }

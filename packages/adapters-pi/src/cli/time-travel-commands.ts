@@ -2,7 +2,6 @@
 import type { Command } from "commander";
 import { common } from "./context.js";
 import { printJson, type CliIo } from "./io.js";
-import { notOnStore } from "./store-runs.js";
 import { forkAt, rerunAt, type TimeTravelOutcome } from "./time-travel.js";
 
 /** The JSON document tag of both commands' `--json`. */
@@ -18,7 +17,6 @@ export function registerTimeTravelCommands(program: Command, io: CliIo): void {
     .option("--id <id>", "the new run's id (default: a fresh one)")
     .action(async (target: string, o: { at: string; id?: string }, cmd: Command) => {
       const c = common(cmd, io);
-      if (c.roots.store !== undefined) notOnStore("fork", "fork the run where its plan folder is, or resume it with runWorkflow through the store");
       print(io, c.json, await forkAt(c.roots, target, o.at, o.id, io.now()));
     });
 
@@ -30,7 +28,6 @@ export function registerTimeTravelCommands(program: Command, io: CliIo): void {
     .argument("[reason...]", "why, recorded with the mark")
     .action(async (target: string, words: string[], o: { from: string }, cmd: Command) => {
       const c = common(cmd, io);
-      if (c.roots.store !== undefined) notOnStore("rerun", "`phasekit why <run> <step> --store …` says whether a step would run again");
       print(io, c.json, await rerunAt(c.roots, target, o.from, words.length > 0 ? words.join(" ") : undefined, io.now()));
     });
 }

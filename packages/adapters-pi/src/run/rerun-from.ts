@@ -56,7 +56,7 @@ async function markIn(store: PlanStore, slug: string, options: RerunFromOptions,
     const held = locked.lock.store ?? store;
     const checkpoints = await held.checkpoints(slug, { now });
     if (checkpoints.supersede === undefined) {
-      throw workflowError("rerun", "UNSUPPORTED", `the store at ${store.planRoot} cannot rerun run ${slug} from a step: it keeps no rerun marks.`, {
+      throw workflowError("rerun", "UNSUPPORTED", `the store at ${store.planRoot} cannot rerun run ${slug} from a step (its checkpoints have no supersede).`, {
         value: slug,
         hint: "fork the run instead (forkRun / phasekit fork), or use the file store",
       });

@@ -9,7 +9,7 @@
  * none once the run's step index is loaded (step-index.ts).
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import { canonicalJson, checkCommitRecord, checkStepKey, commitIntentRecord, decideStep, fingerprint, stepErrorText } from "@phasekit/adapters-pi/store-kit";
+import { canonicalJson, checkCommitRecord, checkStepKey, commitIntentRecord, decideStep, fingerprint, keysFrom, stepErrorText } from "@phasekit/adapters-pi/store-kit";
 import { type CheckpointStore, type CommitIntent, type CommitRecord, type KnownInput, type RerunReason, type StepOutcome, type StepRecord } from "@phasekit/adapters-pi";
 import { fencedWrite, fenceParams, fenceSql, query, stillHolding, type Db, type Fence } from "../db/db.js";
 import { storableJson } from "../db/storable.js";
@@ -17,6 +17,7 @@ import { lockLost, storeError } from "../db/errors.js";
 import { compactArtifacts } from "./compact.js";
 import { runLabel, whyRefused } from "./runs.js";
 import { readAll, StepIndex, type Loaded } from "./step-index.js";
+import { supersedeSteps } from "./supersede.js";
 import { checkOutput } from "./readers.js";
 
 /**
@@ -156,9 +157,24 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     return record;
   }
 
+  // rerunFrom's mark (supersede.ts). The run's order of first record is not kept: steps are ordered by when their
+  // latest attempt started, the order the step index loads them in.
+  async function supersede(from: string): Promise<{ keys: string[] }> {
+    const log = mustHold(`a rerun from "${from}"`);
+    const ordered = [...(await log.all()).steps.values()].sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : a.stepId < b.stepId ? -1 : 1));
+    const keys = keysFrom(ordered.map((r) => r.stepId), from);
+    if (keys === null) {
+      throw workflowError("store-postgres", "NOT_FOUND", `the history in ${file} holds no step "${from}".`, { file, field: "from", value: from, hint: "pick a step id from `phasekit show <run> --store …`" });
+    }
+    for (const k of keys) log.lost(k);
+    if (!(await supersedeSteps(db, slug, fence, keys))) throw await refused(`rerun from ${from}`);
+    return { keys };
+  }
+
   return {
     file,
     step,
+    supersede,
     record: async (id) => (index === null ? (await readAll(db, slug)).steps.get(id) : index.record(id)),
     records: async () => [...(await all()).steps.values()],
     recordCommitIntent,
