@@ -1,6 +1,7 @@
 // The phasekit inspector page: plain ES modules, no build step, talks only to the server that served it.
 // Every request carries this launch's token (from the URL `phasekit ui` printed) in a header.
 import { attemptsBox, timelineSection, travelButtons } from "./time-travel.js";
+import { approvalSection } from "./approval.js";
 const view = document.getElementById("view");
 const panel = document.getElementById("panel");
 const updated = document.getElementById("updated");
@@ -238,7 +239,7 @@ async function showRun(id) {
   const journal = el("section", {}, el("h3", {}, "Journal"),
     run.journalError ? el("p", { class: "error", id: "journal-error" }, `The journal cannot be read: ${run.journalError.message}`) : "",
     el("ol", { class: "timeline", id: "journal" }, run.journal.map(journalItem)));
-  view.replaceChildren(el("p", {}, el("a", { href: "#/" }, "← all runs")), el("h2", {}, "Run ", el("span", { class: "mono" }, s.id)), facts, actions, diagram, steps, timelineSection(id, helpers), journal);
+  view.replaceChildren(el("p", {}, el("a", { href: "#/" }, "← all runs")), el("h2", {}, "Run ", el("span", { class: "mono" }, s.id)), facts, actions, approvalSection(id, run, helpers), diagram, steps, timelineSection(id, helpers), journal);
   watch(id);
 }
 

@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import { workflowError } from "@phasekit/core";
 import { validateSlug } from "../io/plan-paths.js";
 import { CONTROL_ACTIONS, type ControlAction } from "./control-actions.js";
+import { approveFromPage } from "./inspector-approve.js";
 import { act, payloadPage, PAYLOAD_PAGE, runPage, type ApiContext } from "./inspector-api.js";
 import { EXIT, JSON_SCHEMAS, plainMessage, toFailure } from "./io.js";
 import { listRuns, locateRun, runDetail, type Roots } from "./run-view.js";
@@ -44,6 +45,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
   "/style.css": { file: "style.css", type: "text/css; charset=utf-8" },
   "/time-travel.js": { file: "time-travel.js", type: "text/javascript; charset=utf-8" },
+  "/approval.js": { file: "approval.js", type: "text/javascript; charset=utf-8" },
 };
 
 const TOKEN_HEADER = "x-phasekit-token";
@@ -159,6 +161,11 @@ async function post(req: http.IncomingMessage, res: http.ServerResponse, o: ApiC
     const body = await readBody(req);
     if (body === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: `the body must be a JSON object under ${MAX_BODY} bytes, e.g. {"at":"build"}` } });
     return answer(res, m[1] as string, (id) => travel(o, id, m[2] as TravelAction, body));
+  }
+  if (m !== null && m[2] === "approve") {
+    const body = await readBody(req);
+    if (body === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: `the body must be a JSON object under ${MAX_BODY} bytes, e.g. {"data":{"channel":"beta"}}` } });
+    return answer(res, m[1] as string, (id) => approveFromPage(o.roots, id, body));
   }
   if (m === null || !(CONTROL_ACTIONS as readonly string[]).includes(m[2] as string)) return send(res, 404, { error: { code: "NOT_FOUND", message: `no such action ${url.pathname}` } });
   const body = await readBody(req);

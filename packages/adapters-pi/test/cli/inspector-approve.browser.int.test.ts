@@ -1,0 +1,67 @@
+/**
+ * Issue 21: approval from the inspector page, in a real browser (Debian's chromium driven by playwright-core). A
+ * run waits in `ctx.waitForApproval` in another process; the page shows what it asks, a payload the schema refuses
+ * is filed and dropped by the run (it keeps waiting), then an approval with a good payload from the page ends the
+ * wait with that payload.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startInspector, type Inspector } from "../../src/cli/ui-server.js";
+import { launchChromium } from "./helpers/chromium.js";
+import { spawnLockChild, type LockChild } from "../helpers/lock-children.js";
+
+let browser: Browser | null = null;
+let whyNot = "";
+let inspector: Inspector;
+let child: LockChild | undefined;
+const repo = mkdtempSync(path.join(tmpdir(), "pk-approve-ui-"));
+
+beforeAll(async () => {
+  const launched = await launchChromium();
+  if (launched.browser === null) {
+    whyNot = launched.whyNot;
+    process.stderr.write(`\n!!! SKIPPING the inspector approval browser test: ${whyNot}\n\n`);
+  } else browser = launched.browser;
+  inspector = await startInspector({ roots: { repoRoot: repo }, defDirs: [], port: 0 });
+}, 60_000);
+
+afterAll(async () => {
+  if (child?.proc.exitCode === null) child.proc.kill("SIGKILL");
+  await browser?.close();
+  await inspector?.close();
+  rmSync(repo, { recursive: true, force: true });
+});
+
+describe("inspector: approve a waiting run", () => {
+  it("files a decision from the page; a refused payload keeps the run waiting, a good one ends the wait with it", async (ctx) => {
+    if (browser === null) return ctx.skip(whyNot);
+    child = spawnLockChild("run-waiter.mjs", [repo, "waits", "approval"]);
+    await child.waitFor(/"event":"waiting"/);
+    const page = await browser.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    await page.goto(`${inspector.url}#/run/waits`);
+    await page.waitForSelector("#approval");
+    expect(await page.textContent("#approval")).toContain("It asks: Ship it?");
+    const decide = async (data: string) => {
+      await page.click("#approve-open");
+      expect(await page.inputValue("#approve-name")).toBe("ship");
+      await page.fill("#approve-data", data);
+      await page.click("#approve-yes");
+      await page.waitForSelector("#action-done");
+      expect(await page.textContent("#action-done")).toContain("approval filed for run waits");
+    };
+    await decide('{"channel":"nightly"}');
+    // The run reads it, refuses it (journal approval-refused) and keeps waiting: the page shows the refusal.
+    await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document.getElementById("journal")?.textContent?.includes("approval-refused") ?? false, undefined, { timeout: 20_000 });
+    await decide('{"channel":"beta"}');
+    const end = JSON.parse(await child.waitFor(/"event":"end"/)) as { status: string; result: { outcome: unknown } };
+    expect(end.status).toBe("completed");
+    expect(end.result.outcome).toEqual({ status: "approved", data: { channel: "beta" } });
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
