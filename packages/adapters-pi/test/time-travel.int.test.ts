@@ -175,6 +175,10 @@ describe("phasekit fork / rerun (the bin)", () => {
     expect(forked.code, forked.stderr).toBe(0);
     expect(forked.stdout).toContain("forked run r6 at b into f6: 1 step(s)");
     expect(await runChild(repo, "f6")).toMatchObject({ status: "completed", result: FINAL });
+    // why tells a copied step from one the fork ran itself.
+    expect(json(phasekit(["--repo", repo, "why", "f6", "a", "--json"]).stdout, "phasekit.why/1")).toMatchObject({ forkedFrom: { run: "r6", at: "b" } });
+    expect(phasekit(["--repo", repo, "why", "f6", "a"]).stdout).toContain("copied from run r6 when this run was forked from it at b");
+    expect(json(phasekit(["--repo", repo, "why", "f6", "c", "--json"]).stdout, "phasekit.why/1")).toMatchObject({ forkedFrom: null });
     expect(effects(repo).slice(7)).toEqual(["b", "c", "d", "e"]);
 
     expect(phasekit(["--repo", repo, "fork", "r6", "--at", "zz", "--json"]).code).toBe(3);

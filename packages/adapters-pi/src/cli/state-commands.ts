@@ -14,6 +14,7 @@ import { holderLive, locateRun, withRunStore } from "./run-view.js";
 import { notOnStore, storeAt } from "./store-runs.js";
 import { positiveInt } from "./runs-commands.js";
 import { stepVerdict } from "./step-verdict.js";
+import { forkOrigin } from "./time-travel.js";
 
 /** Why `rm` kept a run, as the typed error it exits with. */
 function refuseRm(slug: string, kept: GcEntry<GcKeptReason>): never {
@@ -156,7 +157,9 @@ export function registerStateCommands(program: Command, io: CliIo): void {
         const found = h.records.find((r) => r.stepId === stepId) ?? null;
         return { record: found, verdict: await stepVerdict(found, given, { live, checkOutput: h.checkOutput }) };
       });
-      if (c.json) return printJson(io, JSON_SCHEMAS.why, { id: location.slug, stepId, ...verdict, givenInputFingerprint: given, record });
+      const forkedFrom = await forkOrigin(c.roots, location, record);
+      if (forkedFrom !== null) verdict.explanation += `; its record was copied from run ${forkedFrom.run} when this run was forked from it at ${forkedFrom.at}`;
+      if (c.json) return printJson(io, JSON_SCHEMAS.why, { id: location.slug, stepId, ...verdict, givenInputFingerprint: given, record, forkedFrom });
       io.stdout.write(`step ${stepId} of run ${location.slug}: ${verdict.decision} (${verdict.reason})\n  ${verdict.explanation}\n`);
     });
 }

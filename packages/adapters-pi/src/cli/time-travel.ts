@@ -7,7 +7,10 @@ import { forkRun } from "../run/fork-run.js";
 import { rerunFrom } from "../run/rerun-from.js";
 import { CLI_TOOL } from "./control-actions.js";
 import { storeAt } from "./store-runs.js";
-import type { Roots } from "./run-view.js";
+import { runJournal, type Roots } from "./run-view.js";
+import type { StepRecord } from "../store/checkpoint-log.js";
+import type { RunLocation } from "../run/target.js";
+import { FORKED_EVENT } from "../run/fork-parts.js";
 
 /** What a time-travel action did: its JSON body (`id` the run acted on or made) and a sentence. */
 export interface TimeTravelOutcome {
@@ -33,4 +36,18 @@ export async function rerunAt(roots: Roots, target: string, from: string, reason
     body: { id: r.slug, action: "rerun", from: r.from, steps: r.keys },
     text: `run ${r.slug}: ${r.keys.length} step(s) from ${from} on (${r.keys.join(", ")}) run again at its next resume; the earlier ones are reused (a finished run is resumed with reenter)`,
   };
+}
+
+/**
+ * Where a forked run's step came from (for `why`): the source run and fork point when the step's record was
+ * written by the fork itself (the copies are stamped no later than the fork's `forked` journal entry; everything
+ * the fork runs afterwards is later), else null.
+ */
+export async function forkOrigin(roots: Roots, location: RunLocation, record: StepRecord | null): Promise<{ run: string; at: string } | null> {
+  if (record?.status !== "completed" || record.finishedAt === undefined) return null;
+  const journal = await runJournal(location, roots).catch(() => []);
+  const forked = journal.find((e) => e.event === FORKED_EVENT);
+  const d = (forked?.data ?? {}) as { from?: unknown; at?: unknown };
+  if (forked === undefined || typeof d.from !== "string" || typeof d.at !== "string") return null;
+  return Date.parse(record.finishedAt) <= Date.parse(forked.at) ? { run: d.from, at: d.at } : null;
 }
