@@ -1,5 +1,6 @@
 /** The plan-folder failure message of the pi extension (durable-runs.ts): what failed, the file, and the fix. */
 import * as fs from "node:fs";
+import * as path from "node:path";
 import type { WorkflowError } from "@phasekit/core";
 import type { PlanStore } from "../store/plan-store.js";
 
@@ -17,11 +18,13 @@ export function failed(store: PlanStore, slug: string, error: Partial<WorkflowEr
     // not an fs path (another store), or missing: the store's own hint stands
   }
   const code = typeof error.code === "string" ? ` [${error.code}]` : "";
+  // A plan root is a path; another store (PostgreSQL through PHASEKIT_STORE) is named by its label.
+  const where = path.isAbsolute(store.planRoot) ? `the plan folder of run ${slug}${code} (${file})` : `the store ${store.planRoot} for run ${slug}${code}`;
   // Core's messages may already end with their own "Fix: <hint>": keep one fix, the most specific.
   const said = error.message.replace(/\s*Fix: [\s\S]*$/, "").replace(/[.\s]+$/, "");
   return {
     ok: false,
     kind: "failed",
-    message: `[phasekit] ${verb} the plan folder of run ${slug}${code} (${file}): ${said}. Fix: ${fix.replace(/[.\s]+$/, "")}. Until then the run is kept in this session only.`,
+    message: `[phasekit] ${verb} ${where}: ${said}. Fix: ${fix.replace(/[.\s]+$/, "")}. Until then the run is kept in this session only.`,
   };
 }
