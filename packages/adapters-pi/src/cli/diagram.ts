@@ -1,6 +1,7 @@
 /**
- * A workflow definition as a tree of nodes (phases, sub-workflows expanded as groups, loop edges) and as a
- * Mermaid flowchart, with a run's current position marked. The inspector page draws the same tree.
+ * A workflow definition as a tree of nodes (phases, sub-workflows expanded as groups, loop edges, a gate's routes:
+ * onFail / onReject) and as a Mermaid flowchart, with a run's current position marked. The inspector page draws
+ * the same tree (a phase's gates and routes are in its label there).
  */
 import { isSubworkflowRef, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 
@@ -14,6 +15,10 @@ export interface DiagramNode {
   children?: DiagramNode[];
   /** True when this group's workflow may loop back to its start. */
   loopable?: boolean;
+  /** The phase's gates, in the order they are judged. */
+  gates?: Array<"verify" | "approve">;
+  /** Where a gate's "no" sends the run: node ids in the same workflow (core's `route`). */
+  routes?: Array<{ on: "fail" | "reject"; to: string }>;
 }
 
 /** A workflow as drawn. */
@@ -39,7 +44,19 @@ export function buildDiagram(registry: WorkflowRegistry, key: string, state: Wor
         const sub = registry.workflows.get(entry.subworkflow);
         return { id, kind: "subworkflow", label: sub?.name ?? entry.subworkflow, workflowKey: entry.subworkflow, loopable: sub?.loopable ?? false, children: nodesOf(entry.subworkflow, id) };
       }
-      return { id, kind: "phase", label: entry.emoji ? `${entry.emoji} ${entry.name}` : entry.name };
+      const name = entry.emoji ? `${entry.emoji} ${entry.name}` : entry.name;
+      const g = entry.gates;
+      if (g === undefined) return { id, kind: "phase", label: name };
+      const gates = [...(g.verify ? (["verify"] as const) : []), ...(g.approve ? (["approve"] as const) : [])];
+      const idOf = (k: number) => `${prefix}${prefix === "p" ? "" : "_"}${k}`;
+      const targets = ([["fail", g.onFail], ["reject", g.onReject]] as const).flatMap(([on, t]) => {
+        const k = t === undefined ? -1 : d.phases.findIndex((p) => !isSubworkflowRef(p) && p.id === t);
+        const phase = d.phases[k];
+        return phase === undefined || isSubworkflowRef(phase) ? [] : [{ on, to: idOf(k), name: phase.name }];
+      });
+      const routes = targets.map(({ on, to }) => ({ on, to }));
+      const words = targets.map((r) => `${r.on === "fail" ? "fails" : "rejected"} → ${r.name}`);
+      return { id, kind: "phase", label: `${name} (${[gates.join(" + "), ...words].join("; ")})`, gates, routes };
     });
   };
   const current = state === null || state.workflowKey !== key ? null : `p${state.currentPath.map((s) => s.phaseIndex).join("_")}`;
@@ -59,6 +76,7 @@ export function toMermaid(d: Diagram): string {
         out.push(`${indent}end`);
       }
     }
+    for (const n of nodes) for (const r of n.routes ?? []) out.push(`${indent}${n.id} -. ${r.on === "fail" ? "verify fails" : "rejected"} .-> ${r.to}`);
     for (let i = 1; i < nodes.length; i++) out.push(`${indent}${(nodes[i - 1] as DiagramNode).id} --> ${(nodes[i] as DiagramNode).id}`);
     const first = nodes[0];
     const last = nodes[nodes.length - 1];
