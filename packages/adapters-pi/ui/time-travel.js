@@ -7,11 +7,17 @@ const KIND_LABEL = { step: "step", attempt: "attempt", transition: "move", contr
 export function timelineSection(id, h) {
   const list = h.el("ol", { class: "timeline", id: "timeline-list" });
   const now = h.el("p", { id: "timeline-now", class: "muted" });
-  const section = h.el("section", { id: "timeline" }, h.el("h3", {}, "Timeline"), now, list);
+  const forks = h.el("p", { id: "forks", class: "muted" });
+  const section = h.el("section", { id: "timeline" }, h.el("h3", {}, "Timeline"), now, forks, list);
   h.api(`${h.runUrl(id)}/timeline`).then((t) => {
     const c = t.current;
     now.textContent = `now: ${c.status}${c.phase ? `, phase ${c.phase}` : ""}${c.step ? `, at step ${c.step}` : ""}` +
       (t.page.total > t.items.length ? ` (the newest ${t.items.length} of ${t.page.total} events)` : "");
+    // The tree of forks, one level each way: the fork's source is linked from its `forked` item below.
+    if (t.forks?.length) {
+      forks.replaceChildren("forks of this run: ", ...t.forks.flatMap((f, i) => [i > 0 ? ", " : "",
+        h.el("a", { class: "fork", href: `#/run/${encodeURIComponent(f.id)}` }, f.id), ` (at ${f.at})`]));
+    }
     // The current position: the last item about the step the run is at.
     const currentAt = c.step == null ? -1 : t.items.map((x) => x.step).lastIndexOf(c.step);
     list.replaceChildren(...t.items.map((x, i) =>

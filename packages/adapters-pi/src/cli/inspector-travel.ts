@@ -4,6 +4,7 @@
  */
 import { workflowError } from "@phasekit/core";
 import type { ApiContext } from "./inspector-api.js";
+import { forksOf, type ForkLink } from "./fork-tree.js";
 import { runTimeline, type RunTimeline } from "./run-timeline.js";
 import { TIME_TRAVEL_SCHEMA } from "./time-travel-commands.js";
 import { forkAt, rerunAt } from "./time-travel.js";
@@ -23,7 +24,9 @@ export async function travel(o: ApiContext, id: string, action: TravelAction, bo
   return { schema: TIME_TRAVEL_SCHEMA, ...outcome.body, text: outcome.text };
 }
 
-/** A page of the run's timeline (`step`: that step's items and failed attempts only). */
-export function timelinePage(o: ApiContext, id: string, q: { step?: string; offset?: number; limit?: number }): Promise<RunTimeline> {
-  return runTimeline(o.roots, id, o.now().getTime(), q);
+/** A page of the run's timeline (`step`: that step's items and failed attempts only), with the run's forks. */
+export async function timelinePage(o: ApiContext, id: string, q: { step?: string; offset?: number; limit?: number }): Promise<RunTimeline & { forks: ForkLink[] | null }> {
+  const timeline = await runTimeline(o.roots, id, o.now().getTime(), q);
+  // Only for the whole timeline: a step's panel asks for its attempts, not the tree.
+  return { ...timeline, forks: q.step === undefined ? await forksOf(o.roots, timeline.id) : null };
 }

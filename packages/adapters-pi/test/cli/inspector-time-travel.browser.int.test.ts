@@ -2,7 +2,8 @@
  * Time travel in the inspector, in a real browser (Debian's chromium through playwright-core): a run whose step
  * c failed once and then succeeded shows the timeline (steps, the failed attempt, the current position) and, in
  * c's payload panel, the failed attempt's error; forking at c from the page (behind a confirmation) makes a run
- * whose link the test follows and whose resume runs only c, d and e; rerun from d marks the same run, and its
+ * whose link the test follows (and back: the source lists its forks) and whose resume runs only c, d and e;
+ * rerun from d marks the same run, and its
  * next resume runs only d and e. With PHASEKIT_UPDATE_DOCS=1 the screenshots go to docs/images/.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -80,6 +81,10 @@ describe("time travel in the inspector (chromium)", () => {
 
     await page.click("a.forked-from");
     await page.waitForSelector('button[data-rerun="d"]');
+    // The source links to its forks: the tree, one level each way.
+    await page.waitForSelector("#forks a.fork");
+    expect(await page.textContent("#forks")).toBe("forks of this run: tt-fork (at c)");
+    expect(await page.getAttribute("#forks a.fork", "href")).toBe("#/run/tt-fork");
     await page.click('button[data-rerun="d"]');
     await page.waitForSelector("#confirm");
     await page.click("#confirm-yes");
