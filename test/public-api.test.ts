@@ -125,6 +125,7 @@ const ADAPTERS = [
   "runStateToJSON",
   "runVerificationPolicy",
   "runWorkflow",
+  "watchRun",
   "writeRunStateTo",
 ];
 

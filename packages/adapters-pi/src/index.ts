@@ -10,12 +10,15 @@ export { runWorkflow } from "./run/run-workflow.js";
 export type { RunWorkflowOptions, RunResult, RunStatus, ResumePromptInfo, RunCleanupInfo } from "./run/options.js";
 export type { DefinitionsChange, OnDefinitionsChanged } from "./run/definitions-change.js";
 export type { DefinitionsChoice } from "./run/definitions-review.js";
+// Watching a run from code: its history as typed events, as they happen.
+export { watchRun } from "./cli/watch-run.js";
+export type { WatchRunOptions, RunEvent, RunJournalEvent } from "./cli/watch-run.js";
 export type { RunContext, StepReport } from "./run/context.js";
 export type { BudgetsInput } from "./run/options.js";
 export type { RunBudget, BudgetSpend } from "./run/budget.js";
 export type { ApprovalOutcome, WaitForApprovalOptions } from "./run/waits.js";
 export type { ApprovalDecision } from "./store/control-signals.js";
-export type { StepFn, StepOptions, StepResult, StepValue } from "./run/step-options.js";
+export type { StepFn, StepBody, StepOutput, StepOptions, StepResult, StepValue } from "./run/step-options.js";
 export type { RunWorkflowHandle } from "./run/workflow-handle.js";
 export type { HookName, HookFailure } from "./run/hooks.js";
 export { analyzeResumeTarget } from "./run/resume-analysis.js";

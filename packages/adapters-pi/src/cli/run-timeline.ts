@@ -93,7 +93,8 @@ function stepItem(s: StepView): TimelineEntry {
   return { at: s.startedAt, kind: "step", step: s.stepId, durationMs: s.durationMs, text: `step ${s.stepId} (attempt ${s.attempt}) ${what}` };
 }
 
-function kindOf(e: JournalEntry): TimelineKind {
+/** What a journal entry is about (the timeline's kinds; `watchRun` types its events by the same rule). */
+export function kindOf(e: JournalEntry): TimelineKind {
   if (e.event === METADATA_EVENT || e.event === METADATA_DELTA_EVENT) return "state";
   if (e.event === "step-failed") return "attempt";
   if (e.event.startsWith("workflow:")) return "transition";

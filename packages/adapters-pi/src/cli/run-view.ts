@@ -180,6 +180,16 @@ async function storeRunDetail(store: PlanStore, target: string, nowMs: number): 
   };
 }
 
+/**
+ * Whether a follower (`journal --follow`, `watchRun`) waits for more: a running run (its holder alive, or on
+ * another host and not settled yet), or a finished or not yet started run whose holder is alive and may still
+ * write. A paused, crashed or unreadable run, and a finished one whose lock a dead holder left behind, has
+ * nothing more coming.
+ */
+export function stillGoing(status: ShownStatus, holderLive: boolean): boolean {
+  return status === "running" || ((isFinal(status) || status === "new") && holderLive);
+}
+
 /** Whether a run's holder is alive: the lock folder's rule, or the store's lease. */
 export async function holderLive(roots: Roots, location: RunLocation): Promise<boolean> {
   if (roots.store !== undefined) return (await storeLease(await storeAt(roots.store, roots.repoRoot), location.slug).catch(() => null))?.live === true;

@@ -8,7 +8,7 @@ import { journalLine, journalSentences } from "./journal-text.js";
 import type { RunLocation } from "../run/target.js";
 import { CliFailure, EXIT, fail, JSON_SCHEMAS, plainMessage, printJson, usage, type CliIo } from "./io.js";
 import { stepPayload } from "./history-view.js";
-import { holderLive, listRuns, locateRun, runDetail, runJournal, isFinal, type Roots, type RunDetail, type RunSummary, type ShownStatus } from "./run-view.js";
+import { holderLive, listRuns, locateRun, runDetail, runJournal, stillGoing, type Roots, type RunDetail, type RunSummary } from "./run-view.js";
 import { loadDefinitionFolders } from "../definitions/folders.js";
 import { readPinIn } from "../run/definitions-pin.js";
 import { definitionsLines, definitionsView, type DefinitionsView } from "./definitions-view.js";
@@ -90,15 +90,6 @@ export function registerRunCommands(program: Command, io: CliIo): void {
         await new Promise((r) => setTimeout(r, o.interval));
       }
     });
-}
-
-/**
- * Whether `--follow` waits for more: a running run (its holder alive, or on another host and not settled yet),
- * or a finished or not yet started run whose holder is alive and may still write. A paused, crashed or
- * unreadable run, and a finished one whose lock a dead holder left behind, has nothing more coming.
- */
-function stillGoing(status: ShownStatus, holderLive: boolean): boolean {
-  return status === "running" || ((isFinal(status) || status === "new") && holderLive);
 }
 
 async function showStep(io: CliIo, json: boolean, roots: Roots, location: RunLocation, stepId: string): Promise<void> {

@@ -1,0 +1,129 @@
+/**
+ * `watchRun(target)`: a run's history as typed events, as they happen, for code that reacts or renders. It reads
+ * what `phasekit journal --follow` and the inspector's timeline read (run-view.ts: the run's detail, journal and
+ * holder; the timeline's kinds; the journal's sentences), looking again every `intervalMs`, and ends when the
+ * run has nothing more coming (the followers' one rule, `stillGoing`). Nothing here writes.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { JournalEntry } from "../store/journal.js";
+import { parseStoreUrl } from "../store/store-url.js";
+import { journalSentences } from "./journal-text.js";
+import { kindOf } from "./run-timeline.js";
+import { holderLive, locateRun, runDetail, runJournal, stillGoing, type Roots, type ShownStatus, type StepView } from "./run-view.js";
+import { workflowError } from "@phasekit/core";
+
+/** Where the run is and how to watch it. */
+export interface WatchRunOptions {
+  /** The repository whose plan root holds the run (also where a store URL's relative paths start). */
+  repoRoot: string;
+  planRoot?: string | undefined;
+  /** A store named by URL (`postgres://…`) instead of the plan folder; the run is read from it. */
+  store?: string | undefined;
+  /** How long to wait between looks (ms, default 250). */
+  intervalMs?: number | undefined;
+  /** Ends the iteration (no error) when aborted. */
+  signal?: AbortSignal | undefined;
+}
+
+/** A journal entry, typed by what it is about (a workflow transition, a control request, a gate, time travel). */
+export interface RunJournalEvent {
+  type: "transition" | "control" | "gate" | "time-travel" | "event";
+  at: string;
+  seq: number;
+  /** The journal's own name (`workflow:advanced`, `paused`, `waiting`, `approval`, `rerun`, …). */
+  event: string;
+  /** The same sentence `phasekit journal` prints. */
+  text: string;
+  data: unknown;
+}
+
+/** One event of a watched run. */
+export type RunEvent =
+  | {
+      type: "step";
+      at: string;
+      step: string;
+      /** `running` while its runner holds the lock, `interrupted` when the runner died mid-step. */
+      status: "running" | "completed" | "failed" | "interrupted";
+      attempt: number;
+      durationMs: number | null;
+      error: string | null;
+    }
+  | RunJournalEvent
+  /** The run's status or phase changed (`reason`: why it paused, failed or was cancelled, e.g. a budget). */
+  | { type: "status"; at: string; status: ShownStatus; phase: string | null; reason: string | null }
+  /** Nothing more is coming: the last event. */
+  | { type: "end"; at: string; status: ShownStatus };
+
+/** Yields the events of run `target` (id, slug or path) from its start, then as they happen, until it ends. */
+export async function* watchRun(target: string, options: WatchRunOptions): AsyncGenerator<RunEvent, void, undefined> {
+  const interval = options.intervalMs ?? 250;
+  if (!Number.isSafeInteger(interval) || interval < 1) {
+    throw workflowError("watch", "INVALID_OPTIONS", `watchRun: intervalMs must be an integer ≥ 1, not ${String(interval)}.`, { field: "intervalMs", value: interval, hint: "leave it out for 250 ms" });
+  }
+  const roots: Roots = { repoRoot: options.repoRoot, ...(options.planRoot === undefined ? {} : { planRoot: options.planRoot }), ...(options.store === undefined ? {} : { store: parseStoreUrl(options.store, "store") }) };
+  const location = await locateRun(roots, target);
+  const ref = roots.store === undefined ? location.runDir : location.slug;
+  let seenSeq = 0;
+  const shownSteps = new Map<string, string>();
+  let shownStatus = "";
+  let unreadableLooks = 0;
+  while (options.signal?.aborted !== true) {
+    const detail = await runDetail(roots, ref, Date.now());
+    // A damaged journal leaves the steps and the status watchable, as on the timeline.
+    const journal = await runJournal(location, roots).catch(() => [] as JournalEntry[]);
+    const fresh: RunEvent[] = [...journalEvents(journal, seenSeq), ...stepEvents(detail.steps, shownSteps)];
+    seenSeq = journal.reduce((n, e) => Math.max(n, e.seq), seenSeq);
+    // Stable: events at the same instant keep the journal's order, steps after it (the timeline's order).
+    yield* fresh.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+    const s = detail.summary;
+    const reason = detail.metadata?.failureReason ?? null;
+    const status = `${s.status}|${s.phase ?? ""}|${reason ?? ""}`;
+    if (status !== shownStatus) {
+      shownStatus = status;
+      yield { type: "status", at: s.updatedAt ?? new Date().toISOString(), status: s.status, phase: s.phase, reason };
+    }
+    const live = await holderLive(roots, location);
+    // An unreadable run ends the watch only when a second look agrees and no live holder may be mid-write.
+    unreadableLooks = s.error !== null && !live ? unreadableLooks + 1 : 0;
+    if (s.error !== null && unreadableLooks >= 2) throw workflowError("watch", s.error.code as "CORRUPT_FILE", `run ${location.slug} cannot be watched: ${s.error.message}`, { file: location.runDir });
+    if (s.error === null && !stillGoing(s.status, live)) {
+      yield { type: "end", at: new Date().toISOString(), status: s.status };
+      return;
+    }
+    await sleep(interval, undefined, options.signal === undefined ? {} : { signal: options.signal }).catch(() => undefined);
+  }
+}
+
+function journalEvents(journal: readonly JournalEntry[], afterSeq: number): RunEvent[] {
+  // Sentences compare each state with the one before, so they are computed over the whole journal.
+  const sentences = journalSentences(journal);
+  const out: RunEvent[] = [];
+  journal.forEach((e, i) => {
+    const kind = kindOf(e);
+    // Metadata snapshots become `status` events (from the run's summary, in the loop above).
+    if (e.seq <= afterSeq || kind === "state" || kind === "step") return;
+    if (kind === "attempt") {
+      const d = (e.data ?? {}) as { step?: unknown; attempt?: unknown; error?: unknown };
+      if (typeof d.step === "string") out.push({ type: "step", at: e.at, step: d.step, status: "failed", attempt: Number(d.attempt), durationMs: null, error: String(d.error) });
+      return;
+    }
+    out.push({ type: kind, at: e.at, seq: e.seq, event: e.event, text: sentences[i] ?? e.event, data: e.data ?? null });
+  });
+  return out;
+}
+
+// A step's latest record says running, completed or interrupted; its failed attempts are read from the journal
+// (`step-failed`), since a retry replaces the record before a look may see it.
+function stepEvents(steps: readonly StepView[], shown: Map<string, string>): RunEvent[] {
+  const out: RunEvent[] = [];
+  for (const v of steps) {
+    const status = v.status === "in-flight" ? "running" : v.status;
+    if (status === "failed") continue;
+    const key = `${status}#${v.attempt}`;
+    if (shown.get(v.stepId) === key) continue;
+    shown.set(v.stepId, key);
+    out.push({ type: "step", at: v.finishedAt ?? v.startedAt, step: v.stepId, status, attempt: v.attempt, durationMs: v.durationMs, error: v.error });
+  }
+  return out;
+}
