@@ -3,12 +3,13 @@
  * ones it is shown core's diff by phase id and goes on as chosen (keep, move, restart-scope, cancel), never moved
  * to another phase silently.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { compileDefinitions, isWorkflowError, type WorkflowRegistry } from "@phasekit/core";
+import { compileDefinitions, isWorkflowError, migrateState, type WorkflowRegistry } from "@phasekit/core";
 import { createReporter, runWorkflow, type DefinitionsChange, type DefinitionsChoice } from "@phasekit/adapters-pi";
 import { useTempRepos } from "./helpers/temp-repos.js";
+import { readPinIn } from "../src/run/definitions-pin.js";
 
 const repo = useTempRepos("pk-defs-changed-");
 
@@ -139,7 +140,6 @@ describe("runWorkflow: definitions changed under a resumed run", () => {
     // The run of an earlier version: its state records fingerprints, its history holds no pin.
     const logDir = path.join(root, "ai_plan", "r1");
     const meta = JSON.parse(readFileSync(path.join(logDir, "workflow.json"), "utf8")) as Record<string, unknown>;
-    const { rmSync } = await import("node:fs");
     rmSync(path.join(logDir, "runlog"), { recursive: true, force: true });
     writeFileSync(path.join(logDir, "workflow.json"), JSON.stringify(meta));
     const err = await runWorkflow(options(root, defs(["plan", "lint", "build", "test"])), async () => "x").catch((e: unknown) => e);
@@ -150,6 +150,20 @@ describe("runWorkflow: definitions changed under a resumed run", () => {
     expect(asked[0]?.choices).toEqual(["restart-scope", "cancel"]);
     // Restarted at "plan"; with no recorded dispatch to replay, the body's first advance is live.
     expect(seen).toEqual({ at: "lint", next: "build", phases: ["plan", "lint", "build", "test"] });
+  });
+
+  it("a finished run re-entered with other definitions gets no pin of them under its old fingerprints", async () => {
+    const root = repo();
+    await runWorkflow(options(root, defs(ORIGINAL)), async (ctx) => {
+      for (let i = 0; i < 3; i++) await ctx.workflow?.dispatch({ type: "advance" });
+    });
+    expect(onDisk(root).state.status).toBe("completed");
+    // A run of an earlier version: no pin in its history.
+    rmSync(path.join(root, "ai_plan", "r1", "runlog"), { recursive: true, force: true });
+    await runWorkflow({ ...options(root, defs(["plan", "lint", "build", "test"])), reenter: true }, async () => "again");
+    const state = migrateState(onDisk(root).state);
+    if (!state.ok) throw new Error("state");
+    expect(await readPinIn(path.join(root, "ai_plan", "r1"), state.state)).toBeUndefined();
   });
 
   it("unchanged definitions ask nothing, and a new run asks nothing", async () => {

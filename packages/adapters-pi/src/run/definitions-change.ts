@@ -5,7 +5,7 @@
  * chosen. Without the option the run keeps its pinned definitions; a run with no pin (recorded before pins
  * existed) is refused with DEFINITIONS_CHANGED rather than moved silently.
  */
-import { migrateState, refusalToError, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
+import { checkDefinitions, migrateState, refusalToError, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import type { CheckpointStore } from "../store/checkpoint-port.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { loadPin, pinData, pinnedRegistry, savePin } from "./definitions-pin.js";
@@ -96,8 +96,13 @@ function refused(change: DefinitionsChange, choice: unknown): Error {
   });
 }
 
-/** `history` once it holds the pin of the definitions `state` goes on with (written when new or moved, else reused). */
+/**
+ * `history` once it holds the pin of the definitions `state` goes on with (written when new or moved, else
+ * reused). Only definitions whose fingerprints are the ones the state records are pinned: a finished run re-entered
+ * with other definitions (never reviewed: it does not move) must not get them pinned under its old fingerprints.
+ */
 export async function historyWithPin(history: CheckpointStore, state: WorkflowState, settled: SettledDefinitions): Promise<CheckpointStore> {
-  await savePin(history, state, pinData(state, settled.registry));
+  const v = checkDefinitions(settled.registry, state);
+  if (v.ok && v.verdict === "unchanged") await savePin(history, state, pinData(state, settled.registry));
   return history;
 }
