@@ -1,7 +1,12 @@
 /** The rerun rule (reuse-decision.ts) as properties: supersession wins over every other fact of a record. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decideStep, isSuperseded, keysFrom, rerunMarksOf, type PriorStep } from "../src/store/reuse-decision.js";
+import { decideStep, isSuperseded, keysFrom, RERUN_EVENT, rerunMarksOf, type PriorStep } from "../src/store/reuse-decision.js";
+import { readRunLog } from "../src/store/run-log/reader.js";
+import { openRunLog } from "../src/store/run-log/run-log.js";
 
 const fp = fc.constantFrom("v1:a", "v1:b");
 const prior: fc.Arbitrary<PriorStep> = fc.record({
@@ -58,5 +63,38 @@ describe("rerun marks", () => {
       }),
     );
     expect(rerunMarksOf([{ epoch: 2, data: { from: "b", keys: ["b", 7, "c"] } }])).toEqual([{ epoch: 2, from: "b", keys: ["b", "c"] }]);
+  });
+});
+
+describe("rerun marks in the run log", () => {
+  it("a mark archived by a compaction (states written after it) still supersedes", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "pk-marks-"));
+    try {
+      const first = await openRunLog({ runDir: dir, autoCompactAfter: 0 });
+      for (const k of ["a", "b", "c"]) await first.step(k, { k }, () => k);
+      await first.putState({ n: 0, pad: "x".repeat(2000) });
+      await first.close();
+      const marker = await openRunLog({ runDir: dir, autoCompactAfter: 0 });
+      await marker.event(RERUN_EVENT, { from: "b", keys: ["b", "c"] });
+      await marker.close();
+      // A holder that writes states (a full one among them) and compacts: the mark goes into the archive.
+      const writer = await openRunLog({ runDir: dir, autoCompactAfter: 0 });
+      for (let n = 1; n <= 80; n++) await writer.putState({ n, pad: "x".repeat(2000) });
+      await writer.compact();
+      await writer.close();
+      const view = await readRunLog(dir);
+      expect([view?.entry("a")?.superseded, view?.entry("b")?.superseded, view?.entry("c")?.superseded]).toEqual([undefined, true, true]);
+      view?.close();
+      const resumed = await openRunLog({ runDir: dir, autoCompactAfter: 0 });
+      const ran: string[] = [];
+      for (const k of ["a", "b", "c"]) {
+        const r = await resumed.step(k, { k }, () => (ran.push(k), k));
+        if (!r.reused) expect(r.reason).toBe("superseded");
+      }
+      expect(ran).toEqual(["b", "c"]);
+      await resumed.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
