@@ -1,5 +1,6 @@
 /**
- * Issue 21 with the real CLI of both pi hosts and a scripted model: a turn budget pauses the run with the reason;
+ * Issue 21 with the real CLI of both pi hosts and a scripted model: a turn budget pauses the run with the reason,
+ * and `/workflow-resume turns=5` raises it (the run goes on to the raised limit); a rejection routes to onReject;
  * the same tool call repeated pauses it naming the call; a verify gate refuses `workflow_step next` with the
  * failing command's output until the command passes, then lets it through. The workflows are the documented
  * examples (examples/gates/workflows, docs/gates.md), used unchanged.
@@ -77,6 +78,50 @@ describe.each(HOSTS)("pi $name (real CLI): budgets, loops, gates", ({ get }) => 
       expect(states(s.sessionDir).at(-1)?.status).toBe("paused");
       const counts = readSession(s.sessionDir).filter((e) => e["customType"] === "workflow:controls");
       expect(counts.at(-1)?.["data"]).toMatchObject({ workflowUsed: { turns: 2 } });
+    } finally {
+      await close(s);
+    }
+  }, 120_000);
+
+  it("a paused turn budget is raised by /workflow-resume turns=5: the run goes on and pauses again at the raised limit", async () => {
+    const s = await scene(host);
+    try {
+      s.model.push({ tool: "bash", args: { command: "echo one" } }, { tool: "bash", args: { command: "echo two" } }, { text: "ok" });
+      s.pi.send({ type: "prompt", message: "/workflow budgeted Print some numbers" });
+      await notified(s.pi, "budget of 2 turns is used up");
+      await s.model.waitForRequests(3);
+      expect(states(s.sessionDir).at(-1)?.status).toBe("paused");
+      s.model.push({ tool: "bash", args: { command: "echo three" } }, { tool: "bash", args: { command: "echo four" } }, { tool: "bash", args: { command: "echo five" } }, { text: "stopped" });
+      s.pi.send({ type: "prompt", message: "/workflow-resume turns=5" });
+      const again = await notified(s.pi, "budget of 5 turns is used up");
+      expect(String(again["message"])).toContain("the workflow Budgeted's budget of 5 turns is used up (5 used)");
+      expect(states(s.sessionDir).at(-1)?.status).toBe("paused");
+      const counts = readSession(s.sessionDir).filter((e) => e["customType"] === "workflow:controls");
+      expect(counts.at(-1)?.["data"]).toMatchObject({ workflowUsed: { turns: 5 }, raised: { workflow: { turns: 5 } } });
+    } finally {
+      await close(s);
+    }
+  }, 120_000);
+
+  it("a rejection filed by phasekit approve --reject routes the run to onReject with the reason", async () => {
+    const s = await scene(host);
+    try {
+      fs.writeFileSync(path.join(s.cwd, "done.txt"), "built\n");
+      s.model.push({ tool: "workflow_step", args: { action: "next" } }, { tool: "workflow_step", args: { action: "next" } }, { text: "Waiting for approval." });
+      s.pi.send({ type: "prompt", message: "/workflow gated Ship the thing" });
+      await s.model.waitForRequests(3);
+      const id = fs.readdirSync(path.join(s.cwd, "ai_plan"))[0] as string;
+      const filed = phasekit(["--repo", s.cwd, "approve", id, "--name", "ship", "--reject", "the", "changelog", "is", "missing"]);
+      expect(filed.code, filed.stderr).toBe(0);
+      s.model.push({ tool: "workflow_step", args: { action: "next" } }, { text: "Back to building." });
+      s.pi.send({ type: "prompt", message: "The person decided: go on." });
+      await s.model.waitForRequests(5);
+      const routed = tailOf(s.model, 4);
+      expect(routed).toContain("↩ Ship → 🔨 Build: its approval was rejected, so the workflow sends the run back (then 🚀 Ship)");
+      expect(routed).toContain("phase Ship was rejected: the changelog is missing");
+      const last = readSession(s.sessionDir).filter((e) => e["customType"] === "workflow:state").at(-1)?.["data"] as { status: string; currentPath: Array<{ phaseIndex: number; loops: number }> };
+      expect(last).toMatchObject({ status: "running", currentPath: [{ phaseIndex: 0, loops: 1 }] });
+      expect(fs.existsSync(path.join(s.cwd, "ai_plan", id, "approve-request.json"))).toBe(false);
     } finally {
       await close(s);
     }
