@@ -103,4 +103,16 @@ describe("packed tarballs", () => {
     expect(r.status, r.out).toBe(0);
     expect(r.out.trim()).toBe("running completed completed");
   });
+
+  it("a consumer on an older zod in the peer range (4.3) keeps it: one copy, its own", () => {
+    // zod is a peer dependency (^4.2.0): the packages use the consumer's zod instead of bringing a newer one.
+    const app2 = path.join(dir, "app-zod43");
+    mkdirSync(app2);
+    writeFileSync(path.join(app2, "package.json"), JSON.stringify({ name: "app-zod43", private: true, version: "1.0.0" }));
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "zod@4.3.6", ...Object.values(tarballs)], { cwd: app2, stdio: "pipe" });
+    const ls = spawnSync("npm", ["ls", "zod", "--all", "--parseable"], { cwd: app2, encoding: "utf8" });
+    expect(new Set(ls.stdout.trim().split("\n").filter(Boolean)).size).toBe(1);
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", 'import { WorkflowStateSchema } from "@phasekit/core"; import { z } from "zod"; import { createRequire } from "node:module"; console.log(WorkflowStateSchema instanceof z.ZodType, createRequire(import.meta.url)("zod/package.json").version);'], { cwd: app2, encoding: "utf8" });
+    expect(r.stdout.trim(), r.stderr).toBe("true 4.3.6");
+  });
 });
