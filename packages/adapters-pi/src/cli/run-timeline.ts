@@ -23,6 +23,8 @@ export interface TimelineEntry {
   durationMs?: number | null;
   /** The journal entry's sequence number (journal items), for the raw entry. */
   seq?: number;
+  /** A step that started a second or more after the step before it ended: how long the run waited. */
+  waitMs?: number;
   /** Another run it names: the run a fork came from. */
   run?: string;
 }
@@ -71,6 +73,7 @@ export async function runTimeline(roots: Roots, target: string, nowMs: number, o
   for (const s of detail.steps) items.push(stepItem(s));
   // Stable: items at the same instant keep the journal's (history) order, steps after it.
   items.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  noteWaits(items);
   const shown = o.step === undefined ? items : items.filter((x) => x.step === o.step);
   const limit = Math.min(Math.max(1, o.limit ?? TIMELINE_PAGE), TIMELINE_PAGE);
   const total = shown.length;
@@ -91,6 +94,20 @@ function stepItem(s: StepView): TimelineEntry {
   const what =
     s.status === "completed" ? `completed${took}` : s.status === "failed" ? `failed${took}: ${s.error ?? "no message"}` : s.status === "in-flight" ? "running now" : "interrupted (its runner stopped mid-step)";
   return { at: s.startedAt, kind: "step", step: s.stepId, durationMs: s.durationMs, text: `step ${s.stepId} (attempt ${s.attempt}) ${what}` };
+}
+
+/** The waits between steps (a pause, a gate, a crash and its resume): a second or more from one's end to the next's start. */
+function noteWaits(items: TimelineEntry[]): void {
+  let lastEnd: number | undefined;
+  for (const x of items) {
+    if (x.kind !== "step") continue;
+    const start = Date.parse(x.at);
+    if (lastEnd !== undefined && start - lastEnd >= 1000) {
+      x.waitMs = start - lastEnd;
+      x.text += ` (after a wait of ${duration(x.waitMs)})`;
+    }
+    lastEnd = Math.max(lastEnd ?? 0, start + (x.durationMs ?? 0));
+  }
 }
 
 /** What a journal entry is about (the timeline's kinds; `watchRun` types its events by the same rule). */
