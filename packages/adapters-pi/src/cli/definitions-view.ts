@@ -6,7 +6,9 @@
  */
 import { migrateState, type WorkflowChange, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import { loadDefinitionFolders } from "../definitions/folders.js";
-import { pinnedRegistry } from "../run/definitions-pin.js";
+import { isPinOf, PIN_KEY, pinnedRegistry } from "../run/definitions-pin.js";
+import type { PlanStore } from "../store/plan-store.js";
+import { storeStepOutput, storeStepRecords } from "./store-runs.js";
 import { reviewDefinitions, type DefinitionsChoice } from "../run/definitions-review.js";
 
 /** The definitions section of `show` (null for a run without a core state). */
@@ -78,5 +80,18 @@ export function definitionsLines(v: DefinitionsView): string[] {
         ...(v.note === null ? [] : [`  ${v.note}`]),
         `  choices when it is resumed: ${v.choices.join(", ")}`,
       ];
+  }
+}
+
+/** The pin of `state`'s fingerprints in run `slug` of a store named by URL (`--store`), read without its lease. */
+export async function storePin(store: PlanStore, slug: string, state: WorkflowState): Promise<unknown> {
+  if (state.definitions === undefined) return undefined;
+  try {
+    const record = (await storeStepRecords(store, slug)).find((r) => r.stepId === PIN_KEY);
+    if (record === undefined || !isPinOf({ ...record, key: record.stepId }, state)) return undefined;
+    const out = await storeStepOutput(store, slug, record);
+    return out.ok ? (JSON.parse(out.text) as unknown) : undefined;
+  } catch {
+    return undefined;
   }
 }

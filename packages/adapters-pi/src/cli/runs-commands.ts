@@ -11,7 +11,8 @@ import { stepPayload } from "./history-view.js";
 import { holderLive, listRuns, locateRun, runDetail, runJournal, stillGoing, type Roots, type RunDetail, type RunSummary } from "./run-view.js";
 import { loadDefinitionFolders } from "../definitions/folders.js";
 import { readPinIn } from "../run/definitions-pin.js";
-import { definitionsLines, definitionsView, type DefinitionsView } from "./definitions-view.js";
+import { definitionsLines, definitionsView, storePin, type DefinitionsView } from "./definitions-view.js";
+import { storeAt } from "./store-runs.js";
 
 const STATUSES = ["running", "paused", "completed", "cancelled", "failed", "crashed", "unreadable", "new"];
 
@@ -48,7 +49,7 @@ export function registerRunCommands(program: Command, io: CliIo): void {
       if (o.step !== undefined) return showStep(io, c.json, c.roots, await locateRun(c.roots, target), o.step);
       const detail = await runDetail(c.roots, target, io.now().getTime());
       // The definitions the run is pinned to against the folders' (the position is read in the pinned ones).
-      const defs = await definitionsView({ rawState: detail.metadata?.state, defDirs: c.defDirs, readPin: (s) => readPinIn(detail.summary.runDir, s), now: io.now().getTime() });
+      const defs = await definitionsView({ rawState: detail.metadata?.state, defDirs: c.defDirs, readPin: async (s) => (c.roots.store === undefined ? readPinIn(detail.summary.runDir, s) : storePin(await storeAt(c.roots.store, c.roots.repoRoot), detail.summary.id, s)), now: io.now().getTime() });
       const position = positionOf(detail, c.defDirs, defs.registry);
       const doc = { ...detail, position, definitions: defs.view };
       if (fields !== undefined) return printJson(io, JSON_SCHEMAS.show, pick(doc, fields));

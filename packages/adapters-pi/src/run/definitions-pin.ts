@@ -55,6 +55,14 @@ function pinInput(state: WorkflowState): { definitions: Readonly<Record<string, 
   return { definitions: state.definitions ?? {} };
 }
 
+/**
+ * Whether a history record (its key, status and input fingerprint) is the completed pin of `state`'s fingerprints:
+ * what a reader checks before reading the record's output (another set's pin is not this run's).
+ */
+export function isPinOf(record: { readonly key: string; readonly status: string; readonly inputFingerprint: string }, state: WorkflowState): boolean {
+  return state.definitions !== undefined && record.key === PIN_KEY && record.status === "completed" && record.inputFingerprint === fingerprint(pinInput(state));
+}
+
 /** Records `data` for `state`'s fingerprints in `history` (its writer must hold the run's lock); throws what the history throws. */
 export async function savePin(history: CheckpointStore, state: WorkflowState, data: PinnedData): Promise<void> {
   if (state.definitions === undefined) return;
@@ -65,11 +73,10 @@ export async function savePin(history: CheckpointStore, state: WorkflowState, da
 /** The data recorded for `state`'s fingerprints, or undefined (none, or another set's: the run then has no pin). */
 export async function loadPin(history: CheckpointStore, state: WorkflowState): Promise<unknown> {
   if (state.definitions === undefined) return undefined;
-  const input = pinInput(state);
   const record = await history.record(PIN_KEY);
   // Only the entry of the fingerprints the run records: asking step for any other would write one.
-  if (record?.status !== "completed" || record.inputFingerprint !== fingerprint(input)) return undefined;
-  const r = await history.step(PIN_KEY, input, () => {
+  if (record === undefined || !isPinOf({ ...record, key: record.stepId }, state)) return undefined;
+  const r = await history.step(PIN_KEY, pinInput(state), () => {
     throw new Error("the recorded pinned definitions could not be read back");
   });
   return r.output;
@@ -85,7 +92,7 @@ export async function readPinIn(runDir: string, state: WorkflowState): Promise<u
   if (view === null) return undefined;
   try {
     const entry = view.entry(PIN_KEY);
-    if (entry?.status !== "completed" || entry.inputFingerprint !== fingerprint(pinInput(state))) return undefined;
+    if (entry === undefined || !isPinOf(entry, state)) return undefined;
     const text = await view.outputText(entry);
     return text === undefined ? undefined : (JSON.parse(text) as unknown);
   } catch {
