@@ -1,6 +1,6 @@
 /** The shared handle of one store (its pool and namespace), and the fence a holder's writes carry. */
-import type { Pool, QueryArrayConfig, QueryConfig, QueryResult, QueryResultRow } from "pg";
-import { isTerminatedConnection } from "./errors.js";
+import type { Pool, PoolClient, QueryArrayConfig, QueryConfig, QueryResult, QueryResultRow } from "pg";
+import { isConnectionError, isTerminatedConnection } from "./errors.js";
 
 /** What every part of the store works with. */
 export interface Db {
@@ -108,4 +108,21 @@ export function untilLost<T>(lease: LeaseGuard, p: Promise<T>): Promise<T> {
       (e: unknown) => (lease.signal.removeEventListener("abort", lost), reject(e)),
     );
   });
+}
+
+/**
+ * Keeps `client` (checked out of a pool for a transaction's statements) safe until the returned release is
+ * called: a session the server ends between two statements (idle in transaction past its timeout while the
+ * process stood still, a restart, pg_terminate_backend) is reported by the next statement, not as an "error"
+ * event nobody listens to, which would end the process. The release destroys the connection when a statement
+ * failed with a connection error (`failure`) or the session ended meanwhile.
+ */
+export function checkedOut(client: PoolClient): (failure?: unknown) => void {
+  let ended: Error | undefined;
+  const onError = (error: Error): void => void (ended ??= error);
+  client.on("error", onError);
+  return (failure) => {
+    client.removeListener("error", onError);
+    client.release(isConnectionError(failure) ? (failure as Error) : ended);
+  };
 }

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { checkedOut } from "../db/db.js";
 import { connectionFailure, isConnectionError, waitBound } from "../db/errors.js";
 import { connectionSettings, resolveTimeouts, type PostgresTimeouts } from "../db/settings.js";
 import { workflowError } from "@phasekit/core";
@@ -65,6 +66,7 @@ export async function migrate(target: pg.Pool | string, migrations: readonly Mig
     if (own) await pool.end().catch(() => undefined);
     throw connectionFailure(error, "migrate");
   }
+  const release = checkedOut(client);
   let broken: unknown;
   try {
     await client.query("BEGIN");
@@ -94,7 +96,7 @@ export async function migrate(target: pg.Pool | string, migrations: readonly Mig
     }
     throw isConnectionError(error) ? connectionFailure(error, "migrate") : error;
   } finally {
-    client.release(isConnectionError(broken) ? (broken as Error) : undefined);
+    release(broken);
     if (own) await pool.end().catch(() => undefined);
   }
 }

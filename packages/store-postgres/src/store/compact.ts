@@ -5,8 +5,8 @@
  * "unreferenced" from before a step that was acknowledged meanwhile, and delete that step's output.
  */
 import type { WorkflowError } from "@phasekit/core";
-import { fencedWrite, fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
-import { isConnectionError, storeError } from "../db/errors.js";
+import { checkedOut, fencedWrite, fenceParams, fenceSql, type Db, type Fence } from "../db/db.js";
+import { storeError } from "../db/errors.js";
 
 /** Removes the run's unreferenced artifacts; how many. `refused` says why when the fence does not hold. */
 export async function compactArtifacts(db: Db, slug: string, fence: Fence, refused: () => Promise<WorkflowError>): Promise<number> {
@@ -24,6 +24,7 @@ async function compactOnce(db: Db, slug: string, fence: Fence): Promise<number |
   } catch (error) {
     throw storeError("write", slug, "compact", error);
   }
+  const release = checkedOut(client);
   let broken: unknown;
   try {
     await client.query("BEGIN");
@@ -46,6 +47,6 @@ async function compactOnce(db: Db, slug: string, fence: Fence): Promise<number |
     throw storeError("write", slug, "compact", error);
   } finally {
     // A connection that failed mid-transaction is not handed to the next statement.
-    client.release(isConnectionError(broken) ? (broken as Error) : undefined);
+    release(broken);
   }
 }

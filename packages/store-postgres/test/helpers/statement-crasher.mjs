@@ -2,7 +2,8 @@
 // (lock, metadata writes, a journal event, steps, a commit intent and its mark, a compaction, release). It
 // prints `ok <key> <output digest> <reused>` once a step is acknowledged, `gen <n>` once a metadata write is.
 // With <killAt> > 0 it SIGKILLs itself at statement number <killAt> of the store's pool: <mode> "before" kills it
-// before the statement is sent; "after" once it has committed, before the store sees the reply.
+// before the statement is sent; "after" once it has committed, before the store sees the reply; "stop" stops
+// itself (SIGSTOP) before the statement is sent, after printing `stopping <n>`, and goes on when continued.
 //   argv: url namespace killAt mode leaseMs
 import { createHash } from "node:crypto";
 import pg from "pg";
@@ -17,6 +18,12 @@ const counted = async (run, what) => {
   n++;
   if (process.env.CRASHER_TRACE) process.stderr.write(`${n} ${String(what).replace(/\s+/g, " ").slice(0, 90)}\n`);
   if (n === killAt && mode === "before") die();
+  if (n === killAt && mode === "stop") {
+    // Pipes are written synchronously on Linux: the test reads this line before it sees the process stopped.
+    process.stdout.write(`stopping ${n}\n`);
+    process.kill(process.pid, "SIGSTOP");
+    process.stdout.write(`continued\n`);
+  }
   const at = n;
   let result;
   try {
@@ -27,7 +34,9 @@ const counted = async (run, what) => {
   if (at === killAt && mode === "after") die();
   return result;
 };
-const pool = new pg.Pool({ connectionString: url, max: 4 });
+// Bounded waits as the store's own pools have them (docs/postgres.md, "Timeouts"), short: a holder stopped inside
+// its compaction's transaction holds the run's row until the server ends its idle session.
+const pool = new pg.Pool({ connectionString: url, max: 4, idle_in_transaction_session_timeout: 1000, lock_timeout: 3000, statement_timeout: 10000 });
 pool.on("error", () => undefined);
 const wrapClient = (client) =>
   new Proxy(client, {
@@ -61,6 +70,7 @@ const meta = (step) => ({
 const store = await openPostgresPlanStore({ pool: watched, namespace, leaseMs: Number(leaseText) });
 const got = await store.lock("run", { owner: { tool: "crasher" }, retries: 200 });
 if (!got.ok) throw got.error;
+process.stdout.write(`locked ${n}\n`);
 const s = got.lock.store;
 const read = await s.readMetadata("run");
 if (!read.ok) throw read.error;
