@@ -216,7 +216,8 @@ async function showRun(id) {
     el("dt", {}, "phase"), el("dd", {}, s.phase ?? "-"),
     el("dt", {}, "lock"), el("dd", {}, s.lockHolder ?? "free"),
     el("dt", {}, "updated"), el("dd", {}, s.updatedAt ?? "-"),
-    el("dt", {}, "pending"), el("dd", { id: "pending" }, run.pending ? `${run.pending.signal}: ${run.pending.reason}` : "none"));
+    el("dt", {}, "pending"), el("dd", { id: "pending" }, run.pending ? `${run.pending.signal}: ${run.pending.reason}` : "none"),
+    run.budget ? [el("dt", {}, "budget"), el("dd", { id: "budget" }, run.budget.text)] : "");
   const actions = el("p", { id: "actions" }, actionsFor(run).map((a) => [el("button", { "data-action": a, onclick: () => confirmAction(id, a) }, a), " "]));
   const diagram = run.diagram
     ? el("section", { id: "diagram" }, el("h3", {}, `Workflow: ${run.diagram.name}`), drawNodes(run.diagram.nodes, run.diagram.current, run.diagram.loopable))

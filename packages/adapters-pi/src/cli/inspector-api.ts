@@ -7,6 +7,7 @@ import { migrateState } from "@phasekit/core";
 import { loadDefinitionFolders } from "../definitions/folders.js";
 import { controlRun, type ControlAction } from "./control-actions.js";
 import { buildDiagram, toMermaid } from "./diagram.js";
+import { budgetLine, budgetView } from "./budget-view.js";
 import { stepPayload, withRunHistory } from "./history-view.js";
 import { holderLive, locateRun, runDetail, runJournal, type Roots } from "./run-view.js";
 import { stepVerdict } from "./step-verdict.js";
@@ -52,6 +53,7 @@ export async function runPage(o: ApiContext, id: string, window: StepWindow = {}
     }),
   );
   const journal = await part(async () => runJournal(location, o.roots));
+  const budget = await part(async () => budgetView(detail.summary.runDir, detail.metadata?.createdAt, detail.metadata?.state, o.defDirs.length === 0 ? null : loadDefinitionFolders(o.defDirs).registry, o.now().getTime()));
   return {
     schema: "phasekit.inspector-run/2",
     summary: detail.summary,
@@ -61,6 +63,7 @@ export async function runPage(o: ApiContext, id: string, window: StepWindow = {}
     stepsPage: { offset, limit, total },
     stepsError: detail.stepsError ?? (steps.ok ? null : steps.error),
     diagram: diagramOf(o, detail.metadata?.state),
+    budget: budget.ok && budget.value !== null ? { ...budget.value, text: budgetLine(budget.value) } : null,
     journal: journal.ok ? withSentences(journal.value) : [],
     journalError: journal.ok ? null : journal.error,
   };

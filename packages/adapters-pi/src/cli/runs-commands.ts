@@ -11,6 +11,7 @@ import { stepPayload } from "./history-view.js";
 import { holderLive, listRuns, locateRun, runDetail, runJournal, stillGoing, type Roots, type RunDetail, type RunSummary } from "./run-view.js";
 import { loadDefinitionFolders } from "../definitions/folders.js";
 import { readPinIn } from "../run/definitions-pin.js";
+import { budgetLine, budgetView, type BudgetView } from "./budget-view.js";
 import { definitionsLines, definitionsView, storePin, type DefinitionsView } from "./definitions-view.js";
 import { storeAt } from "./store-runs.js";
 
@@ -51,10 +52,11 @@ export function registerRunCommands(program: Command, io: CliIo): void {
       // The definitions the run is pinned to against the folders' (the position is read in the pinned ones).
       const defs = await definitionsView({ rawState: detail.metadata?.state, defDirs: c.defDirs, readPin: async (s) => (c.roots.store === undefined ? readPinIn(detail.summary.runDir, s) : storePin(await storeAt(c.roots.store, c.roots.repoRoot), detail.summary.id, s)), now: io.now().getTime() });
       const position = positionOf(detail, c.defDirs, defs.registry);
-      const doc = { ...detail, position, definitions: defs.view };
+      const budget = await budgetView(detail.summary.runDir, detail.metadata?.createdAt, detail.metadata?.state, defs.registry ?? null, io.now().getTime());
+      const doc = { ...detail, position, definitions: defs.view, budget };
       if (fields !== undefined) return printJson(io, JSON_SCHEMAS.show, pick(doc, fields));
       if (c.json) return printJson(io, JSON_SCHEMAS.show, doc);
-      io.stdout.write(showText(detail, position, defs.view));
+      io.stdout.write(showText(detail, position, defs.view, budget));
     });
 
   program
@@ -109,7 +111,7 @@ async function showStep(io: CliIo, json: boolean, roots: Roots, location: RunLoc
 }
 
 const LIST_FIELDS = ["id", "runDir", "status", "ownerTool", "phase", "currentStep", "lastStep", "createdAt", "updatedAt", "ageMs", "lockHolder", "lockStale", "error"] as const satisfies readonly (keyof RunSummary)[];
-const SHOW_FIELDS = ["summary", "metadata", "steps", "pending", "position", "definitions"] as const;
+const SHOW_FIELDS = ["summary", "metadata", "steps", "pending", "position", "definitions", "budget"] as const;
 
 function fieldList(value: string): string[] {
   return value.split(",").map((f) => f.trim()).filter((f) => f !== "");
@@ -169,7 +171,7 @@ export function positionOf(detail: RunDetail, defDirs: readonly string[], regist
   return { ...base, statusLine: line?.ok === true ? line.text : null, unresolved: line?.ok === false ? line.error.message : null };
 }
 
-function showText(d: RunDetail, position: Position | null, defs: DefinitionsView | null): string {
+function showText(d: RunDetail, position: Position | null, defs: DefinitionsView | null, budget: BudgetView | null): string {
   const s = d.summary;
   const m = d.metadata;
   const lines = [`run ${s.id}  ${s.runDir}`];
@@ -193,6 +195,7 @@ function showText(d: RunDetail, position: Position | null, defs: DefinitionsView
     kv("defs", first ?? "");
     lines.push(...rest.map((l) => `${" ".repeat(11)}${l}`));
   }
+  if (budget !== null) kv("budget", budgetLine(budget));
   if (d.pending) kv("pending", `${d.pending.signal} requested at ${d.pending.requestedAt} by pid ${d.pending.requestedBy.pid}: ${d.pending.reason}`);
   if (d.stepsError !== null) lines.push(`  steps    cannot be read: ${d.stepsError.message}`);
   else if (d.steps.length === 0) lines.push("  steps    none yet");

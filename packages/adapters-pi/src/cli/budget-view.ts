@@ -1,0 +1,72 @@
+/**
+ * A run's budgets as `phasekit show` and the inspector show them: what the run spent (`ctx.budget` spends are
+ * entries of its history holding the running total; wall time since the run was created) against the limits its
+ * definitions declare (the workflow's and the current phase's), judged by core (`judgeControls`). A pi run counts
+ * in its session, not in its store, so only the limits are known here for one.
+ */
+import { judgeControls, migrateState, NO_USAGE, resolveActive, type BudgetKey, type Budgets, type BudgetUsage, type WorkflowRegistry } from "@phasekit/core";
+import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+import { readRunLog } from "../store/run-log/reader.js";
+
+/** The budget part of `phasekit.show/1` (null when the run declares no limit and spent nothing). */
+export interface BudgetView {
+  /** What `ctx.budget` recorded (null: no spend in the run's history, e.g. a pi run), wall time included. */
+  used: BudgetUsage | null;
+  /** The limits the run's definitions declare now, for the workflow and the current phase. */
+  limits: { workflow: Budgets | null; phase: Budgets | null };
+  /** What is left of the workflow's limits given `used` (null when nothing was recorded). */
+  left: Partial<Record<BudgetKey, number>> | null;
+  /** Core's reason when a workflow budget is used up. */
+  exhausted: string | null;
+}
+
+const SPEND = new RegExp(`^${RESERVED_STEP_PREFIX}budget#(\\d+)$`, "u");
+
+/** The latest running total of `ctx.budget` spends in the run log of `runDir`, if any. */
+async function spent(runDir: string): Promise<Omit<BudgetUsage, "wallTimeMs"> | null> {
+  const view = await readRunLog(runDir).catch(() => null);
+  if (view === null) return null;
+  try {
+    let best: { n: number; text: string | undefined } | null = null;
+    for (const e of view.entries()) {
+      const m = SPEND.exec(e.key);
+      if (m === null || e.status !== "completed") continue;
+      const n = Number(m[1]);
+      if (best === null || n > best.n) best = { n, text: await view.outputText(e) };
+    }
+    if (best?.text === undefined) return null;
+    const t = JSON.parse(best.text) as Partial<Record<"turns" | "toolCalls" | "tokens" | "cost", number>>;
+    return { turns: t.turns ?? 0, toolCalls: t.toolCalls ?? 0, tokens: t.tokens ?? 0, cost: t.cost ?? 0 };
+  } finally {
+    view.close();
+  }
+}
+
+/** The budgets of the run in `runDir` (created at `createdAt`, carrying `rawState`), with `registry`'s definitions. */
+export async function budgetView(runDir: string, createdAt: string | undefined, rawState: unknown, registry: WorkflowRegistry | null, nowMs: number): Promise<BudgetView | null> {
+  const s = await spent(runDir);
+  const used = s === null ? null : { ...s, wallTimeMs: Math.max(0, nowMs - Date.parse(createdAt ?? "")) || 0 };
+  const state = rawState === undefined ? null : migrateState(rawState);
+  const resolved = registry !== null && state?.ok ? resolveActive(registry, state.state) : null;
+  const active = resolved?.ok ? resolved.active : null;
+  const limits = { workflow: (active?.definition.budgets as Budgets | undefined) ?? null, phase: (active?.phase.budgets as Budgets | undefined) ?? null };
+  if (used === null && limits.workflow === null && limits.phase === null) return null;
+  const j = active === null || used === null ? null : judgeControls(active, { workflowUsed: used, phaseUsed: NO_USAGE });
+  const verdict = j?.ok ? j.judgement.budget.workflow : null;
+  return { used, limits, left: verdict?.left ?? null, exhausted: verdict?.exhausted ? verdict.reason : null };
+}
+
+/** The budget line of `show`'s text. */
+export function budgetLine(b: BudgetView): string {
+  const parts: string[] = [];
+  if (b.used !== null) parts.push(`used ${b.used.turns} turns, ${b.used.toolCalls} tool calls, ${b.used.tokens} tokens, cost ${b.used.cost}`);
+  else parts.push("used: counted where the run runs (a pi session)");
+  const lim = (x: Budgets | null) => (x === null ? null : Object.entries(x).filter(([k]) => k !== "onExhausted").map(([k, v]) => `${String(v)} ${k}`).join(", "));
+  const w = lim(b.limits.workflow);
+  const p = lim(b.limits.phase);
+  if (w) parts.push(`workflow limits ${w}`);
+  if (p) parts.push(`phase limits ${p}`);
+  if (b.left !== null && Object.keys(b.left).length > 0) parts.push(`left ${Object.entries(b.left).map(([k, v]) => `${v} ${k}`).join(", ")}`);
+  if (b.exhausted !== null) parts.push(b.exhausted);
+  return parts.join("; ");
+}
