@@ -152,8 +152,12 @@ describe("forkRun (file store, real processes)", () => {
     expect(existsSync(path.join(repo, "ai_plan", "f2"))).toBe(false);
     const listed = await createFsPlanStore({ repoRoot: repo }).list();
     expect(listed.map((r) => r.slug)).toEqual(["src"]);
+    // What the killed fork left is a hidden folder, never a run; the next fork removes it (its process is gone).
+    const hidden = () => readdirSync(path.join(repo, "ai_plan")).filter((n) => n.startsWith(".fork-"));
+    expect(hidden()).toEqual([expect.stringMatching(new RegExp(`^\\.fork-f2-${child.proc.pid}-[0-9a-f]{8}$`))]);
     // The same fork again completes, and its resume reruns only d and e.
     await forkRun({ repoRoot: repo, target: "src", at: "d", id: "f2" });
+    expect(hidden()).toEqual([]);
     expect(await runChild(repo, "f2")).toMatchObject({ status: "completed", result: FINAL });
     expect(effects(repo)).toEqual(["a", "b", "c", "d", "e", "d", "e"]);
   });

@@ -145,7 +145,8 @@ export async function cleanTempFiles(dir: string, options: CleanTempOptions = {}
   return removed;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` runs on this host (EPERM: it does, as another user); the rule behind temp-file cleanup. */
+export function isAlive(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);

@@ -7,8 +7,8 @@
  */
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { mkdir, rename, rm } from "node:fs/promises";
-import { syncDir } from "../io/atomic-write.js";
+import { mkdir, readdir, rename, rm } from "node:fs/promises";
+import { isAlive, syncDir } from "../io/atomic-write.js";
 import { nodeFs } from "../io/fs-port.js";
 import type { JsonValue } from "../io/plain-json.js";
 import { validateSlug } from "../io/plan-paths.js";
@@ -65,8 +65,10 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkRunResult> {
     if (!meta.ok) throw meta.error;
     if (meta.metadata === null) throw fail("NOT_FOUND", `run ${source} has no metadata to fork.`, { value: source });
     const copied = stepsBefore(view.entries(), options.at, source);
+    await cleanDeadForks(planRoot);
     const slug = await newSlug(planRoot, options.id);
-    const temp = path.join(planRoot, `${FORK_TEMP_PREFIX}${slug}-${randomBytes(4).toString("hex")}`);
+    // The pid in the name lets a later fork tell a dead fork's folder from a live one's (cleanDeadForks).
+    const temp = path.join(planRoot, `${FORK_TEMP_PREFIX}${slug}-${process.pid}-${randomBytes(4).toString("hex")}`);
     await mkdir(temp, { mode: 0o700 });
     try {
       await copyHistory(view, copied, temp, slug, { source, at: options.at }, meta.metadata, options, now);
@@ -114,6 +116,15 @@ async function copyHistory(
     await log.event(JOURNAL_EVENT, journalEventData({ generation: written.metadata.generation, at, event: FORKED_EVENT, data }));
   } finally {
     await log.close();
+  }
+}
+
+/** Removes the hidden folders of forks whose process is gone (killed mid-fork): they were never runs. */
+async function cleanDeadForks(planRoot: string): Promise<void> {
+  const names = await readdir(planRoot).catch(() => [] as string[]);
+  for (const name of names) {
+    const m = /^\.fork-.+-(\d+)-[0-9a-f]{8}$/.exec(name);
+    if (m !== null && !isAlive(Number(m[1]))) await rm(path.join(planRoot, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
