@@ -54,9 +54,12 @@ export function registerRunCommands(program: Command, io: CliIo): void {
       const position = positionOf(detail, c.defDirs, defs.registry);
       const budget = await budgetView(detail.summary.runDir, detail.metadata?.createdAt, detail.metadata?.state, defs.registry ?? null, io.now().getTime());
       const doc = { ...detail, position, definitions: defs.view, budget };
-      if (fields !== undefined) return printJson(io, JSON_SCHEMAS.show, pick(doc, fields));
-      if (c.json) return printJson(io, JSON_SCHEMAS.show, doc);
-      io.stdout.write(showText(detail, position, defs.view, budget));
+      if (fields !== undefined) printJson(io, JSON_SCHEMAS.show, pick(doc, fields));
+      else if (c.json) printJson(io, JSON_SCHEMAS.show, doc);
+      else io.stdout.write(showText(detail, position, defs.view, budget));
+      // What could be read is shown; the run itself could not be, and the exit code says so (as journal's does).
+      const unreadable = detail.summary.error;
+      if (unreadable !== null) throw new CliFailure({ code: unreadable.code, message: `run ${detail.summary.id} cannot be read: ${plainMessage(unreadable.message)}` }, EXIT.failed);
     });
 
   program

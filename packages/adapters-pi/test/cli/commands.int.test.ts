@@ -281,14 +281,15 @@ describe("changing runs", () => {
     expect(r.stdout).toMatch(/running → completed/);
   });
 
-  it("a corrupt workflow.json is named with its byte offset: list marks the run unreadable, show and state show say where", async () => {
+  it("a corrupt workflow.json is named with its byte offset: list marks the run unreadable, show and state show say where and exit 1", async () => {
     const file = path.join(fx.repo, "ai_plan", "done", "workflow.json");
     writeFileSync(file, '{"schemaVersion": 1, "slug": "done",, }');
     const list = json<{ runs: Run[] }>((await at("list", "--json")).stdout, "phasekit.list/1");
     expect(list.runs.find((r) => r.id === "done")).toMatchObject({ status: "unreadable", error: { code: "CORRUPT_FILE" } });
     const show = await at("show", "done");
-    expect(show.code).toBe(0);
+    expect(show.code).toBe(1);
     expect(show.stdout).toContain(`${file} is corrupt at byte 36`);
+    expect(show.stderr).toContain("run done cannot be read");
     const state = await at("state", "show", "done");
     expect(state.code).toBe(1);
     expect(state.stderr).toContain(`${file} is corrupt at byte 36`);
