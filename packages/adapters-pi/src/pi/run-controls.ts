@@ -188,6 +188,8 @@ function showBudget(ctx: PiContext, workflowLeft: Partial<Record<string, number>
   const parts = [...Object.entries(workflowLeft).map(([k, v]) => `${v} ${k}`), ...Object.entries(phaseLeft).map(([k, v]) => `${v} ${k} (phase)`)];
   try {
     ctx.ui.setStatus(BUDGET_STATUS_KEY, parts.length === 0 ? undefined : `budget left: ${parts.join(", ")}`);
+    // The widget says the same under the editor, one quantity a line, for hosts that show widgets and not status.
+    if (ctx.hasUI) ctx.ui.setWidget(BUDGET_STATUS_KEY, parts.length === 0 ? undefined : ["Budget left:", ...parts.map((p) => `  ${p}`)], { placement: "belowEditor" });
   } catch {
     // a stale ctx (session replaced): the next event shows it
   }

@@ -38,6 +38,7 @@ describe("pi: an exhausted budget", () => {
   it("pause: /workflow-resume <id> turns=4 raises the budget and the run goes on until the raised limit", async () => {
     const pi = await started("pause");
     await turn(pi);
+    expect(pi.widgets.get("workflow-budget")).toEqual(["Budget left:", "  1 turns"]);
     await turn(pi);
     expect(status(pi)?.status).toBe("paused");
     expect(pi.notices.at(-1)?.text).toContain("the workflow Budgeted's budget of 2 turns is used up (2 used)");
