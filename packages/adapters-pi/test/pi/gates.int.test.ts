@@ -127,6 +127,29 @@ describe.each(HOSTS)("pi $name (real CLI): budgets, loops, gates", ({ get }) => 
     }
   }, 120_000);
 
+  it("an approve gate is decided in pi with /workflow-approve: select Approve, type the payload, the run goes on", async () => {
+    const s = await scene(host);
+    try {
+      fs.writeFileSync(path.join(s.cwd, "done.txt"), "built\n");
+      s.model.push({ tool: "workflow_step", args: { action: "next" } }, { tool: "workflow_step", args: { action: "next" } }, { text: "Waiting for approval." });
+      s.pi.send({ type: "prompt", message: "/workflow gated Ship the thing" });
+      await s.model.waitForRequests(3);
+      expect(tailOf(s.model, 2)).toContain("A person approves in pi with /workflow-approve");
+      s.model.push({ tool: "workflow_step", args: { action: "next" } }, { text: "Shipped." });
+      s.pi.send({ type: "prompt", message: "/workflow-approve" });
+      const select = await s.pi.waitFor((l) => l["method"] === "select", 20_000, "the approve dialog");
+      expect(select["options"]).toEqual(["Approve", "Reject"]);
+      s.pi.send({ type: "extension_ui_response", id: select["id"], value: "Approve" });
+      const input = await s.pi.waitFor((l) => l["method"] === "input", 20_000, "the payload dialog");
+      s.pi.send({ type: "extension_ui_response", id: input["id"], value: '{"channel":"stable"}' });
+      await s.model.waitForRequests(5);
+      expect(tailOf(s.model, 4)).toContain("Ship → DONE");
+      expect(states(s.sessionDir).at(-1)?.status).toBe("completed");
+    } finally {
+      await close(s);
+    }
+  }, 120_000);
+
   it("the same tool call 3 times in a row pauses the run, naming the call", async () => {
     const s = await scene(host);
     try {
