@@ -120,6 +120,7 @@ const ADAPTERS = [
   "parseRunState",
   "parseVerifierVerdict",
   "readRunStateFrom",
+  "recoverRuns",
   "requestApproval",
   "requestPause",
   "requestStop",

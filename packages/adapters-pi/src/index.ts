@@ -10,6 +10,9 @@ export { runWorkflow } from "./run/run-workflow.js";
 export type { RunWorkflowOptions, RunResult, RunStatus, ResumePromptInfo, RunCleanupInfo } from "./run/options.js";
 export type { DefinitionsChange, OnDefinitionsChanged } from "./run/definitions-change.js";
 export type { DefinitionsChoice } from "./run/definitions-review.js";
+// Recovery at start: resume the runs a dead process left running.
+export { recoverRuns } from "./run/recover-runs.js";
+export type { RecoverRunsOptions, RecoveredRun } from "./run/recover-runs.js";
 // Watching a run from code: its history as typed events, as they happen.
 export { watchRun } from "./cli/watch-run.js";
 export type { WatchRunOptions, RunEvent, RunJournalEvent } from "./cli/watch-run.js";
