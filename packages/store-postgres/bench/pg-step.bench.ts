@@ -98,7 +98,7 @@ export const suite: BenchSuite = {
       const fsNs = median(perRound.fs!);
       const rate = (c: number): number => median(rates[c]!);
       return [
-        { subject: "pg step miss (1 KB output)", baseline: "bare INSERT + COMMIT", subjectNs: pgNs, baselineNs: bareNs, goal: "≤ 1.5× (issue 20; not met: docs/postgres.md, Not yet)" },
+        { subject: "pg step miss (1 KB output)", baseline: "bare INSERT + COMMIT", subjectNs: pgNs, baselineNs: bareNs, goal: "≤ 1.5× (not met: docs/postgres.md, Not yet)" },
         { subject: "pg step miss (1 KB output)", baseline: "fs store step miss", subjectNs: pgNs, baselineNs: fsNs, goal: "report" },
         ...levels.map(
           (c): BenchRow => ({
