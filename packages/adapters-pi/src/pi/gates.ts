@@ -33,8 +33,23 @@ export type GateCheck =
   | { refused?: undefined; route?: undefined; passed?: () => Promise<void>; /** The approval that passed the gate (its checked payload). */ approval?: { data: unknown } }
   | { refused?: undefined; route: GateOutcome; reason: string; done: () => Promise<void> };
 
-/** Whether the current phase may be left now. */
+/** The status-bar key that says who an open gate waits for. */
+export const GATE_STATUS_KEY = "workflow-gate";
+
+/** Whether the current phase may be left now; the status bar says who an open gate waits for. */
 export async function checkGates(rt: Runtime, ctx: PiContext, signal?: AbortSignal): Promise<GateCheck> {
+  const check = await judgeGates(rt, ctx, signal);
+  const a = active(rt.state, rt.registry);
+  const text = check.refused === undefined ? undefined : check.refused.includes("waits for a person's approval") ? `⏸ ${a?.phase.name ?? "phase"} waits for a person's approval (/workflow-approve)` : `✗ ${a?.phase.name ?? "phase"}: a gate holds it (the agent fixes it)`;
+  try {
+    ctx.ui.setStatus(GATE_STATUS_KEY, text);
+  } catch {
+    // a stale ctx (session replaced): the next check shows it
+  }
+  return check;
+}
+
+async function judgeGates(rt: Runtime, ctx: PiContext, signal?: AbortSignal): Promise<GateCheck> {
   const a = active(rt.state, rt.registry);
   const gates = a?.phase.gates;
   if (a === null || gates === undefined) return {};

@@ -135,6 +135,7 @@ describe.each(HOSTS)("pi $name (real CLI): budgets, loops, gates", ({ get }) => 
       s.pi.send({ type: "prompt", message: "/workflow gated Ship the thing" });
       await s.model.waitForRequests(3);
       expect(tailOf(s.model, 2)).toContain("A person approves in pi with /workflow-approve");
+      expect(s.pi.statuses("workflow-gate").at(-1)).toBe("⏸ Ship waits for a person's approval (/workflow-approve)");
       s.model.push({ tool: "workflow_step", args: { action: "next" } }, { text: "Shipped." });
       s.pi.send({ type: "prompt", message: "/workflow-approve" });
       const select = await s.pi.waitFor((l) => l["method"] === "select", 20_000, "the approve dialog");
@@ -145,6 +146,7 @@ describe.each(HOSTS)("pi $name (real CLI): budgets, loops, gates", ({ get }) => 
       await s.model.waitForRequests(5);
       expect(tailOf(s.model, 4)).toContain("Ship → DONE");
       expect(states(s.sessionDir).at(-1)?.status).toBe("completed");
+      expect(s.pi.statuses("workflow-gate").at(-1)).toBeUndefined();
     } finally {
       await close(s);
     }
