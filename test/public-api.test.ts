@@ -9,6 +9,7 @@ import * as storeKit from "@phasekit/adapters-pi/store-kit";
 import * as planFolder from "@phasekit/adapters-pi/plan-folder";
 import * as pi from "@phasekit/adapters-pi/pi";
 import * as testing from "@phasekit/adapters-pi/testing";
+import * as otel from "@phasekit/adapters-pi/otel";
 import { describe, expect, it } from "vitest";
 
 const CORE = [
@@ -229,9 +230,13 @@ const PI = [
   "summariesOf",
 ];
 
+const OTEL = ["traceRun"];
 const TESTING = ["contentText", "createFakePi", "createMemoryPlanStore", "resultText", "startScriptedModel"];
 
 describe("public API", () => {
+  it("@phasekit/adapters-pi/otel exports exactly the documented names", () => {
+    expect(Object.keys(otel).sort()).toEqual(OTEL);
+  });
   it("@phasekit/adapters-pi/testing exports exactly the documented names", () => {
     expect(Object.keys(testing).sort()).toEqual(TESTING);
   });
@@ -251,11 +256,11 @@ describe("public API", () => {
     expect(Object.keys(planFolder).sort()).toEqual(PLAN_FOLDER);
   });
   it("no name is exported from two entry points of @phasekit/adapters-pi", () => {
-    const all = [...ADAPTERS, ...STORE_KIT, ...PLAN_FOLDER, ...TESTING];
+    const all = [...ADAPTERS, ...STORE_KIT, ...PLAN_FOLDER, ...TESTING, ...OTEL];
     expect(all.length).toBe(new Set(all).size);
   });
   it("every export is defined (no re-export of a missing name)", () => {
-    const entries = [core, adapters, storeKit, planFolder, pi, testing].flatMap((m) => Object.entries(m));
+    const entries = [core, adapters, storeKit, planFolder, pi, testing, otel].flatMap((m) => Object.entries(m));
     for (const [name, value] of entries) expect(value, name).toBeDefined();
   });
 });
