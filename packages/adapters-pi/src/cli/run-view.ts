@@ -4,10 +4,10 @@
  * reader), never by parsing files itself, so a change of the on-disk format changes this file at most.
  */
 import path from "node:path";
-import { isFinished, workflowError, type WorkflowStatus } from "@phasekit/core";
+import { isFinished, workflowError } from "@phasekit/core";
 import { describeHolder } from "../lock/holder.js";
 import { judgeLiveness, type Liveness } from "../lock/liveness.js";
-import { readControlRequest, type ControlRequest } from "../store/control-signals.js";
+import { readControlRequest } from "../store/control-signals.js";
 import { resolveRunTarget, type RunLocation } from "../run/target.js";
 import type { StepRecord } from "../store/checkpoint-log.js";
 import { readRunSteps, stepFacts } from "../store/run-steps.js";
@@ -15,62 +15,10 @@ import type { JournalEntry } from "../store/journal.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
 import type { StoreLeaseView } from "../store/plan-store-port.js";
-import type { StoreUrl } from "../store/store-url.js";
 import { locateStoreRun, storeAt, storeLease, storeStepRecords } from "./store-runs.js";
 
-/** Where the CLI looks for runs: the plan folder of a repository, or a store named by URL (`--store`). */
-export interface Roots {
-  repoRoot: string;
-  planRoot?: string;
-  /** Given, runs are read from and written to this store instead of the plan folder. */
-  store?: StoreUrl;
-}
-
-/** A run's status as shown: the stored one, or `crashed` for a `running` run whose lock holder is gone. */
-export type ShownStatus = WorkflowStatus | "crashed" | "unreadable" | "new";
-
-/** One row of `list` (and the inspector's table). */
-export interface RunSummary {
-  id: string;
-  runDir: string;
-  status: ShownStatus;
-  ownerTool: string | null;
-  phase: string | null;
-  currentStep: string | null;
-  lastStep: string | null;
-  createdAt: string | null;
-  updatedAt: string | null;
-  ageMs: number | null;
-  /** The lock holder in one line, null when the lock is free. */
-  lockHolder: string | null;
-  lockStale: boolean;
-  /** Why the run could not be read (status `unreadable`). */
-  error: { code: string; message: string } | null;
-}
-
-/** One step of a run as `show` prints it. */
-export interface StepView {
-  stepId: string;
-  /** `in-flight` while its runner holds the lock; `interrupted` when the runner died mid-step. */
-  status: "completed" | "failed" | "in-flight" | "interrupted";
-  attempt: number;
-  startedAt: string;
-  finishedAt: string | null;
-  durationMs: number | null;
-  inputFingerprint: string;
-  outputFingerprint: string | null;
-  error: string | null;
-}
-
-/** Everything `show` and the inspector need about one run. */
-export interface RunDetail {
-  summary: RunSummary;
-  metadata: WorkflowMetadata | null;
-  steps: StepView[];
-  /** Why the steps could not be read (a damaged history): the rest of the run is still shown. */
-  stepsError: { code: string; message: string } | null;
-  pending: ControlRequest | null;
-}
+export type { Roots, ShownStatus, RunSummary, StepView, RunDetail } from "./run-types.js";
+import type { Roots, ShownStatus, RunSummary, StepView, RunDetail } from "./run-types.js";
 
 /** A store over the plan root of `roots`. */
 export function storeOf(roots: Roots): PlanStore {

@@ -6,7 +6,30 @@
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
+import type { PlanStore } from "../store/plan-store-port.js";
 import { dispatchKey, WORKFLOW_BASE_KEY } from "./dispatch-record.js";
+import type { PlanRootsOptions } from "./target.js";
+
+/** Which run to fork, before which step, and the new run's id (default: a fresh one). */
+export type ForkRunOptions = (PlanRootsOptions | { store: PlanStore }) & {
+  target: string;
+  /** The first step key the fork runs itself (an id, or `id#n`), as `phasekit show` lists it. */
+  at: string;
+  id?: string;
+  /** The tool named as the fork's current tool (default "phasekit fork"). */
+  tool?: string;
+  now?: () => Date;
+  /** Test hook: called after each step copied into the fork (before the rename). */
+  onCopied?: (key: string) => void | Promise<void>;
+};
+
+/** What forkRun made: the new run, where it came from, and the step keys it reuses. */
+export interface ForkRunResult {
+  slug: string;
+  runDir: string;
+  from: { slug: string; at: string };
+  copied: string[];
+}
 
 /** The event name, in a fork's history and journal, that says where it came from. */
 export const FORKED_EVENT = "forked";

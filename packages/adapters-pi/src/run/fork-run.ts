@@ -21,35 +21,13 @@ import { readRunLog, type RunLogView } from "../store/run-log/reader.js";
 import type { StepEntry } from "../store/run-log/run-index.js";
 import { forkError as fail, forkMetadata, ForkState, stepsBefore, taken, unreadableOutput } from "./fork-parts.js";
 import { forkInStore } from "./fork-store.js";
-import type { PlanStore } from "../store/plan-store-port.js";
 import { generateRunId } from "./id.js";
-import { resolveRunTarget, type PlanRootsOptions } from "./target.js";
+import { resolveRunTarget } from "./target.js";
 
-import { FORKED_EVENT } from "./fork-parts.js";
-export { FORKED_EVENT };
+import { FORKED_EVENT, type ForkRunOptions, type ForkRunResult } from "./fork-parts.js";
+export { FORKED_EVENT, type ForkRunOptions, type ForkRunResult };
 /** Hidden folders of the plan root that hold a fork being built (never a run: slugs cannot start with a dot). */
 export const FORK_TEMP_PREFIX = ".fork-";
-
-/** Which run to fork, before which step, and the new run's id (default: a fresh one). */
-export type ForkRunOptions = (PlanRootsOptions | { store: PlanStore }) & {
-  target: string;
-  /** The first step key the fork runs itself (an id, or `id#n`), as `phasekit show` lists it. */
-  at: string;
-  id?: string;
-  /** The tool named as the fork's current tool (default "phasekit fork"). */
-  tool?: string;
-  now?: () => Date;
-  /** Test hook: called after each step copied into the fork (before the rename). */
-  onCopied?: (key: string) => void | Promise<void>;
-};
-
-/** What forkRun made: the new run, where it came from, and the step keys it reuses. */
-export interface ForkRunResult {
-  slug: string;
-  runDir: string;
-  from: { slug: string; at: string };
-  copied: string[];
-}
 
 /** Makes a new run holding run `target`'s history up to (not including) step `at`; the source is untouched. */
 export async function forkRun(options: ForkRunOptions): Promise<ForkRunResult> {
