@@ -3,7 +3,10 @@
  * in a row (default 3, DEFAULT_PROGRESS) pauses the run before its next attempt, with core's reason naming the
  * step; a resume gives it fresh tries. Another input, or a success in between, does not count.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadDefinitionFolders } from "../src/definitions/folders.js";
 import { runWorkflow, type RunContext } from "@phasekit/adapters-pi";
 import { metadataOn, useTempRepos } from "./helpers/temp-repos.js";
 
@@ -58,5 +61,26 @@ describe("runWorkflow: the same step failing", () => {
       return "went on";
     });
     expect(run.status).toBe("completed");
+  });
+});
+
+describe("runWorkflow: the same step failing, with a phase's own threshold", () => {
+  it("the current phase's sameStepFailures wins over the workflow's (as its budgets do)", async () => {
+    const root = repo();
+    const defs = path.join(root, "defs", "strict");
+    mkdirSync(defs, { recursive: true });
+    writeFileSync(path.join(defs, "workflow.yaml"), 'name: "Strict"\ndescription: "d"\nprogress:\n  sameStepFailures: 5\nphases:\n  - deploy.md\n');
+    writeFileSync(path.join(defs, "deploy.md"), "---\nid: deploy\nname: Deploy\nprogress:\n  sameStepFailures: 2\n---\nDeploy.\n");
+    const { registry } = loadDefinitionFolders([path.dirname(defs)]);
+    let calls = 0;
+    const run = await runWorkflow({ repoRoot: root, target: "strict", toolName: "t", maxAttempts: 10, workflow: { registry, workflowKey: "strict", taskDescription: "ship" } }, (ctx) =>
+      retryForever(ctx, { env: "prod" }, () => {
+        calls++;
+        throw new Error("connection refused");
+      }),
+    );
+    expect(run.status).toBe("paused");
+    expect(calls).toBe(2);
+    expect(JSON.stringify(run)).toContain('failed 2 times with the same input');
   });
 });

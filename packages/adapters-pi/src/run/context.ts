@@ -5,7 +5,7 @@
  */
 import { createStepRunner, type StepReport } from "./step-runner.js";
 import type { StepBody, StepOptions } from "./step-options.js";
-import type { WorkflowRegistry, WorkflowState } from "@phasekit/core";
+import { judgeControls, NO_USAGE, resolveActive, type ProgressThresholds, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import { persisted } from "./persisted.js";
 import { openWorkflowHandle, phaseOf, type HistoryEntries } from "./workflow-handle.js";
 import type { CheckpointStore } from "../store/checkpoint-port.js";
@@ -103,8 +103,8 @@ export async function createRunContext(deps: RunContextDeps): Promise<RunContext
     journal,
     pollMs: deps.waitPollMs,
   });
-  // The carried workflow's no-progress thresholds (DEFAULT_PROGRESS for the rest, and for runs without one).
-  const watchFailures = createStepFailureWatch(deps.workflow?.registry.workflows.get(deps.workflow.state.workflowKey)?.progress, `run ${deps.slug}`);
+  // The thresholds in force where the run is now: core's activeControls (phase over workflow over DEFAULT_PROGRESS).
+  const watchFailures = createStepFailureWatch(() => (workflow === null ? undefined : progressAt(workflow.registry, workflow.state())), `run ${deps.slug}`);
   const budget = createRunBudget(deps.budgets, deps.checkpoints, () => deps.clock().getTime(), Date.parse(io.meta().createdAt), `run ${deps.slug}`);
 
   const ctx: RunContext = {
@@ -166,4 +166,12 @@ function historyOver(checkpoints: CheckpointStore): HistoryEntries {
     },
     has: async (key) => (await checkpoints.record(key)) !== undefined,
   };
+}
+
+/** The no-progress thresholds of the phase `state` is at, merged by core (judgeControls → activeControls). */
+function progressAt(registry: WorkflowRegistry, state: WorkflowState): ProgressThresholds | undefined {
+  const resolved = resolveActive(registry, state);
+  if (!resolved.ok || resolved.active === null) return registry.workflows.get(state.workflowKey)?.progress;
+  const j = judgeControls(resolved.active, { workflowUsed: NO_USAGE, phaseUsed: NO_USAGE });
+  return j.ok ? j.judgement.controls.progress : undefined;
 }

@@ -1,6 +1,6 @@
 /**
  * No progress in a `runWorkflow` body: the same step (same id, same input) failing `sameStepFailures` times in a
- * row pauses the run before its next attempt, with core's reason naming the step (`judgeProgress`). Counted in
+ * row (the threshold in force when the step is called: the current phase's over its workflow's) pauses the run before its next attempt, with core's reason naming the step (`judgeProgress`). Counted in
  * this invocation: a person who resumes the paused run gives the step fresh tries (maxAttempts still bounds them
  * across resumes). The input is hashed only for ids that have failed, so the usual path costs nothing.
  */
@@ -11,14 +11,14 @@ import { fingerprint } from "../store/fingerprint.js";
 const NOT_A_FAILURE = new Set(["RUN_PAUSED", "RUN_STOPPED", "LOCK_LOST", "MAX_STEPS_REACHED", "MAX_ATTEMPTS_REACHED", "INVALID_OPTIONS"]);
 
 /** Wraps step calls: counts consecutive failures per id and input, and pauses at the threshold. */
-export function createStepFailureWatch(thresholds: ProgressThresholds | undefined, scope: string): <R>(id: string, input: unknown, call: () => Promise<R>) => Promise<R> {
+export function createStepFailureWatch(thresholds: () => ProgressThresholds | undefined, scope: string): <R>(id: string, input: unknown, call: () => Promise<R>) => Promise<R> {
   const failures = new Map<string, Map<string, number>>();
   return async (id, input, call) => {
     const byInput = failures.get(id);
     const fp = byInput === undefined ? undefined : fingerprint(input);
     const count = fp === undefined ? 0 : (byInput?.get(fp) ?? 0);
     if (count > 0) {
-      const j = judgeProgress(thresholds, { sameStepFailures: { stepId: id, count } });
+      const j = judgeProgress(thresholds(), { sameStepFailures: { stepId: id, count } });
       if (j.ok && j.verdict.stalled) {
         throw workflowError("run", "RUN_PAUSED", `${scope}: ${j.verdict.reason}: the run is paused.`, {
           reason: j.verdict.reason,
