@@ -106,7 +106,7 @@ describe("the run page", () => {
     expect((await get("/api/runs/sixty?stepOffset=-1")).status).toBe(400);
   });
 
-  it("a damaged history: the run is shown unreadable with its steps' error named, not a failed page (and `show` says so too)", async () => {
+  it("a damaged history: the run is shown unreadable with its steps' error named, not a failed page (and `show` says so too, exit 1)", async () => {
     await runWorkflow({ repoRoot: repo, target: "torn", toolName: "t", createReporter: quiet }, async (ctx) => ctx.step("a", {}, () => 1));
     const seg = path.join(repo, "ai_plan", "torn", "runlog", "0000000001.seg");
     // A line in the middle of the history that is not JSON: a damage no reader may take for a torn tail.
@@ -119,7 +119,7 @@ describe("the run page", () => {
     expect(r.body.stepsError).toMatchObject({ code: "CORRUPT_FILE", message: expect.stringContaining(seg) });
     expect(r.body.stepsError.message).not.toMatch(/^\[/);
     const show = await phasekitInProcess(["show", "torn", "--repo", repo]);
-    expect(show.code).toBe(0);
+    expect(show.code).toBe(1);
     expect(show.stdout).toContain(`steps    cannot be read: ${seg}`);
   });
 

@@ -43,9 +43,9 @@ describe("CLI readers and one hostile run", () => {
       const bad = rows.find((r) => r.id === "bad");
       expect(bad).toMatchObject({ status: "unreadable", error: { code: "FILE_TOO_LARGE" } });
       expect(bad?.error?.message).toContain(seg);
-      // show prints the run as unreadable with the typed error naming the file (as for a corrupt workflow.json).
+      // show prints the run as unreadable with the typed error naming the file (as for a corrupt workflow.json), exit 1.
       const show = await phasekitInProcess(["show", "bad", "--repo", root]);
-      expect(show.code).toBe(0);
+      expect(show.code).toBe(1);
       expect(show.stdout).not.toContain("completed");
       expect(show.stdout).toMatch(/status\s+unreadable/);
       expect(show.stdout).toContain("FILE_TOO_LARGE");
