@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runWorkflow, type RunResult } from "@phasekit/adapters-pi";
@@ -89,7 +89,9 @@ if (!started.ok) {
       expect(byId.get("done-1")).toMatchObject({ status: "completed", ownerTool: "builder", lastStep: "apply", lockHolder: null, runDir: `postgres:${namespace}/done-1` });
       expect(byId.get("failed-1")).toMatchObject({ status: "failed" });
       expect(byId.get("live-1")).toMatchObject({ status: "running", currentStep: "first" });
-      expect(byId.get("live-1")?.lockHolder).toMatch(/^tool builder \(pid \d+\), lease until /);
+      // The lease names the holder's machine as the fs lock's holder file does (one wording: describeOwner).
+      const lease = await store.readLease?.("live-1");
+      expect(byId.get("live-1")?.lockHolder).toBe(`tool builder (pid ${process.pid} on host ${hostname()}), lease until ${lease?.until}`);
       const text = await pg("list");
       expect(text.stdout).toMatch(/done-1\s+completed\s+builder/);
     });

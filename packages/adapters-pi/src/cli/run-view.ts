@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { isFinished, workflowError } from "@phasekit/core";
-import { describeHolder } from "../lock/holder.js";
+import { describeHolder, describeOwner } from "../lock/holder.js";
 import { judgeLiveness, type Liveness } from "../lock/liveness.js";
 import { readControlRequest } from "../store/control-signals.js";
 import { resolveRunTarget, type RunLocation } from "../run/target.js";
@@ -233,9 +233,7 @@ function lockOfFolder(lock: Liveness): LockSeen {
 /** A store's lease as shown: an expired lease nobody took is a dead holder, shown stale (it may still renew). */
 function lockOfLease(lease: StoreLeaseView | null): LockSeen {
   if (lease === null) return { verdict: "none", holder: "", stale: false };
-  const o = lease.owner;
-  const who = `tool ${o.tool}${o.pid === undefined ? "" : ` (pid ${o.pid}${o.host === undefined ? "" : ` on host ${o.host}`})`}, lease until ${lease.until}`;
-  return { verdict: lease.live ? "live" : "dead", holder: who, stale: !lease.live };
+  return { verdict: lease.live ? "live" : "dead", holder: `${describeOwner(lease.owner)}, lease until ${lease.until}`, stale: !lease.live };
 }
 
 /** A typed read error as shown (a foreign error is INTERNAL: never swallowed silently, always named). */

@@ -102,7 +102,12 @@ export function isHolderFileName(name: string): boolean {
 /** One line naming a holder for messages: `tool X (pid 12 on host h) since 2026-…`. */
 export function describeHolder(holder: LockHolder | null): string {
   if (holder === null) return "an unknown holder (its holder file is unreadable)";
-  return `tool ${holder.tool} (pid ${holder.pid} on host ${holder.host || "?"}) since ${holder.since}`;
+  return `${describeOwner(holder)} since ${holder.since}`;
+}
+
+/** A lock's owner in words, as every store's readers show it (the fs holder file, a PostgreSQL lease's owner). */
+export function describeOwner(owner: LockOwner): string {
+  return `tool ${owner.tool} (pid ${owner.pid ?? "?"} on host ${owner.host || "?"})`;
 }
 
 /** Parses holder-file text; null when it is not a valid holder record. */

@@ -13,6 +13,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LockOwner, ReleasePlanLockOutcome, StoreLock } from "@phasekit/adapters-pi";
 import { workflowError, type WorkflowError } from "@phasekit/core";
@@ -42,7 +43,8 @@ export interface AcquireLeaseOptions {
  */
 export async function acquireLease(db: Db, heartbeat: HeartbeatConnection, slug: string, options: AcquireLeaseOptions, onReleased: () => void): Promise<Lease> {
   const token = randomUUID();
-  const owner = { ...options.owner, pid: options.owner.pid ?? process.pid };
+  // The fs lock's holder file names its host; so does the lease, or a reader on another machine sees a bare pid.
+  const owner = { ...options.owner, pid: options.owner.pid ?? process.pid, host: options.owner.host ?? hostname() };
   for (let attempt = 0; ; attempt++) {
     const sent = performance.now();
     let epoch: number | undefined;
