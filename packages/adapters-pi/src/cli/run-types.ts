@@ -46,6 +46,8 @@ export interface StepView {
   inputFingerprint: string;
   outputFingerprint: string | null;
   error: string | null;
+  /** A rerun mark (`phasekit rerun --from`) supersedes this record: the step runs again at the run's next resume. */
+  superseded: boolean;
 }
 
 /** Everything `show` and the inspector need about one run. */

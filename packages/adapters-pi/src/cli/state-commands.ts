@@ -112,7 +112,10 @@ export function registerStateCommands(program: Command, io: CliIo): void {
         .finally(() => (bar.done(), c.roots.store === undefined ? store.close() : undefined));
       if (c.json) return printJson(io, JSON_SCHEMAS.gc, { dryRun: o.dryRun === true, removed: report.removed, kept: report.kept });
       const verb = o.dryRun === true ? "would remove" : "removed";
-      for (const r of report.removed) io.stdout.write(`${verb}  ${r.slug}  (${r.reason}, ${r.status ?? "?"}, updated ${r.updatedAt ?? "?"})\n`);
+      for (const r of report.removed) {
+        if (r.reason === "dead-fork") io.stdout.write(`${verb}  ${r.slug}  (dead-fork: the folder of a fork whose process is gone, never a run)\n`);
+        else io.stdout.write(`${verb}  ${r.slug}  (${r.reason}, ${r.status ?? "?"}, updated ${r.updatedAt ?? "?"})\n`);
+      }
       for (const k of report.kept) if (k.reason !== "within-limits") io.stdout.write(`kept  ${k.slug}  (${k.reason}${k.error ? `: ${k.error}` : ""})\n`);
       io.stdout.write(`${report.removed.length} ${verb}, ${report.kept.length} kept\n`);
     });

@@ -6,15 +6,15 @@
  * renamed into place when complete: a process killed mid-fork leaves no run that could resume half-copied.
  */
 import path from "node:path";
-import { randomBytes } from "node:crypto";
-import { mkdir, readdir, rename, rm } from "node:fs/promises";
-import { isAlive, syncDir } from "../io/atomic-write.js";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { syncDir } from "../io/atomic-write.js";
 import { nodeFs } from "../io/fs-port.js";
 import type { JsonValue } from "../io/plain-json.js";
 import { validateSlug } from "../io/plan-paths.js";
 import { writeMetadataWithLog, readRunMetadata } from "../store/log-metadata.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { METADATA_FILE } from "../store/plan-store-port.js";
+import { forkTempDir, removeDeadForks } from "../store/fork-leftovers.js";
 import { JOURNAL_EVENT, journalEventData } from "../store/journal-view.js";
 import { openRunLog } from "../store/run-log/run-log.js";
 import { readRunLog, type RunLogView } from "../store/run-log/reader.js";
@@ -26,8 +26,6 @@ import { resolveRunTarget } from "./target.js";
 
 import { FORKED_EVENT, type ForkRunOptions, type ForkRunResult } from "./fork-parts.js";
 export { FORKED_EVENT, type ForkRunOptions, type ForkRunResult };
-/** Hidden folders of the plan root that hold a fork being built (never a run: slugs cannot start with a dot). */
-export const FORK_TEMP_PREFIX = ".fork-";
 
 /** Makes a new run holding run `target`'s history up to (not including) step `at`; the source is untouched. */
 export async function forkRun(options: ForkRunOptions): Promise<ForkRunResult> {
@@ -43,10 +41,10 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkRunResult> {
     if (!meta.ok) throw meta.error;
     if (meta.metadata === null) throw fail("NOT_FOUND", `run ${source} has no metadata to fork.`, { value: source });
     const copied = stepsBefore(view.entries(), options.at, source);
-    await cleanDeadForks(planRoot);
+    await removeDeadForks(planRoot);
     const slug = await newSlug(planRoot, options.id);
-    // The pid in the name lets a later fork tell a dead fork's folder from a live one's (cleanDeadForks).
-    const temp = path.join(planRoot, `${FORK_TEMP_PREFIX}${slug}-${process.pid}-${randomBytes(4).toString("hex")}`);
+    // The pid in the name lets a later fork, and gc, tell a dead fork's folder from a live one's (fork-leftovers.ts).
+    const temp = forkTempDir(planRoot, slug);
     await mkdir(temp, { mode: 0o700 });
     try {
       await copyHistory(view, copied, temp, slug, { source, at: options.at }, meta.metadata, options, now);
@@ -94,15 +92,6 @@ async function copyHistory(
     await log.event(JOURNAL_EVENT, journalEventData({ generation: written.metadata.generation, at, event: FORKED_EVENT, data }));
   } finally {
     await log.close();
-  }
-}
-
-/** Removes the hidden folders of forks whose process is gone (killed mid-fork): they were never runs. */
-async function cleanDeadForks(planRoot: string): Promise<void> {
-  const names = await readdir(planRoot).catch(() => [] as string[]);
-  for (const name of names) {
-    const m = /^\.fork-.+-(\d+)-[0-9a-f]{8}$/.exec(name);
-    if (m !== null && !isAlive(Number(m[1]))) await rm(path.join(planRoot, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

@@ -5,7 +5,8 @@
  * can set it back to `completed` over a run that crashed while running. It never removes a running or paused
  * run, a folder whose lock is live, a folder without metadata or whose metadata or history cannot be read, or
  * anything that is not a run folder; each removal happens under the run's lock after a re-read, so a run
- * resumed meanwhile is spared.
+ * resumed meanwhile is spared. It also removes the hidden folder a fork killed mid-way left (never a run) once
+ * its process is gone, by the fork's own rule (fork-leftovers.ts); never one whose process is alive.
  */
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -15,6 +16,7 @@ import { DEFAULT_LOCK_STALE_MS } from "../lock/holder.js";
 import { judgeLiveness } from "../lock/liveness.js";
 import { acquirePlanLock } from "../lock/plan-lock.js";
 import { validateSlug } from "../io/plan-paths.js";
+import { deadForkFolders, removeDeadForks } from "./fork-leftovers.js";
 import { readRunMetadata } from "./log-metadata.js";
 import type { ReadMetadataResult } from "./metadata.js";
 import type { WorkflowMetadata } from "./metadata-schema.js";
@@ -39,12 +41,13 @@ export interface GcOptions {
 }
 
 /** Why a run folder was removed. */
-export type GcRemovedReason = "beyond-keep" | "older-than";
+export type GcRemovedReason = "beyond-keep" | "older-than" | "dead-fork";
 /** Why a folder was kept. */
 export type GcKeptReason = "active" | "locked" | "corrupt-metadata" | "no-metadata" | "not-a-run" | "within-limits" | "changed-meanwhile" | "remove-failed";
 
 /** One folder in the report. */
 export interface GcEntry<R extends string> {
+  /** The run's id; for `dead-fork`, the hidden folder's name. */
   slug: string;
   runDir: string;
   reason: R;
@@ -65,6 +68,11 @@ export async function gc(options: GcOptions): Promise<GcReport> {
   const o = checkOptions(options);
   const fs = options.fs ?? nodeFs;
   const report: GcReport = { removed: [], kept: [] };
+  // Not for one run (`rm`): a fork's leftover belongs to no run.
+  if (options.only === undefined) {
+    const leftovers = o.dryRun ? await deadForkFolders(o.planRoot) : await removeDeadForks(o.planRoot);
+    for (const name of leftovers) report.removed.push({ slug: name, runDir: path.join(o.planRoot, name), reason: "dead-fork" });
+  }
   const finished: Array<{ slug: string; runDir: string; metadata: WorkflowMetadata }> = [];
   for (const slug of await listFolders(fs, o.planRoot)) {
     if (options.only !== undefined && slug !== options.only) continue;
