@@ -7,6 +7,7 @@
 import { setImmediate as nextTick } from "node:timers";
 import type { WorkflowError } from "@phasekit/core";
 import type { ControlRequest, ControlSignal } from "../store/control-signals.js";
+import type { ControlRequestInput } from "../store/control-fs.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
 import { failed } from "./durable-failure.js";
@@ -62,6 +63,11 @@ export interface DurableRuns {
   pendingControl(signal?: ControlSignal): Promise<ControlRequest | null>;
   /** Clears a request this session honoured (only if it is still that very request). */
   clearControl(request: ControlRequest): Promise<void>;
+  /**
+   * Files a request for the held run through its store (`/workflow-approve`'s decision), under the store's one
+   * filing rule, as `phasekit approve` does; `failed` when no run is held or the store refuses (its message).
+   */
+  requestControl(signal: ControlSignal, input: ControlRequestInput): Promise<DurableResult<{ request: ControlRequest }>>;
 }
 
 const TOOL = "pi";
@@ -202,6 +208,12 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       await h.store.clearControl(h.slug, request).catch(() => undefined);
       await h.store.appendJournal(h.slug, { generation: h.generation ?? 0, at: new Date().toISOString(), event: `control-${request.signal}`, data: { reason: request.reason, by: "pi" } }).catch(() => undefined);
     },
+    async requestControl(signal, input) {
+      const h = held;
+      if (h === undefined) return { ok: false, kind: "failed", message: "[phasekit] this session holds no run." };
+      const r = await h.store.requestControl(h.slug, signal, input).catch((error: unknown) => ({ ok: false as const, error: error as WorkflowError }));
+      return r.ok ? { ok: true, request: r.request } : failed(h.store, h.slug, r.error, `could not file the ${signal} request in`);
+    },
     async savePin(state, data, now) {
       const h = held;
       if (!enabled || h === undefined || h.slug !== state.taskId) return { ok: true };
@@ -238,6 +250,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
     resume: (cwd, id) => serial(() => inner.resume(cwd, id)),
     pendingControl: (signal) => serial(() => inner.pendingControl(signal)),
     clearControl: (request) => serial(() => inner.clearControl(request)),
+    requestControl: (signal, input) => serial(() => inner.requestControl(signal, input)),
     savePin: (state, data, now) => serial(() => inner.savePin(state, data, now)),
     loadPin: (state, now) => serial(() => inner.loadPin(state, now)),
     release: () => serial(() => inner.release()),

@@ -2,11 +2,14 @@
  * Approval from pi itself: `/workflow-approve` lets the person at the keyboard decide an approve gate, with pi's
  * dialogs where the host has them (select approve / reject, then input for the payload or the reason), or inline:
  * `/workflow-approve {"channel":"beta"}`, `/workflow-approve reject <reason>`. The payload is checked against the
- * gate's schema here (core's `validateApproval`) and again by the gate. The decision is held by this pi process
- * for the phase it was made in; `phasekit approve` is the durable path (another process, another machine).
+ * gate's schema here (core's `validateApproval`) and again by the gate. The decision is filed through the run's
+ * store as `phasekit approve` files one (the store's filing rule, `requestControl`), so it survives pi being killed
+ * before `next` takes it; only a run with no store (no plan folder), or a store that refuses, keeps it in this pi
+ * process, for the phase it was made in.
  */
 import { validateApproval } from "@phasekit/core";
 import { active } from "./core-bridge.js";
+import type { ApprovalDecision } from "../store/control-signals.js";
 import type { PiCommandContext } from "./host.js";
 import type { Runtime } from "./runtime.js";
 
@@ -49,7 +52,8 @@ export async function approveCommand(rt: Runtime, args: string, ctx: PiCommandCo
   }
   const base = { taskId: a.state.taskId, phaseId: a.phase.id };
   if (decision === "reject") {
-    decisions.set(rt, { ...base, decision, reason: rest === "" ? "rejected in pi" : rest });
+    const reason = rest === "" ? "rejected in pi" : rest;
+    if (!(await fileDecision(rt, ctx, a.state.taskId, reason, { name: a.phase.id, decision: "reject" }))) decisions.set(rt, { ...base, decision, reason });
     rt.tell(ctx, `Rejected ${a.phase.name}.`);
     return void rt.pi.sendUserMessage(`The person rejected phase ${a.phase.name}${rest === "" ? "" : `: ${rest}`}. Call workflow_step next to go where the workflow sends the run.`);
   }
@@ -63,9 +67,21 @@ export async function approveCommand(rt: Runtime, args: string, ctx: PiCommandCo
   }
   const valid = validateApproval(gate.schema, data);
   if (!valid.ok) return rt.tell(ctx, `[phasekit] ${valid.error.message}`, "error");
-  decisions.set(rt, { ...base, decision: "approve", data: valid.data });
+  if (!(await fileDecision(rt, ctx, a.state.taskId, "approved in pi", { name: a.phase.id, decision: "approve", data: valid.data }))) decisions.set(rt, { ...base, decision: "approve", data: valid.data });
   rt.tell(ctx, `Approved ${a.phase.name}.`);
   rt.pi.sendUserMessage(`The person approved phase ${a.phase.name}. Call workflow_step next to go on.`);
+}
+
+/**
+ * Files the decision in the run's store when this session holds run `taskId` (true: filed, durable); false when
+ * there is no store here, or the store refused (the user is told why; the decision is then held in this process).
+ */
+async function fileDecision(rt: Runtime, ctx: PiCommandContext, taskId: string, reason: string, approval: ApprovalDecision): Promise<boolean> {
+  if (!rt.durable.enabled || rt.durable.heldSlug() !== taskId) return false;
+  const filed = await rt.durable.requestControl("approve", { reason, approval });
+  if (filed.ok) return true;
+  rt.tell(ctx, `${filed.message.replace(/ Until then the run is kept in this session only\.$/u, "")} The decision is held by this pi process until next takes it.`, "warning");
+  return false;
 }
 
 /** A placeholder payload for the input dialog: the schema's first enum values, else an empty object. */
