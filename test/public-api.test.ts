@@ -136,11 +136,14 @@ const ADAPTERS = [
 
 /** For storage backends: the rules every store applies, each written once. */
 const STORE_KIT = [
+  "DeltaError",
   "FINISHED_STATUSES",
+  "MAX_OUTPUT_CHAIN",
   "MAX_STEP_ERROR_CHARS",
   "RERUN_EVENT",
   "RESERVED_STEP_PREFIX",
   "WORKFLOW_METADATA_VERSION",
+  "applyDelta",
   "approvalMismatch",
   "assertPlainJson",
   "buildDocument",
@@ -158,12 +161,15 @@ const STORE_KIT = [
   "keysFrom",
   "newControlRequest",
   "parseControlRequest",
+  "parseDelta",
   "rerunMarksOf",
   "serializeWorkflowMetadata",
+  "smallDelta",
   "stepErrorText",
   "storableText",
   "validateMetadata",
   "validateSlug",
+  "verifiedText",
   "workflowMetadataSchema",
 ];
 

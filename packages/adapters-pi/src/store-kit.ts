@@ -21,3 +21,8 @@ export { approvalMismatch, newControlRequest, parseControlRequest } from "./stor
 export { isReservedStepKey, RESERVED_STEP_PREFIX } from "./store/reserved-keys.js";
 export { validateSlug } from "./io/plan-paths.js";
 export { FINISHED_STATUSES, finishedError } from "./store/run-status.js";
+// The output-delta codec (docs/decisions.md D16): the fs run log and the PostgreSQL artifacts store step outputs
+// as deltas with the same rule (a delta only when under half the value), operations and chain length.
+export { smallDelta, applyDelta, parseDelta, DeltaError } from "./store/run-log/state-delta.js";
+export type { DeltaOp } from "./store/run-log/state-delta.js";
+export { MAX_OUTPUT_CHAIN, verifiedText } from "./store/run-log/output-delta.js";

@@ -6,7 +6,8 @@
  * record together. Both carry the holder's epoch and are refused by the database once it is displaced; the
  * `started` statement is acknowledged before the body runs, so a displaced holder never starts the work. A
  * miss costs one round trip plus one durable commit. A hit costs one statement (its output), and deciding it
- * none once the run's step index is loaded (step-index.ts).
+ * none once the run's step index is loaded (step-index.ts). Outputs are stored as deltas on the output this
+ * holder stored before when that pays, with the fs store's codec (output-chain.ts).
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { canonicalJson, checkCommitRecord, checkStepKey, commitIntentRecord, decideStep, fingerprint, keysFrom, stepErrorText } from "@phasekit/adapters-pi/store-kit";
@@ -19,6 +20,7 @@ import { runLabel, whyRefused } from "./runs.js";
 import { readAll, StepIndex, type Loaded } from "./step-index.js";
 import { supersedeSteps } from "./supersede.js";
 import { checkOutput } from "./readers.js";
+import { OutputChain, type ArtifactRow } from "./output-chain.js";
 
 /**
  * Creates the checkpoint store of run `slug` for the holder of `fence`; the run's step index starts loading now,
@@ -34,6 +36,7 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     return index;
   };
   const stamp = (): string => now().toISOString();
+  const chain = new OutputChain();
 
   // One statement: the record (and, for a completion, its artifact) lands only if the run row still names this
   // holder's epoch. FOR SHARE makes a concurrent takeover wait for this statement, or this statement re-check
@@ -41,32 +44,43 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
   // A `started` record never replaces the finished record of the same attempt (same startedAt, attempt and
   // input), whatever order statements reach the table in; `fenced` (not the row count) says whether the fence
   // let the statement write.
-  async function putStep(record: StepRecord, artifact: { fp: string; body: string } | null, durable: boolean): Promise<void> {
+  // Whether the artifact row was written by this statement (false when absent or already there). `repair`: the
+  // row there (the same fingerprint, content that failed its check) is replaced by this whole value; without
+  // it, a rerun of a step whose stored output was edited would keep the edited row and rerun on every resume.
+  async function putStep(record: StepRecord, artifact: ArtifactRow | null, durable: boolean, repair = false): Promise<boolean> {
     const [e, t] = fenceParams(fence);
     let ok: boolean;
+    let inserted = false;
     try {
       const text = `WITH f AS (SELECT r.epoch ${durable ? "" : ", set_config('synchronous_commit', 'off', true)"} FROM phasekit_runs r
                     WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} FOR SHARE),
-              a AS (INSERT INTO phasekit_artifacts (namespace, slug, fingerprint, body)
-                    SELECT $1, $2, $7, $8 FROM f WHERE $7::text IS NOT NULL ON CONFLICT DO NOTHING),
+              a AS (INSERT INTO phasekit_artifacts (namespace, slug, fingerprint, body, base)
+                    SELECT $1, $2, $7, $8, $9 FROM f WHERE $7::text IS NOT NULL
+                    ON CONFLICT (namespace, slug, fingerprint) DO UPDATE SET body = EXCLUDED.body, base = EXCLUDED.base WHERE $10::boolean RETURNING 1),
               w AS (INSERT INTO phasekit_steps AS s (namespace, slug, step_id, record, epoch)
                     SELECT $1, $2, $5, $6, f.epoch FROM f
                     ON CONFLICT (namespace, slug, step_id) DO UPDATE SET record = EXCLUDED.record, epoch = EXCLUDED.epoch
                     WHERE NOT (EXCLUDED.record->>'status' = 'started' AND s.record->>'status' <> 'started'
                       AND s.record->>'startedAt' = EXCLUDED.record->>'startedAt' AND s.record->>'attempt' = EXCLUDED.record->>'attempt'
                       AND s.record->>'inputFingerprint' = EXCLUDED.record->>'inputFingerprint'))
-         SELECT count(*) AS fenced FROM f`;
-      const values = [db.namespace, slug, e, t, record.stepId, storableJson(record), artifact?.fp ?? null, artifact?.body ?? null];
+         SELECT (SELECT count(*) FROM f) AS fenced, (SELECT count(*) FROM a) AS inserted`;
+      const values = [db.namespace, slug, e, t, record.stepId, storableJson(record), artifact?.fp ?? null, artifact?.body ?? null, artifact?.base ?? null, repair];
       // A named (prepared) statement: each connection parses and plans it once, not on every step. An upsert of
       // one row, fenced: sent again on a fresh connection if its own was cut under it.
-      const name = durable ? "phasekit_put_step" : "phasekit_put_step_async";
-      ok = (await fencedWrite(fence, async () => (Number((await query<{ fenced: string }>(db, { name, text, values })).rows[0]?.fenced) === 1 ? true : undefined))) === true;
+      const name = durable ? "phasekit_put_step_chained" : "phasekit_put_step_chained_async";
+      const put = async (): Promise<true | undefined> => {
+        const row = (await query<{ fenced: string; inserted: string }>(db, { name, text, values })).rows[0];
+        inserted = Number(row?.inserted) === 1;
+        return Number(row?.fenced) === 1 ? true : undefined;
+      };
+      ok = (await fencedWrite(fence, put)) === true;
     } catch (error) {
       // The statement may have committed before the connection went: the next use re-reads the row.
       index?.lost(record.stepId);
       throw storeError("write", slug, `step ${record.stepId} (${record.status})`, error);
     }
     if (!ok) throw await refused(`step ${record.stepId} (${record.status})`);
+    return inserted;
   }
 
   async function putCommit(candidate: CommitRecord): Promise<CommitRecord> {
@@ -106,7 +120,8 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     let reason: RerunReason;
     if (!decision.verify) reason = decision.reason;
     else {
-      const stored = checkOutput(await log.output(stepId, decision.outputFingerprint), decision.outputFingerprint);
+      const read = await log.output(stepId, decision.outputFingerprint);
+      const stored = read === undefined || read.ok ? checkOutput(read?.text, decision.outputFingerprint) : read;
       if (stored.ok) return { reused: true, output: stored.output as T, record: previous as StepRecord };
       reason = stored.reason;
     }
@@ -132,7 +147,11 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     }
     const outputFingerprint = fingerprint(output);
     const completed: StepRecord = { ...started, status: "completed", outputFingerprint, finishedAt: stamp() };
-    await putStep(completed, { fp: outputFingerprint, body }, true);
+    // A rerun because the stored output failed its check stores it whole, in place of the row there: a delta
+    // could name a base whose own chain passes through that row.
+    const repair = reason === "artifact-corrupt" || reason === "artifact-missing";
+    const written = chain.row(outputFingerprint, body, repair);
+    if (await putStep(completed, written.row, true, repair)) chain.stored(written);
     log.wrote(completed);
     return { reused: false, reason, output, record: completed };
   }
@@ -183,6 +202,9 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     // The table keeps one row per step already; compaction only drops artifacts no step references, fenced.
     async compact() {
       const log = await mustHold("a compaction").all();
+      // Compaction keeps every base a kept output's chain needs, but this holder's last output may have been
+      // left unreferenced (its step written again since): the next output starts a new chain.
+      chain.reset();
       const removed = await compactArtifacts(db, slug, fence, () => refused("compact"));
       const n = log.steps.size + log.commits.size;
       return { recordsBefore: n, recordsAfter: n, artifactsRemoved: removed };

@@ -1,5 +1,6 @@
 /**
- * Compaction of a run on PostgreSQL: deletes the artifacts no step record references, fenced. The run row is
+ * Compaction of a run on PostgreSQL: deletes the artifacts no step record references and no kept artifact's
+ * delta chain needs as a base (output-chain.ts), fenced. The run row is
  * taken first, in its own statement, and only then does the DELETE start: in READ COMMITTED each statement reads
  * from a snapshot taken when it starts, so a DELETE that waited for the row inside its own statement would judge
  * "unreferenced" from before a step that was acknowledged meanwhile, and delete that step's output.
@@ -34,9 +35,14 @@ async function compactOnce(db: Db, slug: string, fence: Fence): Promise<number |
       await client.query("ROLLBACK");
       return undefined;
     }
+    // Kept: every output a step record names, and every base on its chain, walked to the end (UNION ends a loop).
     const d = await client.query(
-      `DELETE FROM phasekit_artifacts a WHERE a.namespace = $1 AND a.slug = $2
-         AND NOT EXISTS (SELECT 1 FROM phasekit_steps s WHERE s.namespace = $1 AND s.slug = $2 AND s.record->>'outputFingerprint' = a.fingerprint)`,
+      `WITH RECURSIVE keep(fp) AS (
+         SELECT s.record->>'outputFingerprint' FROM phasekit_steps s WHERE s.namespace = $1 AND s.slug = $2 AND s.record ? 'outputFingerprint'
+         UNION
+         SELECT b.base FROM keep k CROSS JOIN LATERAL (SELECT a.base FROM phasekit_artifacts a WHERE a.namespace = $1 AND a.slug = $2 AND a.fingerprint = k.fp) b
+         WHERE b.base IS NOT NULL)
+       DELETE FROM phasekit_artifacts a WHERE a.namespace = $1 AND a.slug = $2 AND NOT EXISTS (SELECT 1 FROM keep WHERE keep.fp = a.fingerprint)`,
       [db.namespace, slug],
     );
     await client.query("COMMIT");

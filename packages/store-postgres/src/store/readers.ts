@@ -7,6 +7,7 @@ import { fingerprint } from "@phasekit/adapters-pi/store-kit";
 import type { LockOwner, StepRecord, StoreLeaseView } from "@phasekit/adapters-pi";
 import { query, type Db } from "../db/db.js";
 import { storeError } from "../db/errors.js";
+import { readOutputs } from "./artifact-reads.js";
 
 /** The run's lease as a reader sees it; null when nobody holds it (released, or never taken). */
 export async function readLease(db: Db, slug: string): Promise<StoreLeaseView | null> {
@@ -29,15 +30,10 @@ export async function readLease(db: Db, slug: string): Promise<StoreLeaseView | 
 export async function readStepOutput(db: Db, slug: string, record: StepRecord): Promise<StoredOutput> {
   const fp = record.outputFingerprint;
   if (record.status !== "completed" || fp === undefined) return { ok: false, reason: "missing", message: `step ${record.stepId} has no completed output` };
-  let body: string | undefined;
-  try {
-    const r = await query<{ body: string }>(db, "SELECT body FROM phasekit_artifacts WHERE namespace = $1 AND slug = $2 AND fingerprint = $3", [db.namespace, slug, fp]);
-    body = r.rows[0]?.body;
-  } catch (error) {
-    throw storeError("read", slug, `the output of step ${record.stepId}`, error);
-  }
-  const checked = checkOutput(body, fp);
-  if (checked.ok) return { ok: true, text: body as string };
+  // With the bases of its chain when it is stored as a delta (output-chain.ts).
+  const read = (await readOutputs(db, slug, [fp], 0, `the output of step ${record.stepId}`)).get(fp);
+  const checked = read === undefined || read.ok ? checkOutput(read?.text, fp) : read;
+  if (checked.ok) return { ok: true, text: (read as { text: string }).text };
   return checked.reason === "artifact-missing"
     ? { ok: false, reason: "missing", message: `no artifact ${fp} in phasekit_artifacts` }
     : { ok: false, reason: "corrupt", message: `artifact ${fp} does not hash to its fingerprint` };

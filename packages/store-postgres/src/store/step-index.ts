@@ -6,6 +6,7 @@
  * costs nothing, and a hit reads its output together with the outputs of the steps recorded after it (a resumed
  * body replays its steps in the order it first ran them), up to READ_AHEAD steps and READ_AHEAD_BYTES: the
  * following hits read nothing. Outputs are content-addressed and checked on use, so one read ahead never goes stale.
+ * An output stored as a delta comes with the bases of its chain in the same statement (artifact-reads.ts).
  *
  * Why the two agree: the holder's lease was taken before either read, so from then on only this holder writes the
  * run's steps (every write is fenced by the lease). The index and every point read see the same rows, except the
@@ -14,6 +15,8 @@
 import type { CommitRecord, StepRecord } from "@phasekit/adapters-pi";
 import { query, type Db } from "../db/db.js";
 import { storeError } from "../db/errors.js";
+import { readOutputs } from "./artifact-reads.js";
+import { resolveOutputs, type ArtifactRow, type ResolvedOutput } from "./output-chain.js";
 
 /** The run's records as the database holds them. */
 export interface Loaded {
@@ -47,7 +50,7 @@ export class StepIndex {
   /** Steps whose last write may or may not have committed (the connection went): read again before use. */
   private readonly unsure = new Set<string>();
   /** Outputs read ahead (or with a record), by content address: one read's worth at most. */
-  private readonly ahead = new Map<string, string>();
+  private readonly ahead = new Map<string, ResolvedOutput>();
 
   constructor(
     private readonly db: Db,
@@ -64,10 +67,11 @@ export class StepIndex {
       this.known.set(stepId, record);
       return record;
     }
-    const { record, body } = await readStep(this.db, this.slug, stepId);
+    const { record, chain } = await readStep(this.db, this.slug, stepId);
     this.unsure.delete(stepId);
     this.known.set(stepId, record);
-    if (record?.outputFingerprint !== undefined && body !== undefined) this.keep([[record.outputFingerprint, body]]);
+    const fp = record?.outputFingerprint;
+    if (fp !== undefined && chain.length > 0) this.keep([...resolveOutputs(chain, [fp])]);
     return record;
   }
 
@@ -75,33 +79,13 @@ export class StepIndex {
    * The stored output `fp` of step `stepId` (undefined when none is stored): read already, or read now with the
    * outputs of the steps recorded after it, in one statement.
    */
-  async output(stepId: string, fp: string): Promise<string | undefined> {
+  async output(stepId: string, fp: string): Promise<ResolvedOutput | undefined> {
     // Kept until the next read replaces them: steps that return the same value (null, say) share one output.
     const kept = this.ahead.get(fp);
     if (kept !== undefined) return kept;
-    const wanted = [fp, ...this.after(stepId, fp)];
-    let rows: Array<[string, string]>;
-    try {
-      const r = await query<[string, string]>(this.db, {
-        name: "phasekit_read_outputs",
-        // The first output always; the others while their running total stays within the byte budget. Each is
-        // a subquery on the artifact's whole key (OFFSET 0 keeps it one probe per output): as a join, the
-        // planner scanned every artifact of the run until the table was analyzed (2.4 ms for 2,000, not 0.15).
-        text: `SELECT fp, body FROM (
-                 SELECT fp, body, n, sum(octet_length(body)) OVER (ORDER BY n) AS upto FROM (
-                   SELECT u.fp, u.n, (SELECT a.body FROM phasekit_artifacts a WHERE a.namespace = $1 AND a.slug = $2 AND a.fingerprint = u.fp) AS body
-                   FROM unnest($3::text[]) WITH ORDINALITY AS u(fp, n) OFFSET 0) s
-                 WHERE body IS NOT NULL) t
-               WHERE n = 1 OR upto <= $4`,
-        values: [this.db.namespace, this.slug, wanted, READ_AHEAD_BYTES],
-        rowMode: "array",
-      });
-      rows = r.rows;
-    } catch (error) {
-      throw storeError("read", this.slug, `artifact of step ${stepId}`, error);
-    }
-    this.keep(rows);
-    return rows.find(([f]) => f === fp)?.[1];
+    const got = await readOutputs(this.db, this.slug, [fp, ...this.after(stepId, fp)], READ_AHEAD_BYTES, `artifact of step ${stepId}`);
+    this.keep([...got]);
+    return got.get(fp);
   }
 
   /** This holder's acknowledged write of `record`. */
@@ -152,7 +136,7 @@ export class StepIndex {
   }
 
   /** Keeps `outputs` in place of what an earlier read kept and nobody used (the body went another way). */
-  private keep(outputs: Array<[string, string]>): void {
+  private keep(outputs: Array<[string, ResolvedOutput]>): void {
     this.ahead.clear();
     for (const [f, body] of outputs) this.ahead.set(f, body);
   }
@@ -195,21 +179,26 @@ export async function readAll(db: Db, slug: string): Promise<Loaded> {
 }
 
 /**
- * One step's record and the output it names, in one statement. The artifact is looked up by its whole key in a
- * subquery, so the plan is two primary-key probes whatever the planner's statistics say (a join was planned as
- * a scan of the run's artifacts before the table was analyzed).
+ * One step's record and the output it names, with every base of that output's delta chain, in one statement.
+ * Each artifact is looked up by its whole key (a LATERAL probe), so the plan is primary-key probes whatever the
+ * planner's statistics say (a join was planned as a scan of the run's artifacts before the table was analyzed).
  */
-async function readStep(db: Db, slug: string, stepId: string): Promise<{ record: StepRecord | undefined; body: string | undefined }> {
+async function readStep(db: Db, slug: string, stepId: string): Promise<{ record: StepRecord | undefined; chain: ArtifactRow[] }> {
   try {
-    const r = await query<{ record: StepRecord; body: string | null }>(db, {
-      name: "phasekit_read_step",
-      text: `SELECT s.record, (SELECT a.body FROM phasekit_artifacts a
-                WHERE a.namespace = s.namespace AND a.slug = s.slug AND a.fingerprint = s.record->>'outputFingerprint') AS body
-             FROM phasekit_steps s WHERE s.namespace = $1 AND s.slug = $2 AND s.step_id = $3`,
+    const r = await query<{ record: StepRecord | null; chain: Array<[string, string, string | null]> | null }>(db, {
+      name: "phasekit_read_step_chained",
+      text: `WITH RECURSIVE s AS (SELECT record FROM phasekit_steps WHERE namespace = $1 AND slug = $2 AND step_id = $3),
+             c(fp, body, base) AS (
+               SELECT a.fingerprint, a.body, a.base FROM s
+               CROSS JOIN LATERAL (SELECT a.fingerprint, a.body, a.base FROM phasekit_artifacts a WHERE a.namespace = $1 AND a.slug = $2 AND a.fingerprint = s.record->>'outputFingerprint') a
+               UNION
+               SELECT b.fingerprint, b.body, b.base FROM c
+               CROSS JOIN LATERAL (SELECT a.fingerprint, a.body, a.base FROM phasekit_artifacts a WHERE a.namespace = $1 AND a.slug = $2 AND a.fingerprint = c.base) b)
+             SELECT (SELECT record FROM s) AS record, (SELECT json_agg(json_build_array(fp, body, base)) FROM c) AS chain`,
       values: [db.namespace, slug, stepId],
     });
     const row = r.rows[0];
-    return { record: row?.record, body: row?.body ?? undefined };
+    return { record: row?.record ?? undefined, chain: (row?.chain ?? []).map(([fp, body, base]) => ({ fp, body, base })) };
   } catch (error) {
     throw storeError("read", slug, `step ${stepId}`, error);
   }

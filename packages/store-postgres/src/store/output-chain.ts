@@ -1,0 +1,137 @@
+/**
+ * Step outputs stored as deltas on PostgreSQL, with the fs run log's codec and rule (docs/decisions.md D16,
+ * adapters-pi's store-kit): an artifact row whose `base` is set holds in `body` the canonical JSON of the delta
+ * operations that turn the output `base` names (an artifact of the same run) into this one. A holder writes
+ * each output as a delta on the last output it stored when the delta is under half the value, and whole
+ * otherwise, after MAX_OUTPUT_CHAIN deltas, and as its first output (a resumed holder starts a new chain).
+ *
+ * What a step hands out is still checked whole: the materialized value's canonical bytes must hash to the
+ * step's output fingerprint. A chain that cannot be followed (a base gone: artifact-missing; a body that is no
+ * JSON, ops that do not fit their base, a loop or a chain longer than any writer makes: artifact-corrupt), or
+ * whose value does not hash to the fingerprint, reruns the step; it never yields a wrong output.
+ */
+import { applyDelta, MAX_OUTPUT_CHAIN, parseDelta, smallDelta, verifiedText } from "@phasekit/adapters-pi/store-kit";
+import type { JsonValue } from "@phasekit/adapters-pi";
+
+/** An artifact row as written: `base` null for a whole value. */
+export interface ArtifactRow {
+  fp: string;
+  body: string;
+  base: string | null;
+}
+
+/** A stored output as the reuse check sees it: its canonical text, or why there is none. */
+export type ResolvedOutput = { ok: true; text: string } | { ok: false; reason: "artifact-missing" | "artifact-corrupt" };
+
+/** Links a chain may have before it is refused (a writer never makes more than MAX_OUTPUT_CHAIN). */
+const MAX_LINKS = 4 * MAX_OUTPUT_CHAIN;
+
+/** The holder's side: which row the next output is a delta on (see the file comment). */
+export class OutputChain {
+  private last: { fp: string; value: JsonValue; links: number } | undefined;
+
+  /** The row to store output `fp` (canonical JSON `text`) as: a delta on the last stored output when that pays and `whole` is not asked. */
+  row(fp: string, text: string, whole = false): { row: ArtifactRow; value: JsonValue; links: number } {
+    const value = JSON.parse(text) as JsonValue;
+    const base = this.last;
+    const ops = !whole && base !== undefined && base.fp !== fp && base.links < MAX_OUTPUT_CHAIN ? smallDelta(base.value, value, text.length) : undefined;
+    if (base === undefined || ops === undefined) return { row: { fp, body: text, base: null }, value, links: 0 };
+    return { row: { fp, body: ops, base: base.fp }, value, links: base.links + 1 };
+  }
+
+  /**
+   * The row was stored (acknowledged, inserted by this statement): the next output may be a delta on it. A row
+   * that was there already (same content) is not taken as a base: its chain is not known here.
+   */
+  stored(written: { row: ArtifactRow; value: JsonValue; links: number }): void {
+    this.last = { fp: written.row.fp, value: written.value, links: written.links };
+  }
+
+  /** The last base may be gone (a compaction ran): the next output is stored whole. */
+  reset(): void {
+    this.last = undefined;
+  }
+}
+
+/**
+ * The outputs `wanted` resolved from `rows` (each wanted row and every base of its chain, as one read fetched
+ * them), each checked whole against its fingerprint. Values met on the way are shared across the wanted ones,
+ * so consecutive outputs of one chain cost one delta each.
+ */
+export function resolveOutputs(rows: readonly ArtifactRow[], wanted: readonly string[]): Map<string, ResolvedOutput> {
+  const byFp = new Map(rows.map((r) => [r.fp, r]));
+  const memo = new Map<string, JsonValue | Failure>();
+  const out = new Map<string, ResolvedOutput>();
+  for (const fp of wanted) {
+    const row = byFp.get(fp);
+    if (row === undefined) continue;
+    // A whole value is handed over as stored; the caller's check hashes it.
+    if (row.base === null) {
+      out.set(fp, { ok: true, text: row.body });
+      continue;
+    }
+    const value = materialize(byFp, fp, memo);
+    if (value instanceof Failure) out.set(fp, { ok: false, reason: value.reason });
+    else {
+      const text = verifiedText(value, fp);
+      out.set(fp, text === undefined ? { ok: false, reason: "artifact-corrupt" } : { ok: true, text });
+    }
+  }
+  return out;
+}
+
+class Failure {
+  constructor(readonly reason: "artifact-missing" | "artifact-corrupt") {}
+}
+
+// Walks back from `fp` to a whole value (or one materialized already), then applies the deltas forward,
+// remembering each value on the way. Values in `memo` are shared: applyDelta copies what it changes.
+function materialize(rows: Map<string, ArtifactRow>, fp: string, memo: Map<string, JsonValue | Failure>): JsonValue | Failure {
+  const links: ArtifactRow[] = [];
+  let at = fp;
+  let value: JsonValue | Failure;
+  for (;;) {
+    const known = memo.get(at);
+    if (known !== undefined) {
+      value = known;
+      break;
+    }
+    const row = rows.get(at);
+    if (row === undefined) {
+      value = new Failure("artifact-missing");
+      break;
+    }
+    if (row.base === null) {
+      value = parsed(row.body);
+      memo.set(at, value);
+      break;
+    }
+    if (links.length >= MAX_LINKS) {
+      value = new Failure("artifact-corrupt");
+      break;
+    }
+    links.push(row);
+    at = row.base;
+  }
+  for (let i = links.length - 1; i >= 0; i--) {
+    const link = links[i] as ArtifactRow;
+    if (!(value instanceof Failure)) {
+      try {
+        const ops = parseDelta(JSON.parse(link.body));
+        value = applyDelta(value, ops);
+      } catch {
+        value = new Failure("artifact-corrupt");
+      }
+    }
+    memo.set(link.fp, value);
+  }
+  return value;
+}
+
+function parsed(body: string): JsonValue | Failure {
+  try {
+    return JSON.parse(body) as JsonValue;
+  } catch {
+    return new Failure("artifact-corrupt");
+  }
+}

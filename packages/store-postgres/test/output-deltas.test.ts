@@ -1,0 +1,142 @@
+/**
+ * Step outputs stored as deltas on PostgreSQL (output-chain.ts, the fs store's codec): a run of changing
+ * outputs stores most of them as small deltas and hands every one back exactly on reuse; a row edited or
+ * removed by hand in the middle of a chain makes the steps whose chain passes it rerun, never hand out a wrong
+ * output; compaction keeps every base a kept output needs.
+ */
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import type { CheckpointStore } from "@phasekit/adapters-pi";
+import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { startCluster } from "./helpers/cluster.js";
+
+const started = startCluster();
+
+/** A 2 KB value whose version `i` differs from version `i - 1` in one field. */
+function outputAt(i: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let k = 0; k < 20; k++) out[`k${k}`] = `${k}-`.padEnd(100, "x");
+  for (let j = 0; j <= i; j++) out[`k${j % 20}`] = `changed at ${j}`;
+  return out;
+}
+
+if (!started.ok) {
+  describe.skip(`postgres output deltas (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
+} else {
+  const { cluster } = started;
+  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
+  const stores: PostgresPlanStore[] = [];
+  afterAll(async () => {
+    for (const s of stores) await s.close();
+    await admin.end();
+    cluster.destroy();
+  });
+
+  /** A store on a fresh namespace and a way to take run "run" and open its checkpoints. */
+  const fresh = async () => {
+    const ns = `delta-${randomUUID()}`;
+    const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace: ns });
+    stores.push(store);
+    const hold = async (): Promise<{ cps: CheckpointStore; release: () => Promise<void> }> => {
+      const l = await store.lock("run", { owner: { tool: "delta" } });
+      if (!l.ok) throw l.error;
+      return { cps: await l.lock.store.checkpoints("run", { now: () => new Date() }), release: async () => void (await l.lock.release()) };
+    };
+    const artifacts = async () => (await admin.query<{ fingerprint: string; base: string | null }>("SELECT fingerprint, base FROM phasekit_artifacts WHERE namespace = $1", [ns])).rows;
+    const fpOf = async (cps: CheckpointStore, i: number) => (await cps.record(`s${i}`))?.outputFingerprint as string;
+    return { ns, store, hold, artifacts, fpOf };
+  };
+
+  const write = async (cps: CheckpointStore, n: number) => {
+    for (let i = 0; i < n; i++) expect(await cps.step(`s${i}`, { i }, () => outputAt(i))).toMatchObject({ reused: false });
+  };
+  /** Every step replayed (as a resume would): which reran, and why. */
+  const replay = async (cps: CheckpointStore, n: number) => {
+    const reran: Array<[number, string]> = [];
+    for (let i = 0; i < n; i++) {
+      const r = await cps.step(`s${i}`, { i }, () => outputAt(i));
+      // Reused or rerun, what the body gets is always the right value.
+      expect(r.output).toEqual(outputAt(i));
+      if (!r.reused) reran.push([i, r.reason]);
+    }
+    return reran;
+  };
+
+  describe("postgres output deltas", () => {
+    it("100 changing outputs: stored as deltas (a whole value every 33), each handed back exactly after a reopen", async () => {
+      const { store, hold, artifacts } = await fresh();
+      const a = await hold();
+      await write(a.cps, 100);
+      const record = (await a.cps.records()).find((r) => r.stepId === "s64");
+      await a.release();
+      // A reader (the CLI, a fork) gets a delta's output whole, checked.
+      const read = await store.readStepOutput?.("run", record!);
+      expect(read).toMatchObject({ ok: true });
+      expect(JSON.parse((read as { text: string }).text)).toEqual(outputAt(64));
+      const rows = await artifacts();
+      expect(rows).toHaveLength(100);
+      // The first output and one after every MAX_OUTPUT_CHAIN (32) deltas are whole: outputs 0, 33, 66, 99.
+      expect(rows.filter((r) => r.base === null)).toHaveLength(4);
+      const b = await hold();
+      expect(await b.cps.records()).toHaveLength(100); // the index is in: reads take the outputs ahead
+      expect(await replay(b.cps, 100)).toEqual([]);
+      await b.release();
+      // Out of order and before the index is in (each step read with its chain in one statement).
+      const c = await hold();
+      for (const i of [97, 3, 50, 0, 65, 34]) expect(await c.cps.step(`s${i}`, { i }, () => "ran")).toMatchObject({ reused: true, output: outputAt(i) });
+      await c.release();
+    });
+
+    it("a delta edited by hand in the middle of a chain: it and the outputs after it on its chain rerun, the rest is reused", async () => {
+      const { ns, hold, fpOf } = await fresh();
+      const a = await hold();
+      await write(a.cps, 40);
+      // Ops that apply cleanly but give another value: only the fingerprint check can tell.
+      const edited = await admin.query(`UPDATE phasekit_artifacts SET body = '[[["k3"],"evil"]]' WHERE namespace = $1 AND fingerprint = $2 AND base IS NOT NULL`, [ns, await fpOf(a.cps, 20)]);
+      expect(edited.rowCount).toBe(1);
+      await a.release();
+      const b = await hold();
+      // Outputs 20…32 chain through the edited row; 33 starts a new chain whole.
+      expect(await replay(b.cps, 40)).toEqual(Array.from({ length: 13 }, (_, k) => [20 + k, "artifact-corrupt"]));
+      await b.release();
+      const c = await hold();
+      expect(await replay(c.cps, 40)).toEqual([]);
+      await c.release();
+    });
+
+    it("a base removed by hand: the outputs whose chain needs it rerun as artifact-missing", async () => {
+      const { ns, hold, fpOf } = await fresh();
+      const a = await hold();
+      await write(a.cps, 10);
+      const removed = await admin.query("DELETE FROM phasekit_artifacts WHERE namespace = $1 AND fingerprint = $2", [ns, await fpOf(a.cps, 4)]);
+      expect(removed.rowCount).toBe(1);
+      await a.release();
+      const b = await hold();
+      expect(await replay(b.cps, 10)).toEqual([4, 5, 6, 7, 8, 9].map((i) => [i, "artifact-missing"]));
+      await b.release();
+    });
+
+    it("compaction keeps a base no step names any more, and removes an output nothing needs", async () => {
+      const { hold, artifacts, fpOf } = await fresh();
+      const a = await hold();
+      await write(a.cps, 12);
+      const old5 = await fpOf(a.cps, 5);
+      const old11 = await fpOf(a.cps, 11);
+      // s5 and s11 run again with another input: their old outputs are named by no step; s6's delta is based on
+      // old s5, and nothing is based on old s11 (the last of the chain).
+      for (const i of [5, 11]) expect(await a.cps.step(`s${i}`, { i, again: true }, () => ({ again: i }))).toMatchObject({ reused: false, reason: "input-changed" });
+      expect((await a.cps.compact()).artifactsRemoved).toBe(1);
+      const left = (await artifacts()).map((r) => r.fingerprint);
+      expect(left).toContain(old5);
+      expect(left).not.toContain(old11);
+      // The holder goes on writing after its compaction (its next output starts a new chain).
+      expect(await a.cps.step("s12", { i: 12 }, () => outputAt(12))).toMatchObject({ reused: false });
+      await a.release();
+      const b = await hold();
+      for (const i of [0, 4, 6, 7, 10, 12]) expect(await b.cps.step(`s${i}`, { i }, () => "ran")).toMatchObject({ reused: true, output: outputAt(i) });
+      for (const i of [5, 11]) expect(await b.cps.step(`s${i}`, { i, again: true }, () => "ran")).toMatchObject({ reused: true, output: { again: i } });
+      await b.release();
+    });
+  });
+}
