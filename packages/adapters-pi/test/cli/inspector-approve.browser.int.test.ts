@@ -2,11 +2,12 @@
  * Issue 21: approval from the inspector page, in a real browser (Debian's chromium driven by playwright-core). A
  * run waits in `ctx.waitForApproval` in another process; the page shows what it asks, a payload the schema refuses
  * is filed and dropped by the run (it keeps waiting), then an approval with a good payload from the page ends the
- * wait with that payload.
+ * wait with that payload. With PHASEKIT_UPDATE_DOCS=1 its screenshot (the filled form) goes to docs/images/.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startInspector, type Inspector } from "../../src/cli/ui-server.js";
@@ -18,6 +19,7 @@ let whyNot = "";
 let inspector: Inspector;
 let child: LockChild | undefined;
 const repo = mkdtempSync(path.join(tmpdir(), "pk-approve-ui-"));
+const docsShot = (name: string) => (process.env["PHASEKIT_UPDATE_DOCS"] === "1" ? fileURLToPath(new URL(`../../../../docs/images/${name}`, import.meta.url)) : path.join(repo, name));
 
 beforeAll(async () => {
   const launched = await launchChromium();
@@ -50,6 +52,7 @@ describe("inspector: approve a waiting run", () => {
       await page.click("#approve-open");
       expect(await page.inputValue("#approve-name")).toBe("ship");
       await page.fill("#approve-data", data);
+      if (data.includes("beta")) await page.screenshot({ path: docsShot("inspector-approve.png") });
       await page.click("#approve-yes");
       await page.waitForSelector("#action-done");
       expect(await page.textContent("#action-done")).toContain("approval filed for run waits");
