@@ -9,6 +9,7 @@ import { BUDGET_KEYS, BudgetsSchema, judgeBudget, NO_USAGE, workflowError, type 
 import { z } from "zod";
 import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
 import type { CheckpointStore } from "../store/checkpoint-port.js";
+import type { PlanStore } from "../store/plan-store-port.js";
 
 /** What one spend adds (wall time is measured, not reported). */
 export type BudgetSpend = Partial<Omit<BudgetUsage, "wallTimeMs">>;
@@ -32,6 +33,7 @@ export interface RunBudget {
 }
 
 const SPEND_KEY = `${RESERVED_STEP_PREFIX}budget`;
+const SPEND_ENTRY = new RegExp(`^${RESERVED_STEP_PREFIX}budget#(\\d+)$`, "u");
 const n = z.number().min(0).refine(Number.isFinite, "must be finite");
 const SpendSchema = z.strictObject({ turns: n.optional(), toolCalls: n.optional(), tokens: n.optional(), cost: n.optional() });
 const TotalSchema = z.object({ turns: n, toolCalls: n, tokens: n, cost: n });
@@ -81,4 +83,40 @@ export function createRunBudget(limits: Budgets, checkpoints: CheckpointStore, n
       judge();
     },
   };
+}
+
+/** A running total of the budget entries in a run's history, and the occurrence of the entry that holds it. */
+export interface RecordedTotal {
+  readonly n: number;
+  readonly total: Omit<BudgetUsage, "wallTimeMs">;
+}
+
+/**
+ * The latest budget total in run `slug`'s history (the completed `phasekit:budget#n` entry with the highest n, its
+ * output read back through the store), or null: none, or a store that cannot read outputs back. `store` holds the
+ * run's lock (a reader's view leaves phasekit's own entries out). Read by the pi extension when a run is resumed
+ * in another session, so the count goes on from where it was.
+ */
+export async function latestBudgetTotal(store: PlanStore, slug: string, now: () => Date): Promise<RecordedTotal | null> {
+  if (store.readStepOutput === undefined) return null;
+  let best: { n: number; record: Awaited<ReturnType<CheckpointStore["records"]>>[number] } | null = null;
+  for (const record of await (await store.checkpoints(slug, { now })).records()) {
+    const m = SPEND_ENTRY.exec(record.stepId);
+    if (m === null || record.status !== "completed") continue;
+    const n = Number(m[1]);
+    if (best === null || n > best.n) best = { n, record };
+  }
+  if (best === null) return null;
+  const out = await store.readStepOutput(slug, best.record);
+  if (!out.ok) return null;
+  const total = TotalSchema.safeParse(JSON.parse(out.text));
+  return total.success ? { n: best.n, total: total.data } : null;
+}
+
+/**
+ * Records `total` as budget entry `n` of the run's history (through `checkpoints`, which must hold the run's lock),
+ * the same entry `ctx.budget.spend` writes: `spend` is what it adds, the output the running total.
+ */
+export async function recordBudgetTotal(checkpoints: CheckpointStore, n: number, spend: BudgetSpend, total: Omit<BudgetUsage, "wallTimeMs">): Promise<void> {
+  await checkpoints.step(`${SPEND_KEY}#${n}`, SpendSchema.parse(spend), () => TotalSchema.parse(total));
 }

@@ -28,9 +28,10 @@ import type { ReadMetadataResult } from "./metadata.js";
 import { createFsControl } from "./control-fs.js";
 import type { WorkflowMetadataInput } from "./metadata-schema.js";
 import type { CheckpointStore } from "./checkpoint-port.js";
+import { checkStoredOutput } from "./run-steps.js";
 
 export { METADATA_FILE } from "./plan-store-port.js";
-export type { PlanStore, StoreLock, StoreLockOptions, PlanRunEntry, StoreGcOptions, StoreLeaseView } from "./plan-store-port.js";
+export type { PlanStore, StoreLock, StoreLockOptions, PlanRunEntry, StoreGcOptions, StoreLeaseView, StoreRunFacts } from "./plan-store-port.js";
 
 /** Options of `createFsPlanStore`. */
 export interface FsPlanStoreOptions {
@@ -165,6 +166,8 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     ),
     planRoot,
     runDir: dirOf,
+    // The run log's own check (the fingerprint of the stored output), the one `phasekit show` applies.
+    readStepOutput: async (slug, record) => checkStoredOutput(await dirOf(slug), record),
     async readMetadata(slug) {
       return settle(async () => readMetaOf(await dirOf(slug)));
     },

@@ -168,6 +168,11 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
     },
     // Through this store object's lease on the run, if it holds one; else a reader's view.
     checkpoints: (slug) => checkpointsVia(mine.get(slug), slug),
+    async readStepOutput(slug, record) {
+      const held = runs.get(slug)?.history.steps.get(record.stepId);
+      if (held === undefined || held.record.status !== "completed" || held.record.outputFingerprint !== record.outputFingerprint) return { ok: false, reason: "missing", message: `run ${slug} holds no completed record of ${record.stepId}` };
+      return { ok: true, text: JSON.stringify(held.output ?? null) };
+    },
     async gc(options) {
       if (options.keep === undefined && options.olderThan === undefined) {
         throw workflowError("gc", "INVALID_OPTIONS", "gc needs keep or olderThan", { field: "keep" });

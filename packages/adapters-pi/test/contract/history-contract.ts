@@ -9,6 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runWorkflow, createReporter, type PlanStore, type RunContext, type RunResult } from "@phasekit/adapters-pi";
 import { releaseRegistry } from "../../../../examples/release-workflow.js";
+import { latestBudgetTotal } from "../../src/run/budget.js";
 
 /** A body is a script of steps and dispatches; crashes are injected by step index. */
 export type Op = { step: string } | { dispatch: "advance" | "loop" | "cancel" };
@@ -273,6 +274,29 @@ export function runHistoryContract(name: string, open: () => Promise<PlanStore>)
         expect(got?.length).toBe(2_000);
         expect(got?.includes("\u0000")).toBe(false);
         expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(got ?? "")).toBe(false);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("the latest budget total is read back from the history through the store (under the run's lease)", async () => {
+      const store = await open();
+      try {
+        const root = repoRoot();
+        expect(await latestBudgetTotal(store, "spent", () => new Date())).toBeNull();
+        await untilDone(store, root, "spent", async (ctx) => {
+          await ctx.budget.spend({ turns: 1, tokens: 500, cost: 0.01 });
+          await ctx.budget.spend({ turns: 1, toolCalls: 3 });
+          return "ok";
+        }, 1, false);
+        // Through the run's lease, as the pi extension reads it when it resumes the run in another session.
+        const lock = await store.lock("spent", { owner: { tool: "reader" } });
+        if (!lock.ok) throw lock.error;
+        try {
+          expect(await latestBudgetTotal(lock.lock.store ?? store, "spent", () => new Date())).toEqual({ n: 2, total: { turns: 2, toolCalls: 3, tokens: 500, cost: 0.01 } });
+        } finally {
+          await lock.lock.release();
+        }
       } finally {
         await store.close();
       }
