@@ -217,6 +217,21 @@ if (!started.ok) {
         const out = await get("api/runs/done-1/steps/apply/output");
         expect(out.body["output"]).toMatchObject({ ok: true, text: '"applied"\n' });
         expect((await get("api/runs/nope-1")).status).toBe(404);
+        // The run page's change stream: the store's runSignature, one statement per look.
+        const res = await fetch(`${inspector.origin}api/runs/done-1/events`, { headers: { "x-phasekit-token": inspector.token } });
+        const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+        let seen = "";
+        const until = async (text: string) => {
+          while (!seen.includes(text)) {
+            const chunk = await reader.read();
+            if (chunk.done) throw new Error(`stream ended before ${JSON.stringify(text)}: ${seen}`);
+            seen += new TextDecoder().decode(chunk.value);
+          }
+        };
+        await until(": watching");
+        expect(await store.appendJournal("done-1", { generation: 1, at: new Date().toISOString(), event: "note" })).toMatchObject({ ok: true });
+        await until("event: changed");
+        await reader.cancel();
       } finally {
         await inspector.close();
         const { closeStores } = await import("../../adapters-pi/src/cli/store-runs.js");

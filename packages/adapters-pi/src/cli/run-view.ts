@@ -15,7 +15,7 @@ import type { JournalEntry } from "../store/journal.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
 import type { StoreLeaseView } from "../store/plan-store-port.js";
-import { locateStoreRun, storeAt, storeLease, storeStepRecords } from "./store-runs.js";
+import { locateStoreRun, storeAt, storeLease, storeRunFacts, storeStepRecords } from "./store-runs.js";
 
 export type { Roots, ShownStatus, RunSummary, StepView, RunDetail } from "./run-types.js";
 import type { Roots, ShownStatus, RunSummary, StepView, RunDetail } from "./run-types.js";
@@ -78,10 +78,8 @@ function newestFirst(runs: RunSummary[]): RunSummary[] {
 /** `listRuns` on a store named by URL: the same summaries, liveness by the store's lease. */
 async function listStoreRuns(store: PlanStore, nowMs: number): Promise<RunSummary[]> {
   const out: RunSummary[] = [];
-  for (const entry of await store.list()) {
-    const lock = await storeLease(store, entry.slug).then(lockOfLease, () => null);
-    const facts = await storeStepRecords(store, entry.slug).then(stepFacts, () => null);
-    out.push(summarize(entry.slug, await store.runDir(entry.slug), entry.ok ? entry.metadata : null, entry.ok ? null : entry.error, lock, nowMs, facts));
+  for (const f of await storeRunFacts(store)) {
+    out.push(summarize(f.slug, await store.runDir(f.slug), f.ok ? f.metadata : null, f.ok ? null : f.error, lockOfLease(f.lease), nowMs, f.steps));
   }
   return newestFirst(out);
 }

@@ -9,8 +9,8 @@ import { workflowError } from "@phasekit/core";
 import { validateSlug } from "../io/plan-paths.js";
 import { usage } from "./io.js";
 import type { StepRecord } from "../store/checkpoint-log.js";
-import type { PlanStore, StoreLeaseView } from "../store/plan-store-port.js";
-import type { StoredOutputCheck } from "../store/run-steps.js";
+import type { PlanRunEntry, PlanStore, StoreLeaseView, StoreRunFacts } from "../store/plan-store-port.js";
+import { stepFacts, type StoredOutputCheck } from "../store/run-steps.js";
 import { openStoreUrl, type StoreUrl } from "../store/store-url.js";
 import type { RunLocation } from "../run/target.js";
 
@@ -58,6 +58,24 @@ export async function locateStoreRun(store: PlanStore, target: string): Promise<
 /** Who holds the run now, as the store judges it; null when nobody does (or the store cannot say). */
 export async function storeLease(store: PlanStore, slug: string): Promise<StoreLeaseView | null> {
   return store.readLease === undefined ? null : store.readLease(slug);
+}
+
+/** A run as `phasekit list` needs it; `steps` is null when its records could not be read. */
+export type ListedRun = StoreRunFacts | (PlanRunEntry & { lease: StoreLeaseView | null; steps: null });
+
+/**
+ * Every run with its lease and step facts: the store's one read (`listRunFacts`), or for a store without it two
+ * reads per run (its lease, every step record); a run whose lease or records cannot be read is listed without.
+ */
+export async function storeRunFacts(store: PlanStore): Promise<ListedRun[]> {
+  if (store.listRunFacts !== undefined) return store.listRunFacts();
+  const out: ListedRun[] = [];
+  for (const entry of await store.list()) {
+    const lease = await storeLease(store, entry.slug).catch(() => null);
+    const steps = await storeStepRecords(store, entry.slug).then(stepFacts, () => null);
+    out.push(steps === null ? { ...entry, lease, steps } : { ...entry, lease, steps });
+  }
+  return out;
 }
 
 /** The latest record of every step, read without a lease. */

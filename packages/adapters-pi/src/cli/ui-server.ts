@@ -17,6 +17,7 @@ import { act, payloadPage, PAYLOAD_PAGE, runPage, type ApiContext } from "./insp
 import { EXIT, JSON_SCHEMAS, plainMessage, toFailure } from "./io.js";
 import { listRuns, locateRun, runDetail, type Roots } from "./run-view.js";
 import { streamChanges } from "./run-watch.js";
+import { storeAt } from "./store-runs.js";
 import { timelinePage, travel, TRAVEL_ACTIONS, type TravelAction } from "./inspector-travel.js";
 
 /** Options of `startInspector`. */
@@ -119,15 +120,20 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: Ap
     if (id === null || !validateSlug(id).ok) return send(res, 400, { error: { code: "INVALID_SLUG", message: `not a run id: ${JSON.stringify(events[1])}` } });
     const location = await locateRun(o.roots, id).catch(() => null);
     if (location === null) return send(res, 404, { error: { code: "NOT_FOUND", message: `no run ${JSON.stringify(id)}` } });
-    // A store named by URL has no folder to stat: what a reader shows of the run is its signature there.
-    // The lease's renewals (its `until`) are not a change, its holder coming, going or going stale is.
+    // A store named by URL has no folder to stat: what a reader shows of the run is its signature there (the
+    // store's own, one small read, when it has one). The lease's renewals (its `until`) are not a change, its
+    // holder coming, going or going stale is.
+    const byUrl = o.roots.store === undefined ? undefined : await storeAt(o.roots.store, o.roots.repoRoot);
+    const own = byUrl?.runSignature?.bind(byUrl);
     const signature =
-      o.roots.store === undefined
+      byUrl === undefined
         ? undefined
-        : async () => {
-            const d = await runDetail(o.roots, location.slug, 0);
-            return JSON.stringify({ ...d, summary: { ...d.summary, ageMs: null, lockHolder: d.summary.lockHolder === null ? null : d.summary.lockHolder.replace(/, lease until .*$/, "") } });
-          };
+        : own !== undefined
+          ? () => own(location.slug)
+          : async () => {
+              const d = await runDetail(o.roots, location.slug, 0);
+              return JSON.stringify({ ...d, summary: { ...d.summary, ageMs: null, lockHolder: d.summary.lockHolder === null ? null : d.summary.lockHolder.replace(/, lease until .*$/, "") } });
+            };
     const stop = await streamChanges(req, res, location.runDir, signature);
     streams.add(stop);
     req.on("close", () => streams.delete(stop));

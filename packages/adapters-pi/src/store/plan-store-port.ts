@@ -52,6 +52,13 @@ export interface StoreLeaseView {
   until: string;
 }
 
+/**
+ * What a list shows of one run, read by a store in one statement (`PlanStore.listRunFacts`): its `list()` entry,
+ * its lease as `readLease` gives it, and the step facts (`stepFacts` of run-steps.ts: the latest started step
+ * not finished, the one completed last) computed where the records are, so none of them is sent.
+ */
+export type StoreRunFacts = PlanRunEntry & { lease: StoreLeaseView | null; steps: { current: string | null; last: string | null } };
+
 /** One run folder found by `list()`: its metadata (null if none yet), or why it could not be read. */
 export type PlanRunEntry = { slug: string; ok: true; metadata: WorkflowMetadata | null } | { slug: string; ok: false; error: WorkflowError };
 
@@ -100,6 +107,18 @@ export interface PlanStore extends StoreControl {
   readLease?(slug: string): Promise<StoreLeaseView | null>;
   /** For the same readers: the stored output `record` (a completed step of run `slug`) names, checked by fingerprint. */
   readStepOutput?(slug: string, record: StepRecord): Promise<StoredOutputCheck>;
+  /**
+   * For the same readers (`phasekit list`): every run of `list()` with its lease and step facts, in one read
+   * instead of two per run and every step record. Readers without it (the fs store) build the same from the
+   * other methods.
+   */
+  listRunFacts?(): Promise<StoreRunFacts[]>;
+  /**
+   * For a reader watching one run (the inspector's change stream): a value that changes whenever anything a
+   * reader shows of the run may have changed (metadata, journal, steps, control requests, the holder coming,
+   * going or going stale), but not on a lease renewal; cheap enough to ask every 250 ms of a 10,000-step run.
+   */
+  runSignature?(slug: string): Promise<string>;
   /**
    * The run's checkpoints (completed-step reuse, commit intents). Through a store that holds the run's lock they
    * write to its fenced history (claimed when the lock was taken); without the lock they are a read-only view

@@ -1,7 +1,7 @@
 /** `openPostgresPlanStore`: the PlanStore port on PostgreSQL, shared by every machine that reaches the database. */
 import pg from "pg";
 import { workflowError, type Result } from "@phasekit/core";
-import { validateMetadata, validateSlug } from "@phasekit/adapters-pi/store-kit";
+import { validateSlug } from "@phasekit/adapters-pi/store-kit";
 import { type PlanRunEntry, type PlanStore, type StoreLock, type StoreLockOptions } from "@phasekit/adapters-pi";
 import { migrate, type MigrationReport } from "../schema/migrations.js";
 import { checkSchema } from "../schema/check.js";
@@ -16,6 +16,7 @@ import { holderWrites, LeaseBook, settle } from "./holder-writes.js";
 import { gcRuns } from "./retention.js";
 import { readRunJournal, readRunMetadata, runLabel } from "./runs.js";
 import { readLease, readStepOutput } from "./readers.js";
+import { listRunFacts, runEntry, runSignature } from "./run-facts.js";
 
 /** Default lease: a holder silent this long (ms) may be displaced. */
 export const DEFAULT_LEASE_MS = 10_000;
@@ -124,11 +125,7 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
       }),
     async list() {
       const r = await query<{ slug: string; metadata: unknown }>(db, "SELECT slug, metadata FROM phasekit_runs WHERE namespace = $1 ORDER BY slug COLLATE \"C\"", [namespace]).catch((error: unknown) => Promise.reject(storeError("read", "*", "list", error)));
-      return r.rows.map((row): PlanRunEntry => {
-        if (row.metadata === null) return { slug: row.slug, ok: true, metadata: null };
-        const v = validateMetadata(runLabel(db, row.slug), row.metadata);
-        return v.ok ? { slug: row.slug, ok: true, metadata: v.metadata } : { slug: row.slug, ok: false, error: v.error };
-      });
+      return r.rows.map((row): PlanRunEntry => runEntry(db, row.slug, row.metadata));
     },
     gc: (opts) => gcRuns(db, opts).catch((error: unknown) => Promise.reject(storeError("write", "*", "gc", error))),
     requestControl: (slug, signal, request = {}) => settle(() => fileControl(db, slugOf(slug), signal, request)),
@@ -136,6 +133,8 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     reserveRun: (random) => settle(async () => ({ ok: true, slug: await reserveRunId(db, random) })),
     readLease: (slug) => readLease(db, slugOf(slug)),
     readStepOutput: (slug, record) => readStepOutput(db, slugOf(slug), record),
+    listRunFacts: () => listRunFacts(db),
+    runSignature: (slug) => runSignature(db, slugOf(slug)),
     async close() {
       // Leases still held stop beating (they expire on their own); a closed store can be used again.
       leases.stopAll();

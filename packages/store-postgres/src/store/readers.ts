@@ -56,7 +56,8 @@ export function checkOutput(body: string | undefined, fp: string): CheckedOutput
   return fingerprint(value) === fp ? { ok: true, output: value } : { ok: false, reason: "artifact-corrupt" };
 }
 
-function ownerOf(raw: unknown): LockOwner {
+/** A lease row's `holder_owner` as a LockOwner (fields of the wrong type left out). */
+export function ownerOf(raw: unknown): LockOwner {
   const o = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
   return {
     tool: typeof o["tool"] === "string" ? o["tool"] : "?",

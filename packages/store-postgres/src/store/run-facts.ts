@@ -1,0 +1,76 @@
+/**
+ * What readers' views of many runs, or of one run watched, need from the database in one statement each:
+ * `phasekit list` (every run with its lease and step facts) and the inspector's change stream (a signature of
+ * one run). Both leave the step records in the server: a run of 10,000 steps sends two step ids or a digest.
+ */
+import { validateMetadata } from "@phasekit/adapters-pi/store-kit";
+import type { PlanRunEntry, StoreRunFacts } from "@phasekit/adapters-pi";
+import { query, type Db } from "../db/db.js";
+import { storeError } from "../db/errors.js";
+import { ownerOf } from "./readers.js";
+import { runLabel } from "./runs.js";
+
+/** A `list()` entry from a run row's metadata (null: a reserved run with none yet; unreadable: its error). */
+export function runEntry(db: Db, slug: string, metadata: unknown): PlanRunEntry {
+  if (metadata === null) return { slug, ok: true, metadata: null };
+  const v = validateMetadata(runLabel(db, slug), metadata);
+  return v.ok ? { slug, ok: true, metadata: v.metadata } : { slug, ok: false, error: v.error };
+}
+
+// The step facts are stepFacts' (adapters-pi store/run-steps.ts): the latest started record by startedAt, the
+// latest completed by finishedAt; step_id only breaks exact ties.
+const LIST_SQL = `
+SELECT r.slug, r.metadata,
+  (r.holder IS NOT NULL AND r.lease_until IS NOT NULL) AS held, r.holder_owner AS owner, r.lease_until AS until, r.lease_until >= now() AS live,
+  (SELECT s.step_id FROM phasekit_steps s WHERE s.namespace = r.namespace AND s.slug = r.slug AND s.record->>'status' = 'started'
+     ORDER BY s.record->>'startedAt' DESC, s.step_id LIMIT 1) AS current,
+  (SELECT s.step_id FROM phasekit_steps s WHERE s.namespace = r.namespace AND s.slug = r.slug AND s.record->>'status' = 'completed'
+     ORDER BY coalesce(s.record->>'finishedAt', '') DESC, s.step_id LIMIT 1) AS last
+FROM phasekit_runs r WHERE r.namespace = $1 ORDER BY r.slug COLLATE "C"`;
+
+interface ListRow {
+  slug: string;
+  metadata: unknown;
+  held: boolean;
+  owner: unknown;
+  until: Date | null;
+  live: boolean | null;
+  current: string | null;
+  last: string | null;
+}
+
+/** Every run of the namespace with its lease (as `readLease` gives it) and step facts, in one statement. */
+export async function listRunFacts(db: Db): Promise<StoreRunFacts[]> {
+  let rows: ListRow[];
+  try {
+    rows = (await query<ListRow>(db, LIST_SQL, [db.namespace])).rows;
+  } catch (error) {
+    throw storeError("read", "*", "list", error);
+  }
+  return rows.map((row) => ({
+    ...runEntry(db, row.slug, row.metadata),
+    lease: row.held && row.until !== null ? { owner: ownerOf(row.owner), live: row.live === true, until: new Date(row.until).toISOString() } : null,
+    steps: { current: row.current, last: row.last },
+  }));
+}
+
+// What a reader shows of a run changes only with these: the metadata's generation and the journal's last entry
+// (every metadata write and journal append raises journal_seq), the holder (epoch, owner) and whether its lease
+// is live (not its renewals), the control requests, and the step records (a digest made in the server; the
+// count and latest times alone would miss a record flagged superseded).
+const SIGNATURE_SQL = `
+SELECT ROW(r.generation, r.journal_seq, r.epoch, r.holder IS NOT NULL, r.lease_until >= now(), md5(r.holder_owner::text),
+  (SELECT md5(coalesce(string_agg(c.kind || c.request::text, ',' ORDER BY c.kind), '')) FROM phasekit_control c WHERE c.namespace = r.namespace AND c.slug = r.slug),
+  (SELECT count(*) || ':' || md5(coalesce(string_agg(s.record::text, ',' ORDER BY s.step_id), '')) FROM phasekit_steps s WHERE s.namespace = r.namespace AND s.slug = r.slug)
+)::text AS sig
+FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2`;
+
+/** A value that changes whenever anything a reader shows of run `slug` may have changed ("-" for no run). */
+export async function runSignature(db: Db, slug: string): Promise<string> {
+  try {
+    const r = await query<{ sig: string }>(db, SIGNATURE_SQL, [db.namespace, slug]);
+    return r.rows[0]?.sig ?? "-";
+  } catch (error) {
+    throw storeError("read", slug, "runSignature", error);
+  }
+}
