@@ -74,6 +74,28 @@ describe("fork's hint for a step the run does not hold", () => {
     expect(cli.stderr).toContain("a, b, c");
     expect(cli.stderr).not.toMatch(/phasekit:(pi-definitions|workflow|dispatch)/);
   });
+
+  it("rerun's hint, and both commands' sentences, name the body's steps only", async () => {
+    const repo = tempRepo();
+    await runChild(repo, "h2");
+    // phasekit's own entries between the body's steps e and f, as a definitions run records its dispatches.
+    const log = await openRunLog({ runDir: path.join(repo, "ai_plan", "h2") });
+    for (const key of ["phasekit:workflow", "phasekit:dispatch#1", "f"]) await log.step(key, null, () => ({ ok: true }), { inputFingerprint: "sha256:00" });
+    await log.close();
+    const missing = phasekit(["--repo", repo, "rerun", "h2", "--from", "zz"]);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain("a, b, c");
+    expect(missing.stderr).not.toMatch(/phasekit:(workflow|dispatch)/);
+    const forked = phasekit(["--repo", repo, "fork", "h2", "--at", "f", "--id", "h2-fork"]);
+    expect(forked.code, forked.stderr).toBe(0);
+    expect(forked.stdout).toContain("forked run h2 at f into h2-fork: 5 step(s) before it are reused");
+    // The JSON keeps every key the fork copied (phasekit's own included): it is the record of what was done.
+    const marked = phasekit(["--repo", repo, "rerun", "h2", "--from", "e"]);
+    expect(marked.code, marked.stderr).toBe(0);
+    expect(marked.stdout).toContain("run h2: 2 step(s) from e on (e, f) run again");
+    const json2 = json(phasekit(["--repo", repo, "rerun", "h2", "--from", "e", "--json"]).stdout, "phasekit.time-travel/1") as { steps: string[] };
+    expect(json2.steps).toEqual(["e", "phasekit:workflow", "phasekit:dispatch#1", "f"]);
+  });
 });
 
 describe("gc and the hidden folders of killed forks", () => {

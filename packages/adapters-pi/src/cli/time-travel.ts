@@ -11,6 +11,7 @@ import { runJournal, type Roots } from "./run-view.js";
 import type { StepRecord } from "../store/checkpoint-log.js";
 import type { RunLocation } from "../run/target.js";
 import { FORKED_EVENT } from "../run/fork-parts.js";
+import { bodyStepKeys } from "../store/reserved-keys.js";
 
 /** What a time-travel action did: its JSON body (`id` the run acted on or made) and a sentence. */
 export interface TimeTravelOutcome {
@@ -22,9 +23,10 @@ export interface TimeTravelOutcome {
 export async function forkAt(roots: Roots, target: string, at: string, id: string | undefined, now: Date): Promise<TimeTravelOutcome> {
   const where = roots.store === undefined ? { ...roots, target } : { store: await storeAt(roots.store, roots.repoRoot), target };
   const r = await forkRun({ ...where, at, tool: CLI_TOOL, now: () => now, ...(id === undefined ? {} : { id }) });
+  // The sentence counts the body's steps; the JSON lists every key copied (phasekit's own entries too).
   return {
     body: { id: r.slug, action: "fork", from: r.from, reused: r.copied },
-    text: `forked run ${r.from.slug} at ${at} into ${r.slug}: ${r.copied.length} step(s) before it are reused when ${r.slug} is run; ${at} and what follows run afresh`,
+    text: `forked run ${r.from.slug} at ${at} into ${r.slug}: ${bodyStepKeys(r.copied).length} step(s) before it are reused when ${r.slug} is run; ${at} and what follows run afresh`,
   };
 }
 
@@ -32,9 +34,10 @@ export async function forkAt(roots: Roots, target: string, at: string, id: strin
 export async function rerunAt(roots: Roots, target: string, from: string, reason: string | undefined, now: Date): Promise<TimeTravelOutcome> {
   const where = roots.store === undefined ? { ...roots, target } : { store: await storeAt(roots.store, roots.repoRoot), target };
   const r = await rerunFrom({ ...where, from, tool: CLI_TOOL, now: () => now, ...(reason === undefined ? {} : { reason }) });
+  const steps = bodyStepKeys(r.keys);
   return {
     body: { id: r.slug, action: "rerun", from: r.from, steps: r.keys },
-    text: `run ${r.slug}: ${r.keys.length} step(s) from ${from} on (${r.keys.join(", ")}) run again at its next resume; the earlier ones are reused (a finished run is resumed with reenter)`,
+    text: `run ${r.slug}: ${steps.length} step(s) from ${from} on (${steps.join(", ")}) run again at its next resume; the earlier ones are reused (a finished run is resumed with reenter)`,
   };
 }
 

@@ -7,7 +7,7 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 import type { PlanStore } from "../store/plan-store-port.js";
-import { isReservedStepKey } from "../store/reserved-keys.js";
+import { pickStepHint } from "../store/reserved-keys.js";
 import { dispatchKey, WORKFLOW_BASE_KEY } from "./dispatch-record.js";
 import type { PlanRootsOptions } from "./target.js";
 
@@ -49,10 +49,7 @@ export interface SourceStep {
 export function stepsBefore<S extends SourceStep>(ordered: readonly S[], at: string, source: string): S[] {
   const i = ordered.findIndex((e) => e.key === at);
   if (i < 0) {
-    // The body's steps only: phasekit's own history keys (its dispatches, the pinned definitions) are not what
-    // `show` lists, so a person would not pick one.
-    const keys = ordered.filter((e) => !isReservedStepKey(e.key)).slice(0, 8).map((e) => e.key).join(", ");
-    throw forkError("NOT_FOUND", `run ${source} holds no step "${at}".`, { field: "at", value: at, hint: keys === "" ? `run ${source} has recorded no step of its body yet` : `pick a step key from \`phasekit show ${source}\` (e.g. ${keys})` });
+    throw forkError("NOT_FOUND", `run ${source} holds no step "${at}".`, { field: "at", value: at, hint: pickStepHint(source, ordered.map((e) => e.key)) });
   }
   return ordered.slice(0, i).filter((e) => e.status === "completed" && e.superseded !== true);
 }

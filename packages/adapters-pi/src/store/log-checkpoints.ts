@@ -12,6 +12,7 @@ import { checkCommitRecord } from "./commit-record.js";
 import { RUN_LOG_DIR } from "./run-log/format.js";
 import type { StepEntry } from "./run-log/run-index.js";
 import type { RunLog } from "./run-log/run-log.js";
+import { pickStepHint } from "./reserved-keys.js";
 import { keysFrom, RERUN_EVENT } from "./reuse-decision.js";
 
 const SCOPE = "checkpoints";
@@ -64,7 +65,7 @@ export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointS
     async supersede(from, note) {
       const keys = keysFrom(log.entries().map((e) => e.key), from);
       if (keys === null) {
-        throw workflowError(SCOPE, "NOT_FOUND", `the history in ${file} holds no step "${from}".`, { file, field: "from", value: from, hint: "pick a step id from `phasekit show <run>` (occurrences are id#n)" });
+        throw workflowError(SCOPE, "NOT_FOUND", `the history in ${file} holds no step "${from}".`, { file, field: "from", value: from, hint: pickStepHint(path.basename(log.runDir), log.entries().map((e) => e.key)) });
       }
       await log.event(RERUN_EVENT, { from, keys, at: now().toISOString(), ...(note.reason === undefined ? {} : { reason: note.reason }) });
       return { keys };

@@ -11,3 +11,14 @@ export const RESERVED_STEP_PREFIX = "phasekit:";
 export function isReservedStepKey(key: string): boolean {
   return key.startsWith(RESERVED_STEP_PREFIX);
 }
+
+/** The body's step keys among `keys` (phasekit's own left out), in their order: what people are shown and pick from. */
+export function bodyStepKeys(keys: readonly string[]): string[] {
+  return keys.filter((k) => !isReservedStepKey(k));
+}
+
+/** The hint of a "no such step" error: a few of the body's step keys `phasekit show` lists, never phasekit's own. */
+export function pickStepHint(run: string, keys: readonly string[]): string {
+  const some = bodyStepKeys(keys).slice(0, 8);
+  return some.length === 0 ? `run ${run} has recorded no step of its body yet` : `pick a step key from \`phasekit show ${run}\` (e.g. ${some.join(", ")})`;
+}
