@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CheckpointStore } from "@phasekit/adapters-pi";
-import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { MIGRATIONS, openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
 
 const started = startCluster();
@@ -115,6 +115,37 @@ if (!started.ok) {
       const b = await hold();
       expect(await replay(b.cps, 10)).toEqual([4, 5, 6, 7, 8, 9].map((i) => [i, "artifact-missing"]));
       await b.release();
+    });
+
+    it("outputs written before version 5 (no base column) are read whole after the migration, and new ones chain on", async () => {
+      // A step record and its output as a current store writes them (whole: the first output of a chain). After
+      // the migration the holder reuses it, stores s1 whole (the first output of its chain) and s2 as a delta.
+      const { ns, hold } = await fresh();
+      const a = await hold();
+      await write(a.cps, 1);
+      await a.release();
+      const step = (await admin.query("SELECT step_id, record, epoch FROM phasekit_steps WHERE namespace = $1", [ns])).rows[0];
+      const artifact = (await admin.query("SELECT fingerprint, body FROM phasekit_artifacts WHERE namespace = $1", [ns])).rows[0];
+      const db = `mig_${randomUUID().replaceAll("-", "")}`;
+      await admin.query(`CREATE DATABASE ${db}`);
+      const pool = new pg.Pool({ connectionString: cluster.url.replace(/\/phasekit$/, `/${db}`), max: 2 });
+      try {
+        for (const m of MIGRATIONS.slice(0, 4)) await pool.query(m.sql);
+        await pool.query("INSERT INTO phasekit_runs (namespace, slug) VALUES ('default', 'run')");
+        await pool.query("INSERT INTO phasekit_steps VALUES ('default', 'run', $1, $2, $3)", [step.step_id, step.record, step.epoch]);
+        await pool.query("INSERT INTO phasekit_artifacts VALUES ('default', 'run', $1, $2)", [artifact.fingerprint, artifact.body]);
+        const store = await openPostgresPlanStore({ pool, migrate: true });
+        expect(store.migrations.applied).toEqual([5]);
+        const l = await store.lock("run", { owner: { tool: "delta" } });
+        if (!l.ok) throw l.error;
+        const cps = await l.lock.store.checkpoints("run", { now: () => new Date() });
+        expect(await replay(cps, 3)).toEqual([[1, "no-record"], [2, "no-record"]]);
+        await l.lock.release();
+        await store.close();
+        expect((await pool.query("SELECT base IS NULL AS whole FROM phasekit_artifacts ORDER BY whole DESC")).rows.map((r) => r.whole)).toEqual([true, true, false]);
+      } finally {
+        await pool.end();
+      }
     });
 
     it("compaction keeps a base no step names any more, and removes an output nothing needs", async () => {
