@@ -1,16 +1,16 @@
 /**
  * A run's budgets as `phasekit show` and the inspector show them: what the run spent (`ctx.budget` spends are
  * entries of its history holding the running total; wall time since the run was created) against the limits its
- * definitions declare (the workflow's and the current phase's), judged by core (`judgeControls`). A pi run counts
- * in its session, not in its store, so only the limits are known here for one.
+ * definitions declare (the workflow's and the current phase's), judged by core (`judgeControls`). A pi run's
+ * totals are the same entries (pi/durable-budget.ts), written at its turn ends.
  */
 import { judgeControls, migrateState, NO_USAGE, resolveActive, type BudgetKey, type Budgets, type BudgetUsage, type WorkflowRegistry } from "@phasekit/core";
-import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+import { budgetEntryIndex } from "../run/budget.js";
 import { readRunLog } from "../store/run-log/reader.js";
 
 /** The budget part of `phasekit.show/1` (null when the run declares no limit and spent nothing). */
 export interface BudgetView {
-  /** What `ctx.budget` recorded (null: no spend in the run's history, e.g. a pi run), wall time included. */
+  /** What `ctx.budget` or the pi extension recorded (null: nothing in the run's history yet), wall time included. */
   used: BudgetUsage | null;
   /** The limits the run's definitions declare now, for the workflow and the current phase. */
   limits: { workflow: Budgets | null; phase: Budgets | null };
@@ -20,8 +20,6 @@ export interface BudgetView {
   exhausted: string | null;
 }
 
-const SPEND = new RegExp(`^${RESERVED_STEP_PREFIX}budget#(\\d+)$`, "u");
-
 /** The latest running total of `ctx.budget` spends in the run log of `runDir`, if any. */
 async function spent(runDir: string): Promise<Omit<BudgetUsage, "wallTimeMs"> | null> {
   const view = await readRunLog(runDir).catch(() => null);
@@ -29,9 +27,8 @@ async function spent(runDir: string): Promise<Omit<BudgetUsage, "wallTimeMs"> | 
   try {
     let best: { n: number; text: string | undefined } | null = null;
     for (const e of view.entries()) {
-      const m = SPEND.exec(e.key);
-      if (m === null || e.status !== "completed") continue;
-      const n = Number(m[1]);
+      const n = budgetEntryIndex(e.key);
+      if (n === undefined || e.status !== "completed") continue;
       if (best === null || n > best.n) best = { n, text: await view.outputText(e) };
     }
     if (best?.text === undefined) return null;
@@ -60,7 +57,7 @@ export async function budgetView(runDir: string, createdAt: string | undefined, 
 export function budgetLine(b: BudgetView): string {
   const parts: string[] = [];
   if (b.used !== null) parts.push(`used ${b.used.turns} turns, ${b.used.toolCalls} tool calls, ${b.used.tokens} tokens, cost ${b.used.cost}`);
-  else parts.push("used: counted where the run runs (a pi session)");
+  else parts.push("used: nothing recorded yet");
   const lim = (x: Budgets | null) => (x === null ? null : Object.entries(x).filter(([k]) => k !== "onExhausted").map(([k, v]) => `${String(v)} ${k}`).join(", "));
   const w = lim(b.limits.workflow);
   const p = lim(b.limits.phase);

@@ -12,6 +12,9 @@ import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
 import { failed } from "./durable-failure.js";
 import { loadPinFrom, savePinIn } from "./durable-pin.js";
+import { loadBudgetTotal, saveBudgetTotal } from "./durable-budget.js";
+import type { BudgetUsage } from "@phasekit/core";
+import type { RecordedTotal } from "../run/budget.js";
 import type { PinnedData } from "../run/definitions-pin.js";
 
 /** Where plan folders live: `planRoot` relative to the session's cwd (default `ai_plan`), or off. */
@@ -37,6 +40,8 @@ interface Held {
   createdAt: string;
   /** The state last written (its generation and notified flag): writing it again would change nothing. */
   wrote?: string;
+  /** The budget total last recorded in the run's history (read when the run was taken). */
+  budget: RecordedTotal | null;
 }
 
 /** The plan-folder side of the pi extension: at most one run held at a time. */
@@ -68,6 +73,10 @@ export interface DurableRuns {
    * filing rule, as `phasekit approve` does; `failed` when no run is held or the store refuses (its message).
    */
   requestControl(signal: ControlSignal, input: ControlRequestInput): Promise<DurableResult<{ request: ControlRequest }>>;
+  /** What the held run `taskId` had spent by its history when this session took it (durable-budget.ts), if anything. */
+  budgetTotal(taskId: string): RecordedTotal["total"] | undefined;
+  /** Records what run `taskId` has spent in its history (when it changed and this session holds the run). */
+  recordBudget(taskId: string, used: BudgetUsage, now: number): Promise<void>;
 }
 
 const TOOL = "pi";
@@ -157,7 +166,8 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       const generation = meta.ok && meta.metadata !== null ? meta.metadata.generation : null;
       const createdAt = meta.ok && meta.metadata !== null ? meta.metadata.createdAt : new Date(state.startedAt).toISOString();
       // Writes go through the lease (lock.store): fencing belongs to this acquisition, not to the store object.
-      held = { store: locked.lock.store ?? store, slug: state.taskId, lock: locked.lock, generation, createdAt };
+      const leased = locked.lock.store ?? store;
+      held = { store: leased, slug: state.taskId, lock: locked.lock, generation, createdAt, budget: await loadBudgetTotal(leased, state.taskId, now) };
       return inner.write(state, now);
     },
     async write(state, now) {
@@ -193,7 +203,9 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       const again = await store.readMetadata(id);
       const fresh = again.ok && again.metadata?.state !== undefined ? readState(again.metadata.state) : st;
       const state = fresh.ok ? fresh.state : st.state;
-      held = { store: locked.lock.store ?? store, slug: id, lock: locked.lock, generation: again.ok && again.metadata ? again.metadata.generation : meta.metadata.generation, createdAt: meta.metadata.createdAt };
+      const leased = locked.lock.store ?? store;
+      const budget = await loadBudgetTotal(leased, id, Date.now());
+      held = { store: leased, slug: id, lock: locked.lock, generation: again.ok && again.metadata ? again.metadata.generation : meta.metadata.generation, createdAt: meta.metadata.createdAt, budget };
       return { ok: true, state };
     },
     async pendingControl(signal) {
@@ -213,6 +225,11 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       if (h === undefined) return { ok: false, kind: "failed", message: "[phasekit] this session holds no run." };
       const r = await h.store.requestControl(h.slug, signal, input).catch((error: unknown) => ({ ok: false as const, error: error as WorkflowError }));
       return r.ok ? { ok: true, request: r.request } : failed(h.store, h.slug, r.error, `could not file the ${signal} request in`);
+    },
+    budgetTotal: (taskId) => (held?.slug === taskId ? held.budget?.total : undefined),
+    async recordBudget(taskId, used, now) {
+      const h = held;
+      if (h !== undefined && h.slug === taskId) h.budget = await saveBudgetTotal(h.store, h.slug, h.budget, used, now);
     },
     async savePin(state, data, now) {
       const h = held;
@@ -251,6 +268,8 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
     pendingControl: (signal) => serial(() => inner.pendingControl(signal)),
     clearControl: (request) => serial(() => inner.clearControl(request)),
     requestControl: (signal, input) => serial(() => inner.requestControl(signal, input)),
+    budgetTotal: (taskId) => inner.budgetTotal(taskId),
+    recordBudget: (taskId, used, now) => serial(() => inner.recordBudget(taskId, used, now)),
     savePin: (state, data, now) => serial(() => inner.savePin(state, data, now)),
     loadPin: (state, now) => serial(() => inner.loadPin(state, now)),
     release: () => serial(() => inner.release()),

@@ -3,7 +3,8 @@
  * (agent turns, tool calls, the usage pi reports per assistant message, the same tool call repeated, turns that
  * changed nothing) and core judges the counts against the definitions (`judgeControls`). The counts are a
  * session entry (`workflow:controls`) written at every turn end and pause, so `pi -c` and a tree move keep
- * counting. When a budget runs out or the run stalls, the run is paused (core's pause, committed like every
+ * counting; the run's totals are also entries of its history (durable-budget.ts), so a run resumed in another
+ * session goes on from them (its phase counts and wall time start again there). When a budget runs out or the run stalls, the run is paused (core's pause, committed like every
  * change) with a reason that names what ran out or what repeated; tools are refused until it is resumed. An
  * exhausted budget does what its definition says (budget-exhausted.ts: pause, fail or ask); a person raises a
  * budget when resuming (`/workflow-resume <id> turns=60`, kept in the counts entry, applied by core).
@@ -84,7 +85,10 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
     if (s === null || key === undefined) return (counts = undefined);
     const now = rt.now();
     if (counts === undefined || counts.taskId !== s.taskId) {
-      counts = { taskId: s.taskId, phaseKey: key, workflowUsed: NO_USAGE, phaseUsed: NO_USAGE, workflowStartedAt: now, phaseStartedAt: now, same: undefined, idleTurns: 0, pausedFor: undefined };
+      // No counts in this session: the run goes on from what its history recorded (resumed from another session).
+      const stored = rt.durable.budgetTotal(s.taskId);
+      const workflowUsed = stored === undefined ? NO_USAGE : { ...stored, wallTimeMs: 0 };
+      counts = { taskId: s.taskId, phaseKey: key, workflowUsed, phaseUsed: NO_USAGE, workflowStartedAt: now, phaseStartedAt: now, same: undefined, idleTurns: 0, pausedFor: undefined };
     } else if (counts.phaseKey !== key) {
       const { phase: _left, ...kept } = counts.raised ?? {};
       counts = { ...counts, phaseKey: key, phaseUsed: NO_USAGE, phaseStartedAt: now, same: undefined, idleTurns: 0, raised: kept.workflow === undefined ? undefined : kept };
@@ -94,7 +98,11 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
     return counts;
   };
   const save = (): void => {
-    if (counts !== undefined) pi.appendEntry(CONTROLS_ENTRY, counts);
+    if (counts === undefined) return;
+    pi.appendEntry(CONTROLS_ENTRY, counts);
+    // The run's history keeps the totals too (for another session and for phasekit show); a failed write leaves
+    // the session entry as the count.
+    void rt.durable.recordBudget(counts.taskId, counts.workflowUsed, rt.now()).catch(() => undefined);
   };
   raisers.set(rt, (taskId, raised) => {
     const c = current();

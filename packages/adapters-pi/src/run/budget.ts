@@ -85,6 +85,12 @@ export function createRunBudget(limits: Budgets, checkpoints: CheckpointStore, n
   };
 }
 
+/** The occurrence n of a budget entry's key (`phasekit:budget#n`), or undefined for any other key. */
+export function budgetEntryIndex(key: string): number | undefined {
+  const m = SPEND_ENTRY.exec(key);
+  return m === null ? undefined : Number(m[1]);
+}
+
 /** A running total of the budget entries in a run's history, and the occurrence of the entry that holds it. */
 export interface RecordedTotal {
   readonly n: number;
@@ -101,9 +107,8 @@ export async function latestBudgetTotal(store: PlanStore, slug: string, now: () 
   if (store.readStepOutput === undefined) return null;
   let best: { n: number; record: Awaited<ReturnType<CheckpointStore["records"]>>[number] } | null = null;
   for (const record of await (await store.checkpoints(slug, { now })).records()) {
-    const m = SPEND_ENTRY.exec(record.stepId);
-    if (m === null || record.status !== "completed") continue;
-    const n = Number(m[1]);
+    const n = budgetEntryIndex(record.stepId);
+    if (n === undefined || record.status !== "completed") continue;
     if (best === null || n > best.n) best = { n, record };
   }
   if (best === null) return null;
