@@ -17,7 +17,7 @@ export { assertPlainJson } from "./io/plain-json.js";
 export { canonicalJson } from "./io/canonical-json.js";
 export { serializeWorkflowMetadata, buildDocument, validateMetadata } from "./store/metadata.js";
 export { workflowMetadataSchema, WORKFLOW_METADATA_VERSION } from "./store/metadata-schema.js";
-export { approvalMismatch, newControlRequest, parseControlRequest } from "./store/control-signals.js";
+export { approvalMismatch, newControlRequest, parseControlRequest, withdrawRefusal } from "./store/control-signals.js";
 export { isReservedStepKey, RESERVED_STEP_PREFIX } from "./store/reserved-keys.js";
 export { validateSlug } from "./io/plan-paths.js";
 export { FINISHED_STATUSES, finishedError } from "./store/run-status.js";

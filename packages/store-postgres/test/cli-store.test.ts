@@ -155,6 +155,18 @@ if (!started.ok) {
       expect((await cli(["list", "--store", url, "--plan-root", "/tmp"])).code).toBe(2);
     });
 
+    it("resume withdraws a pending pause of a run another process holds (a withdrawal is not the holder's clear)", async () => {
+      expect((await pg("pause", "live-1", "by", "mistake")).code).toBe(0);
+      const r = await pg("resume", "live-1", "--json");
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ id: "live-1", action: "resume", withdrawn: { signal: "pause", reason: "by mistake" } });
+      expect(await store.readControl("live-1", "pause")).toEqual({ ok: true, request: null });
+      // Nothing pending any more: a second resume says so.
+      const again = await pg("resume", "live-1");
+      expect(again.code).not.toBe(0);
+      expect(again.stderr).toContain("has no pending pause");
+    });
+
     it("pause from the CLI reaches the live run through the store: it ends paused after the step in flight", async () => {
       const r = await pg("pause", "live-1", "deploy", "freeze");
       expect(r.code, r.stderr).toBe(0);

@@ -7,7 +7,6 @@ import { cancelNow, compileDefinitions, migrateState, refusalToError } from "@ph
 import { persisted } from "../run/persisted.js";
 import { requestPause, requestStop, type ControlTargetOptions } from "../run/control-requests.js";
 import { storeAt } from "./store-runs.js";
-import { clearControlRequest } from "../store/control-signals.js";
 import type { WorkflowMetadataInput } from "../store/metadata-schema.js";
 import { fail } from "./io.js";
 import { isFinal, locateRun, runDetail, withRunStore, type Roots } from "./run-view.js";
@@ -38,11 +37,10 @@ export async function controlRun(roots: Roots, target: string, action: ControlAc
   if (action === "resume") {
     if (d.pending?.signal === "pause") {
       const pending = d.pending;
-      if (roots.store === undefined) await clearControlRequest(d.summary.runDir, pending);
-      else {
-        const cleared = await (await storeAt(roots.store, roots.repoRoot)).clearControl(id, pending);
-        if (!cleared.ok) throw cleared.error;
-      }
+      // A withdrawal is the filer's act, whoever holds the run (a holder's clear would be refused on PostgreSQL).
+      const w = await withRunStore(roots, await locateRun(roots, target), (store) => store.withdrawControl(id, pending));
+      if (!w.ok) throw w.error;
+      if (!w.withdrawn) fail("cli", "NOT_PAUSED", `run ${id}: its pause request is no longer pending (the run took it at a step boundary, or a newer one replaced it); nothing was withdrawn.`, { value: id });
       return { body: { id, action, withdrawn: d.pending }, text: `pause request withdrawn: run ${id} goes on` };
     }
     if (isFinal(d.summary.status)) fail("cli", "NOT_PAUSED", `run ${id} is ${d.summary.status}: there is nothing to resume.`, { value: id });

@@ -9,7 +9,7 @@ import path from "node:path";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { nodeFs, type FsPort } from "../io/fs-port.js";
 import { judgeLiveness } from "../lock/liveness.js";
-import { anyRequestFile, approvalMismatch, clearControlRequest, type ApprovalDecision, newControlRequest, readControlRequest, readControlSignal, writeControlRequest, type ControlRequest, type ControlSignal } from "./control-signals.js";
+import { anyRequestFile, approvalMismatch, clearControlRequest, type ApprovalDecision, newControlRequest, readControlRequest, readControlSignal, withdrawRefusal, writeControlRequest, type ControlRequest, type ControlSignal } from "./control-signals.js";
 import type { ReadMetadataResult } from "./metadata.js";
 import { FINISHED_STATUSES, finishedError } from "./run-status.js";
 
@@ -30,6 +30,12 @@ export interface StoreControl {
   requestControl(slug: string, signal: ControlSignal, request?: ControlRequestInput): Promise<Outcome<{ request: ControlRequest }>>;
   readControl(slug: string, signal?: ControlSignal): Promise<Outcome<{ request: ControlRequest | null }>>;
   clearControl(slug: string, request: ControlRequest): Promise<Outcome<{ cleared: boolean }>>;
+  /**
+   * Takes back a pending pause if it is still that very request (withdrawn: false when it is gone: honoured, or
+   * replaced by a newer one). A filer's act, as filing is: any process may, whoever holds the run (clearing is
+   * the holder's). Only a pause (INVALID_OPTIONS for a stop or an approval: see withdrawRefusal).
+   */
+  withdrawControl(slug: string, request: ControlRequest): Promise<Outcome<{ withdrawn: boolean }>>;
 }
 
 /** The control methods over the run folders that `dirOf` names (validated, not created). */
@@ -71,6 +77,16 @@ export function createFsControl(
         const before = await readControlSignal(runDir, request.signal, { fs });
         await clearControlRequest(runDir, request, { fs });
         return { ok: true, cleared: before.ok && before.request !== null && JSON.stringify(before.request) === JSON.stringify(request) };
+      }),
+    withdrawControl: (slug, request) =>
+      settle(async () => {
+        const refused = withdrawRefusal(slug, request);
+        if (refused !== undefined) return { ok: false, error: refused };
+        // The request file is anyone's to remove by its content (the holder's clear is the same unlink).
+        const runDir = await dirOf(slug);
+        const before = await readControlSignal(runDir, "pause", { fs });
+        await clearControlRequest(runDir, request, { fs });
+        return { ok: true, withdrawn: before.ok && before.request !== null && JSON.stringify(before.request) === JSON.stringify(request) };
       }),
   };
 }

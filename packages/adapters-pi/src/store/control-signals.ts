@@ -115,6 +115,19 @@ export function approvalMismatch(slug: string, signal: ControlSignal, approval: 
   return workflowError("control", "INVALID_OPTIONS", `run ${slug}: ${why}.`, { field: "approval", hint: "use requestApproval() / phasekit approve for decisions" });
 }
 
+/**
+ * The withdrawal rule every store shares (`PlanStore.withdrawControl`): only a pause is taken back by whoever
+ * asks. A stop or an approval, once filed, is the holder's to honour: it has acted on it, or will.
+ */
+export function withdrawRefusal(slug: string, request: ControlRequest): WorkflowError | undefined {
+  if (request.signal === "pause") return undefined;
+  return workflowError("control", "INVALID_OPTIONS", `run ${slug}: a ${request.signal} request cannot be withdrawn, only a pause.`, {
+    field: "signal",
+    value: request.signal,
+    hint: "a stop ends the run at its next step; resume it afterwards if that was a mistake",
+  });
+}
+
 export function newControlRequest(signal: ControlSignal, reason: string, now?: () => string, generation?: number, approval?: ApprovalDecision): ControlRequest {
   return {
     schemaVersion: 1,

@@ -15,7 +15,7 @@ import { createMemoryCheckpoints, newMemoryHistory, type MemoryHistory } from ".
 import { notHeld } from "../store/read-checkpoints.js";
 import { buildDocument, validateMetadata } from "../store/metadata.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
-import { approvalMismatch, newControlRequest, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
+import { approvalMismatch, newControlRequest, withdrawRefusal, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
 
 interface Run {
   text: string | null;
@@ -228,6 +228,15 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
         const same = JSON.stringify(c[request.signal]) === JSON.stringify(request);
         if (same) delete c[request.signal];
         return { ok: true as const, cleared: same };
+      }),
+    withdrawControl: (slug, request) =>
+      guard(() => {
+        const refused = withdrawRefusal(slug, request);
+        if (refused !== undefined) return { ok: false as const, error: refused };
+        const c = runOf(slug).control;
+        const same = JSON.stringify(c.pause) === JSON.stringify(request);
+        if (same) delete c.pause;
+        return { ok: true as const, withdrawn: same };
       }),
     async close() {},
     reopen: () => createMemoryPlanStore(runs),

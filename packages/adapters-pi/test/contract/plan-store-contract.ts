@@ -183,6 +183,28 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
       await held.lock.release();
     });
 
+    it("withdraws a pending pause from a process holding nothing while another holds the run: only that very request, only a pause", async () => {
+      const store = await fresh();
+      await store.writeMetadata("run-w", { ...sampleMetadata("run-w"), status: "running" }, null);
+      const held = await store.lock("run-w", { owner: { tool: "t" } });
+      if (!held.ok) throw held.error;
+      const other = track(await harness.reopen(store));
+      const pause = await other.requestControl("run-w", "pause", { reason: "lunch", now: () => "2026-01-02T03:04:05.000Z" });
+      const stop = await other.requestControl("run-w", "stop");
+      if (!pause.ok || !stop.ok) throw new Error("not filed");
+      expect(await other.withdrawControl("run-w", stop.request)).toMatchObject({ ok: false, error: { code: "INVALID_OPTIONS" } });
+      expect(await other.withdrawControl("run-w", pause.request)).toEqual({ ok: true, withdrawn: true });
+      expect(await store.readControl("run-w", "pause")).toEqual({ ok: true, request: null });
+      expect(await other.withdrawControl("run-w", pause.request)).toEqual({ ok: true, withdrawn: false });
+      // A newer pause filed meanwhile is not taken back by the older one's withdrawal; the stop is untouched.
+      const newer = await other.requestControl("run-w", "pause", { reason: "again", now: () => "2026-01-02T03:04:06.000Z" });
+      if (!newer.ok) throw newer.error;
+      expect(await other.withdrawControl("run-w", pause.request)).toEqual({ ok: true, withdrawn: false });
+      expect(await store.readControl("run-w", "pause")).toEqual({ ok: true, request: newer.request });
+      expect(await store.readControl("run-w")).toEqual({ ok: true, request: stop.request });
+      await held.lock.release();
+    });
+
     it("an approve request carries its decision, is read only when asked for, and is never taken for a pause or stop", async () => {
       const store = await fresh();
       await store.writeMetadata("run-ap", { ...sampleMetadata("run-ap"), status: "running" }, null);

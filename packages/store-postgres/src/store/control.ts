@@ -5,7 +5,7 @@
  * files the request: the run exists and is not finished, and a pause needs a live holder.
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import { approvalMismatch, FINISHED_STATUSES, finishedError, newControlRequest, parseControlRequest } from "@phasekit/adapters-pi/store-kit";
+import { approvalMismatch, FINISHED_STATUSES, finishedError, newControlRequest, parseControlRequest, withdrawRefusal } from "@phasekit/adapters-pi/store-kit";
 import { type ControlRequest, type ControlRequestInput, type ControlSignal } from "@phasekit/adapters-pi";
 import { fencedWrite, fenceParams, fenceSql, query, type Db, type Fence } from "../db/db.js";
 import { storableJson } from "../db/storable.js";
@@ -94,6 +94,21 @@ export async function clearControl(db: Db, slug: string, fence: Fence, request: 
     return { ok: true, cleared: false };
   } catch (error) {
     return { ok: false, error: storeError("write", slug, `clear ${request.signal}`, error) };
+  }
+}
+
+/**
+ * Takes back a pending pause if it is still that very request, whoever holds the run: the filer's side, unfenced
+ * like filing (a holder's clear is fenced, so a displaced holder never drops a request the new one must see).
+ */
+export async function withdrawControl(db: Db, slug: string, request: ControlRequest): Promise<Outcome<{ withdrawn: boolean }>> {
+  const refused = withdrawRefusal(slug, request);
+  if (refused !== undefined) return { ok: false, error: refused };
+  try {
+    const r = await query(db, "DELETE FROM phasekit_control WHERE namespace = $1 AND slug = $2 AND kind = 'pause' AND request = $3::jsonb", [db.namespace, slug, storableJson(request)]);
+    return { ok: true, withdrawn: r.rowCount === 1 };
+  } catch (error) {
+    return { ok: false, error: storeError("write", slug, "withdraw pause", error) };
   }
 }
 

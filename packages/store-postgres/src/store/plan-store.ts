@@ -11,7 +11,7 @@ import { query, type Db, type Fence } from "../db/db.js";
 import { connectionFailure, storeError } from "../db/errors.js";
 import { connectionSettings, resolveTimeouts, type PostgresTimeouts } from "../db/settings.js";
 import { reserveRunId, type RandomBytes } from "./run-ids.js";
-import { fileControl, readControl } from "./control.js";
+import { fileControl, readControl, withdrawControl } from "./control.js";
 import { holderWrites, LeaseBook, settle } from "./holder-writes.js";
 import { gcRuns } from "./retention.js";
 import { readRunJournal, readRunMetadata, runLabel } from "./runs.js";
@@ -130,6 +130,7 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     gc: (opts) => gcRuns(db, opts).catch((error: unknown) => Promise.reject(storeError("write", "*", "gc", error))),
     requestControl: (slug, signal, request = {}) => settle(() => fileControl(db, slugOf(slug), signal, request)),
     readControl: (slug, signal) => settle(() => readControl(db, slugOf(slug), signal)),
+    withdrawControl: (slug, request) => settle(() => withdrawControl(db, slugOf(slug), request)),
     reserveRun: (random) => settle(async () => ({ ok: true, slug: await reserveRunId(db, random) })),
     readLease: (slug) => readLease(db, slugOf(slug)),
     readStepOutput: (slug, record) => readStepOutput(db, slugOf(slug), record),
