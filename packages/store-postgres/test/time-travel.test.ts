@@ -43,6 +43,23 @@ if (!started.ok) {
     return { meta: meta.ok ? meta.metadata : meta.error, records: [...records].sort((x, y) => x.stepId.localeCompare(y.stepId)) };
   };
 
+  /** `phasekit …args --store <this namespace> --json` in-process; its exit code and parsed stdout. */
+  const cliJson = async (args: string[]): Promise<{ code: number; doc: unknown; stderr: string }> => {
+    const url = `${cluster.url}${cluster.url.includes("?") ? "&" : "?"}namespace=${namespace}`;
+    let stdout = "";
+    let stderr = "";
+    const io = {
+      stdout: { write: (s: string) => (stdout += s) },
+      stderr: { write: (s: string) => (stderr += s) },
+      stdin: Object.assign((async function* () {})(), { isTTY: false }),
+      cwd: repoRoot,
+      env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir" },
+      now: () => new Date(),
+    } as Parameters<typeof main>[1];
+    const code = await main([...args, "--store", url, "--json"], io);
+    return { code, doc: stdout === "" ? null : JSON.parse(stdout), stderr };
+  };
+
   beforeAll(async () => {
     store = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
     expect((await run("src")).status).toBe("completed");
@@ -70,19 +87,9 @@ if (!started.ok) {
     });
 
     it("phasekit fork --store makes the fork (a fresh id)", async () => {
-      const url = `${cluster.url}${cluster.url.includes("?") ? "&" : "?"}namespace=${namespace}`;
-      let stdout = "";
-      let stderr = "";
-      const io = {
-        stdout: { write: (s: string) => (stdout += s) },
-        stderr: { write: (s: string) => (stderr += s) },
-        stdin: Object.assign((async function* () {})(), { isTTY: false }),
-        cwd: repoRoot,
-        env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir" },
-        now: () => new Date(),
-      } as Parameters<typeof main>[1];
-      expect(await main(["fork", "src", "--at", "e", "--store", url, "--json"], io), stderr).toBe(0);
-      const doc = JSON.parse(stdout) as { id: string; reused: string[] };
+      const forked = await cliJson(["fork", "src", "--at", "e"]);
+      expect(forked.code, forked.stderr).toBe(0);
+      const doc = forked.doc as { id: string; reused: string[] };
       expect(doc.reused).toEqual(["a", "b", "c", "d"]);
       effects.length = 0;
       expect((await run(doc.id)).status).toBe("completed");
@@ -97,6 +104,10 @@ if (!started.ok) {
       // Nothing deleted: the records are there, flagged.
       const flagged = (await snapshot("src")).records.filter((r) => r.superseded === true).map((r) => r.stepId);
       expect(flagged).toEqual(["c", "d", "e"]);
+      // show --store marks them as the file store's show does.
+      const shown = await cliJson(["show", "src"]);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect((shown.doc as { steps: Array<{ stepId: string; superseded: boolean }> }).steps.map((x) => `${x.stepId}:${x.superseded}`)).toEqual(["a:false", "b:false", "c:true", "d:true", "e:true"]);
       effects.length = 0;
       const again = await run("src");
       expect(again).toMatchObject({ status: "completed", result: "seed>a>b>c>d>e" });
