@@ -3,7 +3,8 @@
  * has come, a `ctx.waitForApproval` whose timeout passed or whose decision was filed), read from each run's history
  * (the wait's start entry records when it is due). phasekit cannot run a body itself (it is the caller's code), so
  * it lists them, and with `--exec <command>` runs the command once per due run (PHASEKIT_RUN_ID in its
- * environment), e.g. the script that calls `runWorkflow` for that run. Runs held by a live process are skipped.
+ * environment), e.g. the script that calls `runWorkflow` for that run. Runs held by a live process (a live lock,
+ * or with `--store` a live lease) are skipped.
  */
 import { spawnSync } from "node:child_process";
 import type { Command } from "commander";
@@ -11,7 +12,6 @@ import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
 import { common } from "./context.js";
 import { readRunLog } from "../store/run-log/reader.js";
 import { printJson, type CliIo } from "./io.js";
-import { notOnStore } from "./store-runs.js";
 import { listRuns, locateRun, withRunStore, type Roots } from "./run-view.js";
 
 /** One wait that has ended. */
@@ -25,14 +25,33 @@ export interface DueWait {
 
 const START = new RegExp(`^${RESERVED_STEP_PREFIX.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(sleep|approval)-start(:[^#]*)?#(\\d+)$`, "u");
 
-/** The wait entries of a run's history (phasekit's own, which the step views leave out), with their outputs. */
-async function waitEntries(runDir: string): Promise<Array<{ key: string; completed: boolean; output: unknown }>> {
+type WaitEntry = { key: string; completed: boolean; output: unknown };
+const isWaitKey = (key: string): boolean => key.startsWith(RESERVED_STEP_PREFIX) && /(sleep|approval)/u.test(key);
+
+/**
+ * The wait entries of a run's history (phasekit's own, which the fs store's step views leave out), with their
+ * outputs: from the run log of a plan folder, or through the store (`--store`: its records, each output read back).
+ */
+async function waitEntries(roots: Roots, run: { id: string; runDir: string }): Promise<WaitEntry[]> {
+  if (roots.store === undefined) return folderWaitEntries(run.runDir);
+  return withRunStore(roots, await locateRun(roots, run.id), async (store) => {
+    const out: WaitEntry[] = [];
+    for (const r of await (await store.checkpoints(run.id, { now: () => new Date() })).records()) {
+      if (!isWaitKey(r.stepId)) continue;
+      const text = r.status === "completed" ? await store.readStepOutput?.(run.id, r) : undefined;
+      out.push({ key: r.stepId, completed: r.status === "completed", output: text?.ok ? (JSON.parse(text.text) as unknown) : undefined });
+    }
+    return out;
+  });
+}
+
+async function folderWaitEntries(runDir: string): Promise<WaitEntry[]> {
   const view = await readRunLog(runDir);
   if (view === null) return [];
   try {
-    const out: Array<{ key: string; completed: boolean; output: unknown }> = [];
+    const out: WaitEntry[] = [];
     for (const e of view.entries()) {
-      if (!e.key.startsWith(RESERVED_STEP_PREFIX) || !/(sleep|approval)/u.test(e.key)) continue;
+      if (!isWaitKey(e.key)) continue;
       const text = e.status === "completed" ? await view.outputText(e) : undefined;
       out.push({ key: e.key, completed: e.status === "completed", output: text === undefined ? undefined : (JSON.parse(text) as unknown) });
     }
@@ -49,13 +68,13 @@ async function decisionFiled(roots: Roots, id: string): Promise<boolean> {
   return r.ok && r.request !== null;
 }
 
-/** The ended waits of every run (in a plan folder) that no live process holds, oldest due first. */
+/** The ended waits of every run (in a plan folder, or in the store) that no live process holds, oldest due first. */
 export async function dueWaits(roots: Roots, nowMs: number): Promise<DueWait[]> {
   const out: DueWait[] = [];
   for (const run of await listRuns(roots, nowMs)) {
     if (run.status !== "crashed" && run.status !== "running") continue;
     if (run.status === "running" && run.lockHolder !== null && !run.lockStale) continue; // a live process has it
-    const entries = await waitEntries(run.runDir);
+    const entries = await waitEntries(roots, run);
     const done = new Set(entries.filter((e) => e.completed).map((e) => e.key));
     for (const entry of entries) {
       const m = START.exec(entry.key);
@@ -83,7 +102,6 @@ export function registerResumeDueCommand(program: Command, io: CliIo): void {
     .option("--exec <command>", "a shell command to run once per due run, e.g. the script that resumes it with runWorkflow")
     .action(async (o: { exec?: string }, cmd: Command) => {
       const c = common(cmd, io);
-      if (c.roots.store !== undefined) notOnStore("resume-due", "resume a store's runs with runWorkflow through the store; `phasekit list --store …` shows them");
       const due = await dueWaits(c.roots, io.now().getTime());
       const ran: Array<DueWait & { exitCode: number | null }> = [];
       for (const d of o.exec === undefined ? [] : due) {

@@ -1,0 +1,88 @@
+/**
+ * `phasekit resume-due --store postgres://…` with real processes and a real PostgreSQL: a run killed while it
+ * sleeps is listed once its sleep is over and its lease has run out (not while a live process holds it), and
+ * `--exec` runs a command for it; a run killed while it waits for an approval is listed once a decision is filed.
+ */
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { main } from "../../adapters-pi/src/cli/main.js";
+import { startCluster } from "./helpers/cluster.js";
+
+const WAITER = fileURLToPath(new URL("./helpers/pg-waiter.ts", import.meta.url));
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const started = startCluster();
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    stdin: Object.assign((async function* () {})(), { isTTY: false }),
+    cwd: process.cwd(),
+    env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir" },
+    now: () => new Date(),
+  } as Parameters<typeof main>[1]);
+  return { code, stdout, stderr };
+}
+
+/** Starts a waiter, waits until it is inside its wait, and SIGKILLs it. */
+async function killedWhileWaiting(url: string, namespace: string, slug: string, mode: "sleep" | "approval", ms: number): Promise<void> {
+  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@phasekit/source", WAITER, url, namespace, slug, mode, String(ms), "60000"], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  proc.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => proc.on("exit", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    let buf = "";
+    proc.stdout.on("data", (d: Buffer) => {
+      buf += d.toString();
+      if (buf.includes('"ev":"waiting"')) resolve();
+    });
+    proc.on("exit", () => reject(new Error(`the waiter ended before it waited: ${stderr}`)));
+  });
+  proc.kill("SIGKILL");
+  await exited;
+}
+
+if (!started.ok) {
+  describe.skip(`resume-due --store (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
+} else {
+  const { cluster } = started;
+  const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
+  afterAll(async () => {
+    await admin.end();
+    cluster.destroy();
+  });
+
+  describe("phasekit resume-due --store", () => {
+    it("lists a killed sleeper once its lease has run out and its sleep is over; --exec runs for it; a filed decision ends an approval wait", async () => {
+      const namespace = `due-${randomUUID().slice(0, 8)}`;
+      const url = `${cluster.url}${cluster.url.includes("?") ? "&" : "?"}namespace=${namespace}`;
+      const repoRoot = mkdtempSync(path.join(tmpdir(), "phasekit-pg-due-"));
+      const due = async () => {
+        const r = await cli(["--json", "resume-due", "--store", url, "--repo", repoRoot]);
+        expect(r.code, r.stderr).toBe(0);
+        return (JSON.parse(r.stdout) as { due: Array<{ id: string; wait: string; why: string }> }).due;
+      };
+      await killedWhileWaiting(cluster.url, namespace, "sleeper", "sleep", 1);
+      await killedWhileWaiting(cluster.url, namespace, "asker", "approval", 0);
+      // The killed holders' leases (60 s) still look live: nobody is listed while a live process may hold a run.
+      expect(await due()).toEqual([]);
+      await admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1", [namespace]);
+      expect(await due()).toEqual([expect.objectContaining({ id: "sleeper", wait: "sleep", why: "its sleep is over" })]);
+      const filed = await cli(["approve", "asker", "--name", "ship", "--store", url, "--repo", repoRoot]);
+      expect(filed.code, filed.stderr).toBe(0);
+      expect((await due()).map((d) => [d.id, d.why])).toEqual(expect.arrayContaining([["sleeper", "its sleep is over"], ["asker", "a decision was filed"]]));
+      const out = path.join(repoRoot, "resumed.txt");
+      const r = await cli(["resume-due", "--store", url, "--repo", repoRoot, "--exec", `node -e "require('fs').appendFileSync(process.argv[1], process.env.PHASEKIT_RUN_ID + ' ')" ${JSON.stringify(out)}`]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(readFileSync(out, "utf8").trim().split(" ").sort()).toEqual(["asker", "sleeper"]);
+    }, 60_000);
+  });
+}
