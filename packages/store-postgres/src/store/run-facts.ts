@@ -56,12 +56,14 @@ export async function listRunFacts(db: Db): Promise<StoreRunFacts[]> {
 
 // What a reader shows of a run changes only with these: the metadata's generation and the journal's last entry
 // (every metadata write and journal append raises journal_seq), the holder (epoch, owner) and whether its lease
-// is live (not its renewals), the control requests, and the step records (a digest made in the server; the
-// count and latest times alone would miss a record flagged superseded).
+// is live (not its renewals), the control requests, and the step records: their count and the sum of their
+// rows' xmin (the transaction that wrote each row version: every insert or update of a record gives its row a
+// new one, read from the tuple header without parsing a record). A vacuum freezing old rows changes it too:
+// one needless refresh, never a missed change.
 const SIGNATURE_SQL = `
 SELECT ROW(r.generation, r.journal_seq, r.epoch, r.holder IS NOT NULL, r.lease_until >= now(), md5(r.holder_owner::text),
   (SELECT md5(coalesce(string_agg(c.kind || c.request::text, ',' ORDER BY c.kind), '')) FROM phasekit_control c WHERE c.namespace = r.namespace AND c.slug = r.slug),
-  (SELECT count(*) || ':' || md5(coalesce(string_agg(s.record::text, ',' ORDER BY s.step_id), '')) FROM phasekit_steps s WHERE s.namespace = r.namespace AND s.slug = r.slug)
+  (SELECT count(*) || ':' || coalesce(sum(s.xmin::text::bigint), 0) FROM phasekit_steps s WHERE s.namespace = r.namespace AND s.slug = r.slug)
 )::text AS sig
 FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2`;
 
