@@ -52,6 +52,9 @@ if (!started.ok) {
           return "done";
         });
         expect(r).toMatchObject({ status: "completed", result: "done" });
+        // The readers' one-statement looks need no more than SELECT (xmin is a column of every row).
+        expect(await store.listRunFacts?.()).toEqual([expect.objectContaining({ slug: "dml", lease: null, steps: { current: null, last: "s0" } })]);
+        expect(await store.runSignature?.("dml")).toMatch(/^\(/);
         expect((await store.gc({ keep: 0, now: () => new Date() })).removed.map((x) => x.slug)).toEqual(["dml"]);
       } finally {
         await store.close();
