@@ -13,7 +13,7 @@ afterEach(() => project.cleanup());
 it("registers the workflow parts plus its own command, which sees the same state", async () => {
   const pi = createFakePi({ cwd: project.cwd });
   myExtension(pi.api);
-  expect([...pi.commands.keys()].sort()).toEqual(["cancel-workflow", "phase", "workflow", "workflow-resume", "workflow-status"]);
+  expect([...pi.commands.keys()].sort()).toEqual(["cancel-workflow", "phase", "workflow", "workflow-approve", "workflow-resume", "workflow-status"]);
   await pi.emit("session_start", {});
   await pi.command("workflow", "ship Add a flag");
   await pi.command("phase");

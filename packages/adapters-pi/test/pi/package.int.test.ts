@@ -32,13 +32,14 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe("the installed package", () => {
-  it("declares the pi manifest, the keyword, and the hosts only as optional peers", () => {
+  it("declares the pi manifest, the keyword, the hosts and OpenTelemetry only as optional peers, zod as a peer", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")) as Record<string, Record<string, unknown> & unknown[]>;
     // The bundle (scripts/bundle-pi.mjs, built by prepack): one file for pi's loader instead of ~190 modules.
     expect(pkg["pi"]).toEqual({ extensions: ["./dist/pi/extension.bundle.js"] });
     expect(pkg["keywords"]).toContain("pi-package");
-    expect(Object.keys(pkg["peerDependencies"] ?? {}).sort()).toEqual(["@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"]);
-    expect(pkg["peerDependenciesMeta"]).toMatchObject({ "@earendil-works/pi-coding-agent": { optional: true }, "@mariozechner/pi-coding-agent": { optional: true } });
+    // The hosts and OpenTelemetry's API are optional peers; zod is the one required peer (one copy with the consumer's).
+    expect(Object.keys(pkg["peerDependencies"] ?? {}).sort()).toEqual(["@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent", "@opentelemetry/api", "zod"]);
+    expect(pkg["peerDependenciesMeta"]).toEqual({ "@earendil-works/pi-coding-agent": { optional: true }, "@mariozechner/pi-coding-agent": { optional: true }, "@opentelemetry/api": { optional: true } });
     expect(JSON.stringify(pkg["dependencies"])).not.toMatch(/pi-coding-agent/);
     // No run-time import of a host anywhere in the shipped extension.
     const built = fs.readdirSync(path.join(pkgDir, "dist", "pi")).filter((f) => f.endsWith(".js"));
