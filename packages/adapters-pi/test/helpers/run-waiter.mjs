@@ -15,7 +15,8 @@ try {
       say({ event: "spent", used: ctx.budget.used().turns, pid: process.pid });
       const announce = (async () => {
         let record;
-        while (!(record = await ctx.checkpoints.record(startKey))) await new Promise((r) => setTimeout(r, 10));
+        // The entry is in the history once its record is completed (a `started` record is only the attempt).
+        while ((record = await ctx.checkpoints.record(startKey))?.status !== "completed") await new Promise((r) => setTimeout(r, 10));
         say({ event: "waiting", start: record });
       })();
       let outcome = null;
