@@ -6,8 +6,8 @@
  * accepted for a running, paused or failed run: its next resume ends cancelled.
  */
 import { isSupersededRequest, type ApprovalDecision, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
-import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
-import { resolveRunTarget, type PlanRootsOptions } from "./target.js";
+import type { PlanStore } from "../store/plan-store.js";
+import { resolveRunTarget, withPlanRootStore, type PlanRootsOptions } from "./target.js";
 
 /**
  * Which run to signal, and why: a target (slug or path) in the plan roots on disk, or, with `store`, the slug of
@@ -40,17 +40,7 @@ async function fileRequest(options: ControlTargetOptions, signal: ControlSignal,
   if ("store" in options) return unwrap(await options.store.requestControl(options.target, signal, input));
   const r = await resolveRunTarget(options);
   if (r.kind === "ambiguous" || r.kind === "invalid") throw r.error;
-  const store = createFsPlanStore({
-    repoRoot: options.repoRoot,
-    planRoot: r.location.planRoot,
-    ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
-    ...(options.fs === undefined ? {} : { fs: options.fs }),
-  });
-  try {
-    return unwrap(await store.requestControl(r.location.slug, signal, input));
-  } finally {
-    await store.close();
-  }
+  return withPlanRootStore(options, r.location.planRoot, async (store) => unwrap(await store.requestControl(r.location.slug, signal, input)));
 }
 
 function unwrap(r: { ok: true; request: ControlRequest } | { ok: false; error: unknown }): ControlRequest {

@@ -5,8 +5,8 @@
  * and runs `from` and the rest again. Nothing is deleted: the superseded records stay until the steps run again.
  */
 import { workflowError } from "@phasekit/core";
-import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
-import { resolveRunTarget, type PlanRootsOptions } from "./target.js";
+import type { PlanStore } from "../store/plan-store.js";
+import { resolveRunTarget, withPlanRootStore, type PlanRootsOptions } from "./target.js";
 
 /** Which run, from which step, and why; with `store`, `target` is a slug of that store. */
 export type RerunFromOptions = (PlanRootsOptions | { store: PlanStore }) & {
@@ -32,17 +32,7 @@ export async function rerunFrom(options: RerunFromOptions): Promise<RerunFromRes
   if ("store" in options) return markIn(options.store, options.target, options, now);
   const r = await resolveRunTarget(options);
   if (r.kind !== "found") throw r.kind === "new" ? notFound(options.target) : r.error;
-  const store = createFsPlanStore({
-    repoRoot: options.repoRoot,
-    planRoot: r.location.planRoot,
-    ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
-    ...(options.fs === undefined ? {} : { fs: options.fs }),
-  });
-  try {
-    return await markIn(store, r.location.slug, options, now);
-  } finally {
-    await store.close();
-  }
+  return withPlanRootStore(options, r.location.planRoot, (store) => markIn(store, r.location.slug, options, now));
 }
 
 async function markIn(store: PlanStore, slug: string, options: RerunFromOptions, now: () => Date): Promise<RerunFromResult> {

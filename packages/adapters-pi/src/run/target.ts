@@ -6,6 +6,7 @@ import path from "node:path";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
 import { resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
+import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
 
 /** Where a run's plan folder may live. The first root is where new runs are created. */
 export interface PlanRootsOptions {
@@ -114,4 +115,14 @@ function invalid(target: unknown, why: string): WorkflowError {
     value: target,
     hint: "pass a slug, a relative path or an absolute path of a plan folder",
   });
+}
+
+/** Runs `fn` on a store over the plan root `planRoot` (the caller's home folder and fs port), closed after. */
+export async function withPlanRootStore<T>(options: PlanRootsOptions, planRoot: string, fn: (store: PlanStore) => Promise<T>): Promise<T> {
+  const store = createFsPlanStore({ repoRoot: options.repoRoot, planRoot, homeDir: options.homeDir, fs: options.fs });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
 }
