@@ -170,6 +170,7 @@ const STORE_KIT = [
   "validateMetadata",
   "validateSlug",
   "verifiedText",
+  "withdrawRefusal",
   "workflowMetadataSchema",
 ];
 
