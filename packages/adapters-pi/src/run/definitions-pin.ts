@@ -74,8 +74,9 @@ export async function savePin(history: CheckpointStore, state: WorkflowState, da
 export async function loadPin(history: CheckpointStore, state: WorkflowState): Promise<unknown> {
   if (state.definitions === undefined) return undefined;
   const record = await history.record(PIN_KEY);
-  // Only the entry of the fingerprints the run records: asking step for any other would write one.
-  if (record === undefined || !isPinOf({ ...record, key: record.stepId }, state)) return undefined;
+  // Only the entry of the fingerprints the run records: asking step for any other would write one. Nor a pin a
+  // rerun mark superseded: step would run it again, overwriting the pin's record with a failed attempt.
+  if (record === undefined || record.superseded === true || !isPinOf({ ...record, key: record.stepId }, state)) return undefined;
   const r = await history.step(PIN_KEY, pinInput(state), () => {
     throw new Error("the recorded pinned definitions could not be read back");
   });
