@@ -99,4 +99,27 @@ describe("watchRun", () => {
     release.open();
     await run;
   });
+  it("yields what the run spent each time its recorded total grows (ctx.budget), in order", async () => {
+    const repoRoot = tempRepo();
+    const spentOnce = gate();
+    const seenFirst = gate();
+    const run = runWorkflow({ repoRoot, target: "budgeted", toolName: "watch-test", budgets: { turns: 10 } }, async (ctx) => {
+      await ctx.budget.spend({ turns: 1, tokens: 100 });
+      spentOnce.open();
+      await seenFirst.promise;
+      await ctx.budget.spend({ turns: 2, tokens: 50 });
+      return ctx.step("after", {}, () => 1);
+    });
+    await spentOnce.promise;
+    const watch = collect(watchRun("budgeted", { repoRoot, intervalMs: 10 }));
+    await watch.until((e) => e.type === "budget");
+    seenFirst.open();
+    expect((await run).status).toBe("completed");
+    await watch.done;
+    const budgets = watch.events.flatMap((e) => (e.type === "budget" ? [{ turns: e.used.turns, tokens: e.used.tokens }] : []));
+    expect(budgets).toEqual([
+      { turns: 1, tokens: 100 },
+      { turns: 3, tokens: 150 },
+    ]);
+  });
 });

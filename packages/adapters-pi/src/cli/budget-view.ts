@@ -20,20 +20,26 @@ export interface BudgetView {
   exhausted: string | null;
 }
 
-/** The latest running total of `ctx.budget` spends in the run log of `runDir`, if any. */
-async function spent(runDir: string): Promise<Omit<BudgetUsage, "wallTimeMs"> | null> {
+/** What a run has spent (its latest recorded running total, wall time aside) and when that total was recorded. */
+export interface BudgetSpent {
+  used: Omit<BudgetUsage, "wallTimeMs">;
+  at: string;
+}
+
+/** The latest running total of the budget spends in the run log of `runDir`, if any. */
+export async function budgetSpent(runDir: string): Promise<BudgetSpent | null> {
   const view = await readRunLog(runDir).catch(() => null);
   if (view === null) return null;
   try {
-    let best: { n: number; text: string | undefined } | null = null;
+    let best: { n: number; text: string | undefined; at: string } | null = null;
     for (const e of view.entries()) {
       const n = budgetEntryIndex(e.key);
       if (n === undefined || e.status !== "completed") continue;
-      if (best === null || n > best.n) best = { n, text: await view.outputText(e) };
+      if (best === null || n > best.n) best = { n, text: await view.outputText(e), at: new Date(e.at ?? Date.now()).toISOString() };
     }
     if (best?.text === undefined) return null;
     const t = JSON.parse(best.text) as Partial<Record<"turns" | "toolCalls" | "tokens" | "cost", number>>;
-    return { turns: t.turns ?? 0, toolCalls: t.toolCalls ?? 0, tokens: t.tokens ?? 0, cost: t.cost ?? 0 };
+    return { used: { turns: t.turns ?? 0, toolCalls: t.toolCalls ?? 0, tokens: t.tokens ?? 0, cost: t.cost ?? 0 }, at: best.at };
   } finally {
     view.close();
   }
@@ -41,7 +47,7 @@ async function spent(runDir: string): Promise<Omit<BudgetUsage, "wallTimeMs"> | 
 
 /** The budgets of the run in `runDir` (created at `createdAt`, carrying `rawState`), with `registry`'s definitions. */
 export async function budgetView(runDir: string, createdAt: string | undefined, rawState: unknown, registry: WorkflowRegistry | null, nowMs: number): Promise<BudgetView | null> {
-  const s = await spent(runDir);
+  const s = (await budgetSpent(runDir))?.used ?? null;
   const used = s === null ? null : { ...s, wallTimeMs: Math.max(0, nowMs - Date.parse(createdAt ?? "")) || 0 };
   const state = rawState === undefined ? null : migrateState(rawState);
   const resolved = registry !== null && state?.ok ? resolveActive(registry, state.state) : null;

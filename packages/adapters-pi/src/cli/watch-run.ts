@@ -1,12 +1,14 @@
 /**
  * `watchRun(target)`: a run's history as typed events, as they happen, for code that reacts or renders. It reads
- * what `phasekit journal --follow` and the inspector's timeline read (run-view.ts: the run's detail, journal and
- * holder; the timeline's kinds; the journal's sentences), looking again every `intervalMs`, and ends when the
+ * what `phasekit journal --follow`, `show` and the inspector's timeline read (run-view.ts: the run's detail, journal
+ * and holder; the timeline's kinds; the journal's sentences; budget-view.ts: what the run spent), looking again every `intervalMs`, and ends when the
  * run has nothing more coming (the followers' one rule, `stillGoing`). Nothing here writes.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { JournalEntry } from "../store/journal.js";
 import { parseStoreUrl } from "../store/store-url.js";
+import type { BudgetUsage } from "@phasekit/core";
+import { budgetSpent } from "./budget-view.js";
 import { journalSentences } from "./journal-text.js";
 import { kindOf } from "./run-timeline.js";
 import { holderLive, locateRun, runDetail, runJournal, stillGoing, type Roots, type ShownStatus, type StepView } from "./run-view.js";
@@ -50,6 +52,8 @@ export type RunEvent =
       error: string | null;
     }
   | RunJournalEvent
+  /** What the run has spent (its recorded running total: `ctx.budget`, or a pi run's turns), each time it grows. Plan folders only. */
+  | { type: "budget"; at: string; used: Omit<BudgetUsage, "wallTimeMs"> }
   /** The run's status or phase changed (`reason`: why it paused, failed or was cancelled, e.g. a budget). */
   | { type: "status"; at: string; status: ShownStatus; phase: string | null; reason: string | null }
   /** Nothing more is coming: the last event. */
@@ -67,12 +71,19 @@ export async function* watchRun(target: string, options: WatchRunOptions): Async
   let seenSeq = 0;
   const shownSteps = new Map<string, string>();
   let shownStatus = "";
+  let shownBudget = "";
   let unreadableLooks = 0;
   while (options.signal?.aborted !== true) {
     const detail = await runDetail(roots, ref, Date.now());
     // A damaged journal leaves the steps and the status watchable, as on the timeline.
     const journal = await runJournal(location, roots).catch(() => [] as JournalEntry[]);
     const fresh: RunEvent[] = [...journalEvents(journal, seenSeq), ...stepEvents(detail.steps, shownSteps)];
+    // A store named by URL keeps its budget entries where this reader does not look yet (docs/gates.md).
+    const spent = roots.store === undefined ? await budgetSpent(location.runDir) : null;
+    if (spent !== null && JSON.stringify(spent.used) !== shownBudget) {
+      shownBudget = JSON.stringify(spent.used);
+      fresh.push({ type: "budget", at: spent.at, used: spent.used });
+    }
     seenSeq = journal.reduce((n, e) => Math.max(n, e.seq), seenSeq);
     // Stable: events at the same instant keep the journal's order, steps after it (the timeline's order).
     yield* fresh.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));

@@ -58,7 +58,8 @@ export async function traceRun(target: string, options: TraceRunOptions): Promis
       phase?.span.end(at);
       if (e.status === "failed" || e.status === "crashed" || e.status === "unreadable") run.setStatus({ code: SpanStatusCode.ERROR, message: e.status });
       run.end(at);
-    } else run.addEvent(e.text, { "phasekit.event": e.event }, at);
+    } else if (e.type === "budget") run.addEvent("budget", { "phasekit.turns": e.used.turns, "phasekit.toolCalls": e.used.toolCalls, "phasekit.tokens": e.used.tokens, "phasekit.cost": e.used.cost }, at);
+    else run.addEvent(e.text, { "phasekit.event": e.event }, at);
   }
   return { traceId: run?.spanContext().traceId ?? "", status, spans };
 
