@@ -5,8 +5,9 @@
  * totals are the same entries (pi/durable-budget.ts), written at its turn ends.
  */
 import { judgeControls, migrateState, NO_USAGE, resolveActive, type BudgetKey, type Budgets, type BudgetUsage, type WorkflowRegistry } from "@phasekit/core";
-import { budgetEntryIndex } from "../run/budget.js";
+import { budgetEntryIndex, latestBudgetTotal } from "../run/budget.js";
 import { readRunLog } from "../store/run-log/reader.js";
+import type { PlanStore } from "../store/plan-store-port.js";
 
 /** The budget part of `phasekit.show/1` (null when the run declares no limit and spent nothing). */
 export interface BudgetView {
@@ -45,9 +46,13 @@ export async function budgetSpent(runDir: string): Promise<BudgetSpent | null> {
   }
 }
 
-/** The budgets of the run in `runDir` (created at `createdAt`, carrying `rawState`), with `registry`'s definitions. */
-export async function budgetView(runDir: string, createdAt: string | undefined, rawState: unknown, registry: WorkflowRegistry | null, nowMs: number): Promise<BudgetView | null> {
-  const s = (await budgetSpent(runDir))?.used ?? null;
+/**
+ * The budgets of the run in plan folder `runDir`, or of run `slug` in a store named by URL (its history read
+ * through the store: the label the store gives as its runDir is no folder), created at `createdAt`, carrying
+ * `rawState`, with `registry`'s definitions.
+ */
+export async function budgetView(run: string | { store: PlanStore; slug: string }, createdAt: string | undefined, rawState: unknown, registry: WorkflowRegistry | null, nowMs: number): Promise<BudgetView | null> {
+  const s = typeof run === "string" ? ((await budgetSpent(run))?.used ?? null) : ((await latestBudgetTotal(run.store, run.slug, () => new Date(nowMs)).catch(() => null))?.total ?? null);
   const used = s === null ? null : { ...s, wallTimeMs: Math.max(0, nowMs - Date.parse(createdAt ?? "")) || 0 };
   const state = rawState === undefined ? null : migrateState(rawState);
   const resolved = registry !== null && state?.ok ? resolveActive(registry, state.state) : null;

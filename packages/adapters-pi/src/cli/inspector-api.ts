@@ -11,6 +11,7 @@ import { budgetLine, budgetView } from "./budget-view.js";
 import { stepPayload, withRunHistory } from "./history-view.js";
 import { holderLive, locateRun, runDetail, runJournal, type Roots } from "./run-view.js";
 import { stepVerdict } from "./step-verdict.js";
+import { storeAt } from "./store-runs.js";
 import type { JournalEntry } from "../store/journal.js";
 import { journalSentences } from "./journal-text.js";
 import { plainMessage, toFailure } from "./io.js";
@@ -53,7 +54,7 @@ export async function runPage(o: ApiContext, id: string, window: StepWindow = {}
     }),
   );
   const journal = await part(async () => runJournal(location, o.roots));
-  const budget = await part(async () => budgetView(detail.summary.runDir, detail.metadata?.createdAt, detail.metadata?.state, o.defDirs.length === 0 ? null : loadDefinitionFolders(o.defDirs).registry, o.now().getTime()));
+  const budget = await part(async () => budgetView(o.roots.store === undefined ? detail.summary.runDir : { store: await storeAt(o.roots.store, o.roots.repoRoot), slug: detail.summary.id }, detail.metadata?.createdAt, detail.metadata?.state, o.defDirs.length === 0 ? null : loadDefinitionFolders(o.defDirs).registry, o.now().getTime()));
   return {
     schema: "phasekit.inspector-run/2",
     summary: detail.summary,

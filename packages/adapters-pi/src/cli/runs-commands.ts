@@ -52,7 +52,7 @@ export function registerRunCommands(program: Command, io: CliIo): void {
       // The definitions the run is pinned to against the folders' (the position is read in the pinned ones).
       const defs = await definitionsView({ rawState: detail.metadata?.state, defDirs: c.defDirs, readPin: async (s) => (c.roots.store === undefined ? readPinIn(detail.summary.runDir, s) : storePin(await storeAt(c.roots.store, c.roots.repoRoot), detail.summary.id, s)), now: io.now().getTime() });
       const position = positionOf(detail, c.defDirs, defs.registry);
-      const budget = await budgetView(detail.summary.runDir, detail.metadata?.createdAt, detail.metadata?.state, defs.registry ?? null, io.now().getTime());
+      const budget = await budgetView(c.roots.store === undefined ? detail.summary.runDir : { store: await storeAt(c.roots.store, c.roots.repoRoot), slug: detail.summary.id }, detail.metadata?.createdAt, detail.metadata?.state, defs.registry ?? null, io.now().getTime());
       const doc = { ...detail, position, definitions: defs.view, budget };
       if (fields !== undefined) printJson(io, JSON_SCHEMAS.show, pick(doc, fields));
       else if (c.json) printJson(io, JSON_SCHEMAS.show, doc);

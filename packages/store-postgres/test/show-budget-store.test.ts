@@ -1,0 +1,69 @@
+/**
+ * `phasekit show --store postgres://…` shows what a run spent (its latest `phasekit:budget#n` total) read through
+ * the store, as it does for a plan folder; not by opening a plan-folder path named after the store's label.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runWorkflow } from "@phasekit/adapters-pi";
+import { main } from "../../adapters-pi/src/cli/main.js";
+import { runPage } from "../../adapters-pi/src/cli/inspector-api.js";
+import { parseStoreUrl } from "../../adapters-pi/src/store/store-url.js";
+import { closeStores } from "../../adapters-pi/src/cli/store-runs.js";
+import { openPostgresPlanStore } from "../src/index.js";
+import { startCluster } from "./helpers/cluster.js";
+
+const started = startCluster();
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    stdin: Object.assign((async function* () {})(), { isTTY: false }),
+    cwd: process.cwd(),
+    env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir" },
+    now: () => new Date(),
+  } as Parameters<typeof main>[1]);
+  return { code, stdout, stderr };
+}
+
+if (!started.ok) {
+  describe.skip(`phasekit show --store: budget (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
+} else {
+  const { cluster } = started;
+  afterAll(() => cluster.stop());
+
+  describe("phasekit show --store: what the run spent", () => {
+    it("reads the latest budget total from the store's history", async () => {
+      const namespace = `budget-${randomUUID().slice(0, 8)}`;
+      const url = `${cluster.url}${cluster.url.includes("?") ? "&" : "?"}namespace=${namespace}`;
+      const repoRoot = mkdtempSync(path.join(tmpdir(), "phasekit-pg-budget-"));
+      const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
+      try {
+        const r = await runWorkflow({ repoRoot, target: "b1", toolName: "budget-bot", store, budgets: { turns: 10 } }, async (ctx) => {
+          await ctx.budget.spend({ turns: 1, tokens: 100 });
+          await ctx.budget.spend({ turns: 2, tokens: 50 });
+          return ctx.step("after", {}, () => 1);
+        });
+        expect(r.status).toBe("completed");
+      } finally {
+        await store.close();
+      }
+      const shown = await cli(["show", "b1", "--store", url, "--repo", repoRoot, "--fields", "budget"]);
+      expect(shown.code).toBe(0);
+      const doc = JSON.parse(shown.stdout) as { budget: { used: { turns: number; tokens: number } | null } | null };
+      expect(doc.budget?.used).toMatchObject({ turns: 3, tokens: 150 });
+      // The inspector's run page reads it the same way.
+      try {
+        const page = (await runPage({ roots: { repoRoot, store: parseStoreUrl(url, "store") }, defDirs: [], now: () => new Date() }, "b1")) as { budget: { used: unknown } | null };
+        expect(page.budget?.used).toMatchObject({ turns: 3, tokens: 150 });
+      } finally {
+        await closeStores();
+      }
+    }, 60_000);
+  });
+}
