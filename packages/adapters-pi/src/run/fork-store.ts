@@ -34,6 +34,11 @@ export async function forkInStore(store: PlanStore, options: ForkRunOptions, now
   try {
     const held = locked.lock.store ?? store;
     const into = await held.checkpoints(slug, { now });
+    // Checked again under the fork's lease: a run of this id made since the check (another process, the same id)
+    // is never written into.
+    const again = await held.readMetadata(slug);
+    if (!again.ok) throw again.error;
+    if (again.metadata !== null || (await into.records()).length > 0) throw taken(slug);
     const state = new ForkState();
     for (const e of copied) {
       const out = await readOutput(source, e.record as StepRecord);
