@@ -37,6 +37,8 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
   };
   const stamp = (): string => now().toISOString();
   const chain = new OutputChain();
+  // Delta writes not settled yet: a compaction waits for them, or it could delete a base before their row lands.
+  const deltas = new Set<Promise<unknown>>();
 
   // One statement: the record (and, for a completion, its artifact) lands only if the run row still names this
   // holder's epoch. FOR SHARE makes a concurrent takeover wait for this statement, or this statement re-check
@@ -151,7 +153,15 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     // could name a base whose own chain passes through that row.
     const repair = reason === "artifact-corrupt" || reason === "artifact-missing";
     const written = chain.row(outputFingerprint, body, repair);
-    if (await putStep(completed, written.row, true, repair)) chain.stored(written);
+    const put = putStep(completed, written.row, true, repair);
+    if (written.row.base !== null) {
+      const settled: Promise<unknown> = put.then(
+        (): boolean => deltas.delete(settled),
+        (): boolean => deltas.delete(settled),
+      );
+      deltas.add(settled);
+    }
+    if (await put) chain.stored(written);
     log.wrote(completed);
     return { reused: false, reason, output, record: completed };
   }
@@ -201,13 +211,20 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     commits: async () => [...(await all()).commits.values()],
     // The table keeps one row per step already; compaction only drops artifacts no step references, fenced.
     async compact() {
-      const log = await mustHold("a compaction").all();
+      const held = mustHold("a compaction");
       // Compaction keeps every base a kept output's chain needs, but this holder's last output may have been
-      // left unreferenced (its step written again since): the next output starts a new chain.
-      chain.reset();
-      const removed = await compactArtifacts(db, slug, fence, () => refused("compact"));
-      const n = log.steps.size + log.commits.size;
-      return { recordsBefore: n, recordsAfter: n, artifactsRemoved: removed };
+      // left unreferenced (its step written again since), and a delta on it may still be on its way: no new
+      // delta while it runs, and it starts once the deltas made before it have landed (output-chain.ts).
+      chain.beginCompaction();
+      try {
+        const log = await held.all();
+        await Promise.all([...deltas]);
+        const removed = await compactArtifacts(db, slug, fence, () => refused("compact"));
+        const n = log.steps.size + log.commits.size;
+        return { recordsBefore: n, recordsAfter: n, artifactsRemoved: removed };
+      } finally {
+        chain.endCompaction();
+      }
     },
   };
 }

@@ -26,29 +26,53 @@ export type ResolvedOutput = { ok: true; text: string } | { ok: false; reason: "
 /** Links a chain may have before it is refused (a writer never makes more than MAX_OUTPUT_CHAIN). */
 const MAX_LINKS = 4 * MAX_OUTPUT_CHAIN;
 
-/** The holder's side: which row the next output is a delta on (see the file comment). */
+/** A row as `OutputChain.row` made it, for `stored` once it landed. */
+export interface ChainedRow {
+  row: ArtifactRow;
+  value: JsonValue;
+  links: number;
+  era: number;
+}
+
+/**
+ * The holder's side: which row the next output is a delta on (see the file comment). A compaction deletes what no
+ * step record names: while one runs (`compacting`), outputs are stored whole and none becomes a base, and a row
+ * made before it (`era`) is never taken as a base after it (its base, or the row itself, may be gone).
+ */
 export class OutputChain {
   private last: { fp: string; value: JsonValue; links: number } | undefined;
+  private era = 0;
+  private compacting = 0;
 
   /** The row to store output `fp` (canonical JSON `text`) as: a delta on the last stored output when that pays and `whole` is not asked. */
-  row(fp: string, text: string, whole = false): { row: ArtifactRow; value: JsonValue; links: number } {
+  row(fp: string, text: string, whole = false): ChainedRow {
     const value = JSON.parse(text) as JsonValue;
-    const base = this.last;
+    const base = this.compacting > 0 ? undefined : this.last;
     const ops = !whole && base !== undefined && base.fp !== fp && base.links < MAX_OUTPUT_CHAIN ? smallDelta(base.value, value, text.length) : undefined;
-    if (base === undefined || ops === undefined) return { row: { fp, body: text, base: null }, value, links: 0 };
-    return { row: { fp, body: ops, base: base.fp }, value, links: base.links + 1 };
+    if (base === undefined || ops === undefined) return { row: { fp, body: text, base: null }, value, links: 0, era: this.era };
+    return { row: { fp, body: ops, base: base.fp }, value, links: base.links + 1, era: this.era };
   }
 
   /**
    * The row was stored (acknowledged, inserted by this statement): the next output may be a delta on it. A row
    * that was there already (same content) is not taken as a base: its chain is not known here.
    */
-  stored(written: { row: ArtifactRow; value: JsonValue; links: number }): void {
+  stored(written: ChainedRow): void {
+    if (written.era !== this.era || this.compacting > 0) return;
     this.last = { fp: written.row.fp, value: written.value, links: written.links };
   }
 
-  /** The last base may be gone (a compaction ran): the next output is stored whole. */
-  reset(): void {
+  /** A compaction starts: no base until it ends (see the class comment). */
+  beginCompaction(): void {
+    this.compacting++;
+    this.era++;
+    this.last = undefined;
+  }
+
+  /** The compaction ended (committed or not): the next output is stored whole. */
+  endCompaction(): void {
+    this.compacting--;
+    this.era++;
     this.last = undefined;
   }
 }
