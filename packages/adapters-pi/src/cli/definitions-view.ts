@@ -8,7 +8,7 @@ import { migrateState, type WorkflowChange, type WorkflowRegistry, type Workflow
 import { loadDefinitionFolders } from "../definitions/folders.js";
 import { isPinOf, PIN_KEY, pinnedRegistry } from "../run/definitions-pin.js";
 import type { PlanStore } from "../store/plan-store.js";
-import { storeStepOutput, storeStepRecords } from "./store-runs.js";
+import { storeHistoryRecords, storeStepOutput } from "./store-runs.js";
 import { reviewDefinitions, type DefinitionsChoice } from "../run/definitions-review.js";
 
 /** The definitions section of `show` (null for a run without a core state). */
@@ -87,7 +87,7 @@ export function definitionsLines(v: DefinitionsView): string[] {
 export async function storePin(store: PlanStore, slug: string, state: WorkflowState): Promise<unknown> {
   if (state.definitions === undefined) return undefined;
   try {
-    const record = (await storeStepRecords(store, slug)).find((r) => r.stepId === PIN_KEY);
+    const record = (await storeHistoryRecords(store, slug)).find((r) => r.stepId === PIN_KEY);
     if (record === undefined || !isPinOf({ ...record, key: record.stepId }, state)) return undefined;
     const out = await storeStepOutput(store, slug, record);
     return out.ok ? (JSON.parse(out.text) as unknown) : undefined;

@@ -11,6 +11,7 @@ import { usage } from "./io.js";
 import type { StepRecord } from "../store/checkpoint-log.js";
 import type { PlanRunEntry, PlanStore, StoreLeaseView, StoreRunFacts } from "../store/plan-store-port.js";
 import { stepFacts, type StoredOutputCheck } from "../store/run-steps.js";
+import { isReservedStepKey } from "../store/reserved-keys.js";
 import { openStoreUrl, type StoreUrl } from "../store/store-url.js";
 import type { RunLocation } from "../run/target.js";
 
@@ -78,8 +79,16 @@ export async function storeRunFacts(store: PlanStore): Promise<ListedRun[]> {
   return out;
 }
 
-/** The latest record of every step, read without a lease. */
+/**
+ * The latest record of every step of the body, read without a lease: phasekit's own entries (`phasekit:…`) are
+ * left out, as the plan folder's readers leave them out (readRunSteps).
+ */
 export async function storeStepRecords(store: PlanStore, slug: string): Promise<StepRecord[]> {
+  return (await storeHistoryRecords(store, slug)).filter((r) => !isReservedStepKey(r.stepId));
+}
+
+/** The latest record of every entry of the run's history, phasekit's own included (the definitions pin), read without a lease. */
+export async function storeHistoryRecords(store: PlanStore, slug: string): Promise<StepRecord[]> {
   return (await store.checkpoints(slug, { now: () => new Date() })).records();
 }
 

@@ -3,7 +3,7 @@
  * `phasekit list` (every run with its lease and step facts) and the inspector's change stream (a signature of
  * one run). Both leave the step records in the server: a run of 10,000 steps sends two step ids or a digest.
  */
-import { validateMetadata } from "@phasekit/adapters-pi/store-kit";
+import { RESERVED_STEP_PREFIX, validateMetadata } from "@phasekit/adapters-pi/store-kit";
 import type { PlanRunEntry, StoreRunFacts } from "@phasekit/adapters-pi";
 import { query, type Db } from "../db/db.js";
 import { storeError } from "../db/errors.js";
@@ -17,15 +17,16 @@ export function runEntry(db: Db, slug: string, metadata: unknown): PlanRunEntry 
   return v.ok ? { slug, ok: true, metadata: v.metadata } : { slug, ok: false, error: v.error };
 }
 
-// The step facts are stepFacts' (adapters-pi store/run-steps.ts): the latest started record by startedAt, the
-// latest completed by finishedAt; step_id only breaks exact ties.
+// The step facts are stepFacts' (adapters-pi store/run-steps.ts) over the body's steps (phasekit's own entries,
+// keys starting with RESERVED_STEP_PREFIX ($2), left out as every reader leaves them out): the latest started
+// record by startedAt, the latest completed by finishedAt; step_id only breaks exact ties.
 const LIST_SQL = `
 SELECT r.slug, r.metadata,
   (r.holder IS NOT NULL AND r.lease_until IS NOT NULL) AS held, r.holder_owner AS owner, r.lease_until AS until, r.lease_until >= now() AS live,
   (SELECT s.step_id FROM phasekit_steps s WHERE s.namespace = r.namespace AND s.slug = r.slug AND s.record->>'status' = 'started'
-     ORDER BY s.record->>'startedAt' DESC, s.step_id LIMIT 1) AS current,
+     AND NOT starts_with(s.step_id, $2) ORDER BY s.record->>'startedAt' DESC, s.step_id LIMIT 1) AS current,
   (SELECT s.step_id FROM phasekit_steps s WHERE s.namespace = r.namespace AND s.slug = r.slug AND s.record->>'status' = 'completed'
-     ORDER BY coalesce(s.record->>'finishedAt', '') DESC, s.step_id LIMIT 1) AS last
+     AND NOT starts_with(s.step_id, $2) ORDER BY coalesce(s.record->>'finishedAt', '') DESC, s.step_id LIMIT 1) AS last
 FROM phasekit_runs r WHERE r.namespace = $1 ORDER BY r.slug COLLATE "C"`;
 
 interface ListRow {
@@ -43,7 +44,7 @@ interface ListRow {
 export async function listRunFacts(db: Db): Promise<StoreRunFacts[]> {
   let rows: ListRow[];
   try {
-    rows = (await query<ListRow>(db, LIST_SQL, [db.namespace])).rows;
+    rows = (await query<ListRow>(db, LIST_SQL, [db.namespace, RESERVED_STEP_PREFIX])).rows;
   } catch (error) {
     throw storeError("read", "*", "list", error);
   }
