@@ -1,6 +1,9 @@
 // The inspector's approval: for a run that may wait for a person, a button opens a form in the panel (payload as
 // JSON, a reason, the wait's name) that files the decision as `phasekit approve` does. `h` holds the page's
-// helpers (app.js): el, api, runUrl, panel, route.
+// helpers (app.js): el, api, runUrl, panel, route. The payload is a form built from the wait's JSON Schema (the
+// `waiting` entry of ctx.waitForApproval, or the phase's approve gate in the definitions) when it is in the subset
+// schema-form.js handles, JSON text otherwise.
+import { schemaForm } from "./schema-form.js";
 
 const FINAL = ["completed", "cancelled", "failed"];
 
@@ -9,19 +12,21 @@ export function approvalSection(id, run, h) {
   if (FINAL.includes(run.summary.status)) return "";
   // The wait the run announced last (ctx.waitForApproval journals `waiting`), to prefill its name and show the prompt.
   const waiting = [...(run.journal ?? [])].reverse().find((e) => e.event === "waiting" && e.data?.for === "approval");
-  const asks = waiting?.data?.prompt ? `It asks: ${waiting.data.prompt}` : "A run waits for a person at an approve gate or in ctx.waitForApproval.";
+  const wait = waiting?.data ?? run.approveGate ?? {};
+  const asks = wait.prompt ? `It asks: ${wait.prompt}` : "A run waits for a person at an approve gate or in ctx.waitForApproval.";
   return h.el("section", { id: "approval" }, h.el("h3", {}, "Approval"), h.el("p", { class: "muted" }, asks), " ",
-    h.el("button", { id: "approve-open", onclick: () => approvalForm(id, waiting?.data?.name ?? "", h) }, "approve or reject…"));
+    h.el("button", { id: "approve-open", onclick: () => approvalForm(id, wait.name ?? "", wait.schema ?? null, h) }, "approve or reject…"));
 }
 
-function approvalForm(id, name, h) {
-  const data = h.el("textarea", { id: "approve-data", rows: "3", placeholder: 'payload as JSON, e.g. {"channel":"beta"} (optional)' });
+function approvalForm(id, name, schema, h) {
+  const form = schemaForm(schema, h.el);
+  const data = form?.node ?? h.el("textarea", { id: "approve-data", rows: "3", placeholder: 'payload as JSON, e.g. {"channel":"beta"} (optional)' });
   const nameInput = h.el("input", { id: "approve-name", placeholder: "wait name / phase id (optional)", value: name });
   const reason = h.el("input", { id: "approve-reason", placeholder: "reason (optional)" });
   const result = h.el("p", { id: "approve-result" });
   const send = (reject) => async () => {
-    let payload;
-    if (data.value.trim() !== "") {
+    let payload = form?.value();
+    if (form === null && data.value.trim() !== "") {
       try {
         payload = JSON.parse(data.value);
       } catch (error) {

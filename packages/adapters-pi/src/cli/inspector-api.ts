@@ -7,6 +7,7 @@ import { migrateState } from "@phasekit/core";
 import { loadDefinitionFolders } from "../definitions/folders.js";
 import { controlRun, type ControlAction } from "./control-actions.js";
 import { buildDiagram, toMermaid } from "./diagram.js";
+import { approveGateOf } from "./inspector-gate.js";
 import { budgetLine, budgetView } from "./budget-view.js";
 import { stepPayload, withRunHistory } from "./history-view.js";
 import { holderLive, locateRun, runDetail, runJournal, type Roots } from "./run-view.js";
@@ -64,6 +65,8 @@ export async function runPage(o: ApiContext, id: string, window: StepWindow = {}
     stepsPage: { offset, limit, total },
     stepsError: detail.stepsError ?? (steps.ok ? null : steps.error),
     diagram: diagramOf(o, detail.metadata?.state),
+    /** The current phase's approve gate (name, prompt, payload schema) when the definitions place the run. */
+    approveGate: approveGateOf(o.defDirs.length === 0 ? null : loadDefinitionFolders(o.defDirs).registry, detail.metadata?.state),
     budget: budget.ok && budget.value !== null ? { ...budget.value, text: budgetLine(budget.value) } : null,
     journal: journal.ok ? withSentences(journal.value) : [],
     journalError: journal.ok ? null : journal.error,

@@ -47,6 +47,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   "/style.css": { file: "style.css", type: "text/css; charset=utf-8" },
   "/time-travel.js": { file: "time-travel.js", type: "text/javascript; charset=utf-8" },
   "/approval.js": { file: "approval.js", type: "text/javascript; charset=utf-8" },
+  "/schema-form.js": { file: "schema-form.js", type: "text/javascript; charset=utf-8" },
 };
 
 const TOKEN_HEADER = "x-phasekit-token";

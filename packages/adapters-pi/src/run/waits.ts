@@ -99,7 +99,8 @@ export function createWaits(deps: WaitDeps): {
       const start = await began(startKey, { name }, options.timeoutMs);
       const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : start + options.timeoutMs;
       const r = await deps.checkpoints.step(key, input, async (): Promise<Recorded> => {
-        await deps.journal("waiting", { for: "approval", name, ...(options.prompt === undefined ? {} : { prompt: options.prompt }) });
+        // The schema travels with the announcement: the inspector builds its payload form from it.
+        await deps.journal("waiting", { for: "approval", name, ...(options.prompt === undefined ? {} : { prompt: options.prompt }), ...(options.schema === undefined ? {} : { schema: options.schema }) });
         const decided = await until(deadline, () => decision(deps, name, options.schema));
         return decided ?? { status: "timed-out", waitedMs: deps.now() - start };
       });

@@ -1,8 +1,9 @@
 /**
  * Issue 21: approval from the inspector page, in a real browser (Debian's chromium driven by playwright-core). A
- * run waits in `ctx.waitForApproval` in another process; the page shows what it asks, a payload the schema refuses
- * is filed and dropped by the run (it keeps waiting), then an approval with a good payload from the page ends the
- * wait with that payload. With PHASEKIT_UPDATE_DOCS=1 its screenshot (the filled form) goes to docs/images/.
+ * run waits in `ctx.waitForApproval` in another process; the page shows what it asks and a payload form built from
+ * the wait's JSON Schema; a value the schema refuses is filed and dropped by the run (it keeps waiting), then an
+ * approval with good values from the form ends the wait with that payload. With PHASEKIT_UPDATE_DOCS=1 its
+ * screenshot (the filled form) goes to docs/images/.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,9 +39,9 @@ afterAll(async () => {
 });
 
 describe("inspector: approve a waiting run", () => {
-  it("files a decision from the page; a refused payload keeps the run waiting, a good one ends the wait with it", async (ctx) => {
+  it("files a decision from the form built from the wait's schema; a refused value keeps the run waiting, a good one ends the wait with it", async (ctx) => {
     if (browser === null) return ctx.skip(whyNot);
-    child = spawnLockChild("run-waiter.mjs", [repo, "waits", "approval"]);
+    child = spawnLockChild("run-waiter.mjs", [repo, "waits", "approval-form"]);
     await child.waitFor(/"event":"waiting"/);
     const page = await browser.newPage();
     const pageErrors: string[] = [];
@@ -48,22 +49,33 @@ describe("inspector: approve a waiting run", () => {
     await page.goto(`${inspector.url}#/run/waits`);
     await page.waitForSelector("#approval");
     expect(await page.textContent("#approval")).toContain("It asks: Ship it?");
-    const decide = async (data: string) => {
+    const decide = async (fields: { channel: string; replicas: string; notify?: boolean; note?: string }) => {
       await page.click("#approve-open");
       expect(await page.inputValue("#approve-name")).toBe("ship");
-      await page.fill("#approve-data", data);
-      if (data.includes("beta")) await page.screenshot({ path: docsShot("inspector-approve.png") });
+      // The schema is in the subset the form knows: one field per property, no JSON box.
+      expect(await page.$("#approve-data")).toBeNull();
+      expect(await page.getAttribute("#approve-field-replicas", "type")).toBe("number");
+      expect(await page.getAttribute("#approve-field-notify", "type")).toBe("checkbox");
+      await page.selectOption("#approve-field-channel", { label: JSON.stringify(fields.channel) });
+      await page.fill("#approve-field-replicas", fields.replicas);
+      if (fields.notify === true) await page.check("#approve-field-notify");
+      if (fields.note !== undefined) await page.fill("#approve-field-note", fields.note);
+      if (fields.note !== undefined) await page.screenshot({ path: docsShot("inspector-approve.png") });
       await page.click("#approve-yes");
       await page.waitForSelector("#action-done");
       expect(await page.textContent("#action-done")).toContain("approval filed for run waits");
     };
-    await decide('{"channel":"nightly"}');
-    // The run reads it, refuses it (journal approval-refused) and keeps waiting: the page shows the refusal.
+    await decide({ channel: "stable", replicas: "0" });
+    // The run checks the payload against its schema (replicas has minimum 1), refuses it (journal
+    // approval-refused) and keeps waiting: the page shows the refusal.
     await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document.getElementById("journal")?.textContent?.includes("approval-refused") ?? false, undefined, { timeout: 20_000 });
-    await decide('{"channel":"beta"}');
+    expect(await page.textContent("#journal")).toContain("replicas");
+    expect(child.proc.exitCode).toBeNull();
+    await decide({ channel: "beta", replicas: "3", notify: true, note: "after the freeze" });
     const end = JSON.parse(await child.waitFor(/"event":"end"/)) as { status: string; result: { outcome: unknown } };
     expect(end.status).toBe("completed");
-    expect(end.result.outcome).toEqual({ status: "approved", data: { channel: "beta" } });
+    // Empty optional fields (ratio) are left out; the checkbox and the typed number arrive as JSON values.
+    expect(end.result.outcome).toEqual({ status: "approved", data: { channel: "beta", replicas: 3, notify: true, note: "after the freeze" } });
     expect(pageErrors).toEqual([]);
     await page.close();
   }, 60_000);

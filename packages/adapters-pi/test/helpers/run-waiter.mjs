@@ -1,11 +1,19 @@
 // Child of run-workflow.waits.int.test.ts: a run in <repoRoot>/ai_plan/<slug> that spends budget, waits for an
-// approval (mode `approval`) or sleeps (mode `sleep <ms>`), then finishes. It prints `waiting` once the wait's start
+// approval (mode `approval`; `approval-form`: a schema with every field kind the inspector's form knows) or sleeps
+// (mode `sleep <ms>`), then finishes. It prints `waiting` once the wait's start
 // entry is in the history (so a SIGKILL after it lands inside the wait), and `end` with how the run ended.
 import { runWorkflow } from "../../dist/index.js";
 
 const [repoRoot, slug, mode, arg, turnsLimit] = process.argv.slice(2);
+const FORM_SCHEMA = {
+  type: "object",
+  properties: { channel: { enum: ["beta", "stable"] }, replicas: { type: "integer", minimum: 1 }, ratio: { type: "number" }, notify: { type: "boolean" }, note: { type: "string" } },
+  required: ["channel", "replicas"],
+  additionalProperties: false,
+};
 const say = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
-const startKey = mode === "approval" ? "phasekit:approval-start:ship#1" : "phasekit:sleep-start#1";
+const approval = mode === "approval" || mode === "approval-form";
+const startKey = approval ? "phasekit:approval-start:ship#1" : "phasekit:sleep-start#1";
 
 try {
   const run = await runWorkflow(
@@ -20,9 +28,10 @@ try {
         say({ event: "waiting", start: record });
       })();
       let outcome = null;
-      if (mode === "approval") {
+      if (approval) {
         const timeoutMs = arg ? Number(arg) : undefined;
-        outcome = await ctx.waitForApproval("ship", { prompt: "Ship it?", schema: { type: "object", properties: { channel: { enum: ["beta", "stable"] } }, required: ["channel"] }, ...(timeoutMs ? { timeoutMs } : {}) });
+        const schema = mode === "approval-form" ? FORM_SCHEMA : { type: "object", properties: { channel: { enum: ["beta", "stable"] } }, required: ["channel"] };
+        outcome = await ctx.waitForApproval("ship", { prompt: "Ship it?", schema, ...(timeoutMs ? { timeoutMs } : {}) });
       } else {
         await ctx.sleep(Number(arg));
         outcome = { slept: true };
