@@ -1,4 +1,5 @@
 import { describe, it, expect } from "vitest";
+import { pidSpaceTag } from "../src/lock/liveness.js";
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -38,7 +39,7 @@ describe("fs plan store specifics", () => {
     await store.writeMetadata("run-t", sampleMetadata("run-t"), null);
     await store.close();
     const dir = path.join(repoRoot, "ai_plan", "run-t");
-    await writeFile(path.join(dir, ".workflow.json.999999999.0123456789ab.tmp"), "half");
+    await writeFile(path.join(dir, `.workflow.json.999999999-${pidSpaceTag()}.0123456789ab.tmp`), "half");
     const again = createFsPlanStore({ repoRoot });
     const w = await again.writeMetadata("run-t", sampleMetadata("run-t", 1), 1);
     await again.close();

@@ -1,6 +1,7 @@
 import { mkdirSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { pidSpaceTag } from "../src/lock/liveness.js";
 import { useTempRepos } from "./helpers/temp-repos.js";
 import { execFileSync } from "node:child_process";
 import { isWorkflowError } from "@phasekit/core";
@@ -195,7 +196,7 @@ describe("runWorkflow and a damaged plan folder", () => {
     await runWorkflow({ repoRoot: root, target: "tmp", toolName: "t" }, async (ctx) => ctx.step("a", {}, () => ({ big: "x" })));
     // Outputs this small live in the run log; the folder exists when an earlier, larger output was written.
     mkdirSync(path.join(root, "ai_plan", "tmp", "artifacts"), { recursive: true });
-    const leftover = path.join(root, "ai_plan", "tmp", "artifacts", `.deadbeef.json.99999999.0123456789ab.tmp`);
+    const leftover = path.join(root, "ai_plan", "tmp", "artifacts", `.deadbeef.json.99999999-${pidSpaceTag()}.0123456789ab.tmp`);
     writeFileSync(leftover, "half");
     await runWorkflow({ repoRoot: root, target: "tmp", toolName: "t", reenter: true }, async (ctx) => ctx.step("a", {}, () => ({ big: "x" })));
     expect(existsSync(leftover)).toBe(false);

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { pidSpaceTag } from "../src/lock/liveness.js";
 import { forkRun, rerunFrom } from "../src/index.js";
 import { gc } from "../src/store/retention.js";
 import { openRunLog } from "../src/store/run-log/run-log.js";
@@ -109,7 +110,7 @@ describe("gc and the hidden folders of killed forks", () => {
     const live = spawnLines(process.execPath, [FORKER, repo, "g1", "c", "l1"]);
     await live.waitFor(/^copied a$/);
     const [liveName] = hidden();
-    expect(liveName).toMatch(new RegExp(`^\\.fork-l1-${live.proc.pid}-[0-9a-f]{8}$`));
+    expect(liveName).toMatch(new RegExp(`^\\.fork-l1-${live.proc.pid}-${pidSpaceTag()}-[0-9a-f]{8}$`));
 
     // A fork killed mid-way leaves its hidden folder (started after the live one, whose folder it spares).
     const killed = spawnLines(process.execPath, [FORKER, repo, "g1", "c", "k1"]);
@@ -117,7 +118,7 @@ describe("gc and the hidden folders of killed forks", () => {
     killed.proc.kill("SIGKILL");
     await killed.exited;
     const dead = hidden().filter((n) => n !== liveName);
-    expect(dead).toEqual([expect.stringMatching(new RegExp(`^\\.fork-k1-${killed.proc.pid}-[0-9a-f]{8}$`))]);
+    expect(dead).toEqual([expect.stringMatching(new RegExp(`^\\.fork-k1-${killed.proc.pid}-${pidSpaceTag()}-[0-9a-f]{8}$`))]);
 
     const dry = phasekit(["--repo", repo, "gc", "--keep", "5", "--dry-run", "--json"]);
     expect(dry.code, dry.stderr).toBe(0);
@@ -138,8 +139,8 @@ describe("gc and the hidden folders of killed forks", () => {
     expect(hidden()).toEqual([]);
 
     // The API: a folder named for a pid that has ended goes; one named for a live pid (ours) stays.
-    const gone = `.fork-x1-${deadPid()}-0123abcd`;
-    const ours = `.fork-x2-${process.pid}-0123abcd`;
+    const gone = `.fork-x1-${deadPid()}-${pidSpaceTag()}-0123abcd`;
+    const ours = `.fork-x2-${process.pid}-${pidSpaceTag()}-0123abcd`;
     for (const n of [gone, ours]) mkdirSync(path.join(planRoot, n));
     const report = await gc({ planRoot, keep: 5, now: () => new Date() });
     expect(report.removed.filter((r) => r.reason === "dead-fork").map((r) => r.slug)).toEqual([gone]);

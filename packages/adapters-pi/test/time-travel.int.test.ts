@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { pidSpaceTag } from "../src/lock/liveness.js";
 import { createFsPlanStore, forkRun, rerunFrom } from "../src/index.js";
 import { openRunLog } from "../src/store/run-log/run-log.js";
 import { readRunLog } from "../src/store/run-log/reader.js";
@@ -154,7 +155,7 @@ describe("forkRun (file store, real processes)", () => {
     expect(listed.map((r) => r.slug)).toEqual(["src"]);
     // What the killed fork left is a hidden folder, never a run; the next fork removes it (its process is gone).
     const hidden = () => readdirSync(path.join(repo, "ai_plan")).filter((n) => n.startsWith(".fork-"));
-    expect(hidden()).toEqual([expect.stringMatching(new RegExp(`^\\.fork-f2-${child.proc.pid}-[0-9a-f]{8}$`))]);
+    expect(hidden()).toEqual([expect.stringMatching(new RegExp(`^\\.fork-f2-${child.proc.pid}-${pidSpaceTag()}-[0-9a-f]{8}$`))]);
     // The same fork again completes, and its resume reruns only d and e.
     await forkRun({ repoRoot: repo, target: "src", at: "d", id: "f2" });
     expect(hidden()).toEqual([]);

@@ -5,6 +5,7 @@
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { workflowError } from "@phasekit/core";
+import { judgeTaggedPid, pidSpaceTag } from "../lock/liveness.js";
 import { fsErrorCode, nodeFs, type FsFileHandle, type FsPort } from "./fs-port.js";
 import { FILE_MODE } from "./plan-paths.js";
 import { assertRealDir, SAFE_DIR_FLAGS, SAFE_OPEN_FLAGS } from "./safe-open.js";
@@ -24,13 +25,15 @@ export interface AtomicWriteOptions {
   beforeRename?: () => Promise<void>;
 }
 
-// `.workflow.json.1234.a1b2c3d4e5f6.tmp`: dot-prefixed so listings skip it, pid so cleanup can spare live writers.
-const TEMP_NAME = /^\.(.+)\.(\d+)\.([0-9a-f]{12})\.tmp$/;
+// `.workflow.json.1234-0a1b2c3d.a1b2c3d4e5f6.tmp`: dot-prefixed so listings skip it; the writer's pid and pid-space
+// tag so cleanup judges it by the lock's rule (a plan root may be shared between machines). Names from before the
+// tag (no `-tag`) still count as temp files, but no cleanup can tell whose they are: only `force` removes them.
+const TEMP_NAME = /^\.(.+)\.(\d+)(?:-([0-9a-f]{8}))?\.([0-9a-f]{12})\.tmp$/;
 
 /** The name of a fresh temp file beside `target`. */
 export function tempPathFor(target: string): string {
   const dir = path.dirname(target);
-  return path.join(dir, `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  return path.join(dir, `.${path.basename(target)}.${process.pid}-${pidSpaceTag()}.${randomBytes(6).toString("hex")}.tmp`);
 }
 
 /** True for a name produced by `tempPathFor` (a leftover of an interrupted write). */
@@ -112,7 +115,7 @@ export async function syncDir(fs: FsPort, dir: string): Promise<void> {
 /** Options of `cleanTempFiles`. */
 export interface CleanTempOptions {
   fs?: FsPort;
-  /** Also remove temp files of writers that are still running (default false: a live pid is spared). */
+  /** Also remove temp files of writers that may still be running (default false: only a provably dead writer's go). */
   force?: boolean;
 }
 
@@ -132,7 +135,7 @@ export async function cleanTempFiles(dir: string, options: CleanTempOptions = {}
   for (const name of names) {
     const m = TEMP_NAME.exec(name);
     if (m === null) continue;
-    if (!options.force && isAlive(Number(m[2]))) continue;
+    if (!options.force && judgeTaggedPid(Number(m[2]), m[3] ?? "") !== "dead") continue;
     try {
       await fs.unlink(path.join(dir, name));
       removed.push(name);
@@ -143,17 +146,6 @@ export async function cleanTempFiles(dir: string, options: CleanTempOptions = {}
     }
   }
   return removed;
-}
-
-/** Whether process `pid` runs on this host (EPERM: it does, as another user); the rule behind temp-file cleanup. */
-export function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return fsErrorCode(error) === "EPERM";
-  }
 }
 
 function failure(target: string, step: AtomicWriteStep, error: unknown, committed: boolean) {

@@ -13,6 +13,7 @@
  * future), which saves a watch; a heartbeat it cannot vouch for is "unverified" until it has been watched.
  */
 import os from "node:os";
+import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fsErrorCode } from "../io/fs-port.js";
@@ -115,3 +116,25 @@ export function judgePid(holder: Pick<LockHolder, "pid" | "host" | "bootId" | "p
   }
 }
 
+
+const NO_SPACE = "00000000";
+let spaceTag: string | undefined;
+
+/**
+ * A short tag (8 hex) of where this process's pid means something: host, boot and pid namespace, the facts
+ * `judgePid` compares. A leftover named by its writer's pid also carries this tag, so a name alone can be judged by
+ * the same rule as a holder record; "00000000" off Linux (no boot id or namespace), where no pid is judged dead.
+ */
+export function pidSpaceTag(): string {
+  if (spaceTag !== undefined) return spaceTag;
+  const here = processIdentity();
+  spaceTag = here.bootId === undefined || here.pidNs === undefined ? NO_SPACE : createHash("sha256").update(`${os.hostname()}\0${here.bootId}\0${here.pidNs}`).digest("hex").slice(0, 8);
+  return spaceTag;
+}
+
+/** `judgePid` for a leftover that records only its writer's pid and `pidSpaceTag()`: another space is `unknown`. */
+export function judgeTaggedPid(pid: number, tag: string): "alive" | "dead" | "unknown" {
+  if (tag === NO_SPACE || tag !== pidSpaceTag()) return "unknown";
+  const here = processIdentity();
+  return judgePid({ pid, host: os.hostname(), bootId: here.bootId, pidNs: here.pidNs });
+}

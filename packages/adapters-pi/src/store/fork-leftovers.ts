@@ -1,22 +1,24 @@
 /**
  * The hidden folders in which `forkRun` builds a fork (run/fork-run.ts) before renaming it into place. A fork
- * killed mid-way leaves one; it was never a run. Its name carries the forking process's pid, so a folder whose
- * process is gone can be removed (by the next fork and by `gc`) while one whose process is alive is never touched.
- * The liveness rule is the temp-file cleanup's (`isAlive`): one rule for every leftover of a dead writer.
+ * killed mid-way leaves one; it was never a run. Its name carries the forking process's pid and pid-space tag
+ * (host, boot, pid namespace), so a folder whose process provably is gone can be removed (by the next fork and by
+ * `gc`), while one whose process is alive, or ran on another machine sharing the plan root, is never touched.
+ * The liveness rule is the lock's (`judgeTaggedPid`), as for temp files: one rule for every leftover of a writer.
  */
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { readdir, rm } from "node:fs/promises";
-import { isAlive } from "../io/atomic-write.js";
+import { judgeTaggedPid, pidSpaceTag } from "../lock/liveness.js";
 
 /** Hidden folders of the plan root that hold a fork being built (never a run: slugs cannot start with a dot). */
 export const FORK_TEMP_PREFIX = ".fork-";
 
-const NAME = /^\.fork-.+-(\d+)-[0-9a-f]{8}$/u;
+// `.fork-<slug>-<pid>-<tag>-<random>`; a name without the tag (from before it) is never judged dead.
+const NAME = /^\.fork-.+-(\d+)-([0-9a-f]{8})-[0-9a-f]{8}$/u;
 
 /** A fresh folder path in `planRoot` to build the fork `slug` in, named for this process. */
 export function forkTempDir(planRoot: string, slug: string): string {
-  return path.join(planRoot, `${FORK_TEMP_PREFIX}${slug}-${process.pid}-${randomBytes(4).toString("hex")}`);
+  return path.join(planRoot, `${FORK_TEMP_PREFIX}${slug}-${process.pid}-${pidSpaceTag()}-${randomBytes(4).toString("hex")}`);
 }
 
 /** The names of the fork folders in `planRoot` whose process is gone (sorted). */
@@ -24,7 +26,7 @@ export async function deadForkFolders(planRoot: string): Promise<string[]> {
   const names = await readdir(planRoot).catch(() => [] as string[]);
   return names.filter((name) => {
     const m = NAME.exec(name);
-    return m !== null && !isAlive(Number(m[1]));
+    return m !== null && judgeTaggedPid(Number(m[1]), m[2] ?? "") === "dead";
   }).sort();
 }
 
