@@ -114,6 +114,12 @@ export interface PlanStore extends StoreControl {
    */
   listRunFacts?(): Promise<StoreRunFacts[]>;
   /**
+   * For the same readers (the inspector's tree of forks): the runs forked from `slug` (their `forked` journal
+   * event names it) with the step each was forked at, sorted by id, without reading every run's journal.
+   * Readers without it (the fs store) read each run's history index.
+   */
+  listForks?(slug: string): Promise<Array<{ slug: string; at: string }>>;
+  /**
    * For a reader watching one run (the inspector's change stream): a value that changes whenever anything a
    * reader shows of the run may have changed (metadata, journal, steps, control requests, the holder coming,
    * going or going stale), but not on a lease renewal; cheap enough to ask every 250 ms of a 10,000-step run.

@@ -126,7 +126,7 @@ export function lazyStore(url: StoreUrl, open: () => Promise<PlanStore> = () => 
       if (typeof m !== "function") throw workflowError("adapters-pi", "INVALID_CONFIG", `the store ${url.label} has no ${String(k)}.`, { field: "store", value: url.label });
       return m.apply(s, args);
     };
-  const methods = ["runDir", "readMetadata", "writeMetadata", "readJournal", "appendJournal", "lock", "list", "reserveRun", "readLease", "readStepOutput", "listRunFacts", "runSignature", "checkpoints", "gc", "requestControl", "readControl", "clearControl", "withdrawControl"] as const;
+  const methods = ["runDir", "readMetadata", "writeMetadata", "readJournal", "appendJournal", "lock", "list", "reserveRun", "readLease", "readStepOutput", "listRunFacts", "listForks", "runSignature", "checkpoints", "gc", "requestControl", "readControl", "clearControl", "withdrawControl"] as const;
   const store = Object.fromEntries(methods.map((k) => [k, call(k)])) as unknown as PlanStore;
   return Object.assign(store, {
     planRoot: url.label,

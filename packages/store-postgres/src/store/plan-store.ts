@@ -17,6 +17,7 @@ import { gcRuns } from "./retention.js";
 import { readRunJournal, readRunMetadata, runLabel } from "./runs.js";
 import { readLease, readStepOutput } from "./readers.js";
 import { listRunFacts, runEntry, runSignature } from "./run-facts.js";
+import { listForks } from "./forks.js";
 
 /** Default lease: a holder silent this long (ms) may be displaced. */
 export const DEFAULT_LEASE_MS = 10_000;
@@ -135,6 +136,7 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     readLease: (slug) => readLease(db, slugOf(slug)),
     readStepOutput: (slug, record) => readStepOutput(db, slugOf(slug), record),
     listRunFacts: () => listRunFacts(db),
+    listForks: (slug) => listForks(db, slugOf(slug)),
     runSignature: (slug) => runSignature(db, slugOf(slug)),
     async close() {
       // Leases still held stop beating (they expire on their own); a closed store can be used again.
