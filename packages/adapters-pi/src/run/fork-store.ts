@@ -3,8 +3,7 @@
  * The source is read without a lease (its records, and each output through `readStepOutput`); the fork is
  * written under its own lease, its steps first and its metadata last: a process killed mid-fork leaves a run
  * with no metadata (listed, never resumed by anyone who was not told its id), never one whose metadata claims a
- * history it does not hold. A store keeps no order of first record: steps are ordered by when their latest
- * attempt started, which is the run's order for a run that never went back.
+ * history it does not hold. The steps are the store's `records()`, in the order the run first recorded them.
  */
 import type { JsonValue } from "../io/plain-json.js";
 import { validateSlug } from "../io/plan-paths.js";
@@ -24,9 +23,7 @@ export async function forkInStore(store: PlanStore, options: ForkRunOptions, now
     throw forkError("UNSUPPORTED", `the store at ${store.planRoot} cannot read stored outputs back, so it cannot fork run ${source}.`, { value: source, hint: "fork on a store that implements readStepOutput (the file store, PostgreSQL)" });
   }
   const records = await (await store.checkpoints(source, { now })).records();
-  const ordered = records
-    .map((record) => ({ key: record.stepId, status: record.status, superseded: record.superseded, record }))
-    .sort((a, b) => (a.record.startedAt < b.record.startedAt ? -1 : a.record.startedAt > b.record.startedAt ? 1 : 0));
+  const ordered = records.map((record) => ({ key: record.stepId, status: record.status, superseded: record.superseded, record }));
   const copied = stepsBefore(ordered, options.at, source);
   const slug = await newSlug(store, options.id);
   const locked = await store.lock(slug, { owner: { tool: options.tool ?? "phasekit fork" }, retries: 0 });

@@ -42,7 +42,7 @@ export interface CheckpointStore {
   step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: KnownInput): Promise<StepOutcome<T>>;
   /** The latest record of a step, if any. */
   record(id: string): Promise<StepRecord | undefined>;
-  /** The latest record of every step. */
+  /** The latest record of every step, in the order the run first recorded its steps (a rerun or a fork counts in it). */
   records(): Promise<StepRecord[]>;
   /** Records a commit about to be made (status `intended`). */
   recordCommitIntent(intent: CommitIntent): Promise<CommitRecord>;

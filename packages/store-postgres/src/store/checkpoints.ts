@@ -59,8 +59,8 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
               a AS (INSERT INTO phasekit_artifacts (namespace, slug, fingerprint, body, base)
                     SELECT $1, $2, $7, $8, $9 FROM f WHERE $7::text IS NOT NULL
                     ON CONFLICT (namespace, slug, fingerprint) DO UPDATE SET body = EXCLUDED.body, base = EXCLUDED.base WHERE $10::boolean RETURNING 1),
-              w AS (INSERT INTO phasekit_steps AS s (namespace, slug, step_id, record, epoch)
-                    SELECT $1, $2, $5, $6, f.epoch FROM f
+              w AS (INSERT INTO phasekit_steps AS s (namespace, slug, step_id, record, epoch, first_started)
+                    SELECT $1, $2, $5, $6, f.epoch, $6::jsonb->>'startedAt' FROM f
                     ON CONFLICT (namespace, slug, step_id) DO UPDATE SET record = EXCLUDED.record, epoch = EXCLUDED.epoch
                     WHERE NOT (EXCLUDED.record->>'status' = 'started' AND s.record->>'status' <> 'started'
                       AND s.record->>'startedAt' = EXCLUDED.record->>'startedAt' AND s.record->>'attempt' = EXCLUDED.record->>'attempt'
@@ -186,12 +186,11 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     return record;
   }
 
-  // rerunFrom's mark (supersede.ts). The run's order of first record is not kept: steps are ordered by when their
-  // latest attempt started, the order the step index loads them in.
+  // rerunFrom's mark (supersede.ts): `from` and every step first recorded after it (the order the run first
+  // recorded its steps in, the file store's: sql/006; the step index loads them in it).
   async function supersede(from: string): Promise<{ keys: string[] }> {
     const log = mustHold(`a rerun from "${from}"`);
-    const ordered = [...(await log.all()).steps.values()].sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : a.stepId < b.stepId ? -1 : 1));
-    const keys = keysFrom(ordered.map((r) => r.stepId), from);
+    const keys = keysFrom([...(await log.all()).steps.keys()], from);
     if (keys === null) {
       throw workflowError("store-postgres", "NOT_FOUND", `the history in ${file} holds no step "${from}".`, { file, field: "from", value: from, hint: "pick a step id from `phasekit show <run> --store …`" });
     }

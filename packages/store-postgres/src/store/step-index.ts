@@ -110,13 +110,19 @@ export class StepIndex {
     this.loading = undefined;
   }
 
-  /** Every record of the run (waits for the index; a failed load is tried again). */
+  /**
+   * Every record of the run, in the order the run first recorded its steps (the index's order, then the steps
+   * this holder recorded first); waits for the index, and a failed load is tried again.
+   */
   async all(): Promise<Loaded> {
     const base = this.loaded ?? (await this.load());
     for (const id of [...this.unsure]) await this.record(id);
     const steps = new Map<string, StepRecord>();
-    for (const [id, text] of base.steps) if (!this.known.has(id)) steps.set(id, parse(text) as StepRecord);
-    for (const [id, r] of this.known) if (r !== undefined) steps.set(id, r);
+    for (const id of base.order) {
+      const r = this.known.has(id) ? this.known.get(id) : parse(base.steps.get(id));
+      if (r !== undefined) steps.set(id, r);
+    }
+    for (const [id, r] of this.known) if (r !== undefined && !steps.has(id)) steps.set(id, r);
     return { steps, commits: new Map([...base.commits, ...this.knownCommits]) };
   }
 
@@ -155,7 +161,7 @@ async function loadIndex(db: Db, slug: string): Promise<Index> {
   try {
     // record::text: the driver hands over strings instead of parsing every record (jsonb) as rows arrive.
     const s = await query<[string, string]>(db, {
-      text: "SELECT step_id, record::text FROM phasekit_steps WHERE namespace = $1 AND slug = $2 ORDER BY record->>'startedAt', step_id",
+      text: `SELECT step_id, record::text FROM phasekit_steps WHERE namespace = $1 AND slug = $2 ORDER BY ${FIRST_RUN_ORDER}`,
       values: [db.namespace, slug],
       rowMode: "array",
     });
@@ -167,10 +173,13 @@ async function loadIndex(db: Db, slug: string): Promise<Index> {
   }
 }
 
-/** Every record of run `slug`, read afresh. */
+/** The order a run first recorded its steps in (sql/006), as an ORDER BY of phasekit_steps. */
+export const FIRST_RUN_ORDER = "first_started, step_id";
+
+/** Every record of run `slug`, read afresh, in the order the run first recorded its steps. */
 export async function readAll(db: Db, slug: string): Promise<Loaded> {
   try {
-    const s = await query<{ record: StepRecord }>(db, "SELECT record FROM phasekit_steps WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
+    const s = await query<{ record: StepRecord }>(db, `SELECT record FROM phasekit_steps WHERE namespace = $1 AND slug = $2 ORDER BY ${FIRST_RUN_ORDER}`, [db.namespace, slug]);
     const c = await query<{ record: CommitRecord }>(db, "SELECT record FROM phasekit_commits WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
     return { steps: new Map(s.rows.map((r) => [r.record.stepId, r.record])), commits: new Map(c.rows.map((r) => [r.record.id, r.record])) };
   } catch (error) {
