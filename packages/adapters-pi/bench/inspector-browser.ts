@@ -1,0 +1,69 @@
+/**
+ * The inspector's first screen in a real browser (Debian's chromium through playwright-core, as the browser
+ * tests drive it): the time from a navigation to the run page until the first screen's step rows are in the DOM,
+ * read in the page (performance.now() is measured from the navigation's start) by an observer installed before
+ * the page's scripts run. Runs are measured interleaved round by round, each a fresh load (from about:blank).
+ */
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../test/cli/helpers/chromium.js";
+
+declare const document: { querySelectorAll(s: string): { length: number } };
+declare const window: { __rows?: Array<[number, number]> };
+declare const MutationObserver: new (seen: () => void) => { observe(target: unknown, options: object): void };
+
+/** Installed before each document's scripts: each time the steps table's row count changes, the count and when (ms since navigation). */
+function observeRows(): void {
+  const list: Array<[number, number]> = [];
+  window.__rows = list;
+  let last = 0;
+  new MutationObserver(() => {
+    const n = document.querySelectorAll("#steps tbody tr").length;
+    if (n !== last) list.push([(last = n), performance.now()]);
+  }).observe(document, { subtree: true, childList: true });
+}
+
+/** Median ms per run id, or why no browser could be used. */
+export async function firstScreenInBrowser(
+  pageUrl: (id: string) => string,
+  runs: Record<string, number>,
+  rounds: number,
+): Promise<{ ok: true; ms: Record<string, number>; ratio: (a: string, b: string) => number } | { ok: false; whyNot: string }> {
+  const launched = await launchChromium();
+  if (launched.browser === null) return { ok: false, whyNot: launched.whyNot };
+  const browser: Browser = launched.browser;
+  try {
+    const page = await browser.newPage();
+    await page.addInitScript(observeRows);
+    const names = Object.keys(runs);
+    const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    const warmup = 2;
+    for (let round = 0; round < warmup + rounds; round++) {
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(round + k) % names.length] as string;
+        const ms = await loadOnce(page, pageUrl(name), runs[name] as number);
+        if (round >= warmup) (samples[name] as number[]).push(ms);
+      }
+    }
+    const ms = Object.fromEntries(names.map((n) => [n, median(samples[n] as number[])]));
+    const ratio = (a: string, b: string) => median((samples[a] as number[]).map((x, i) => x / ((samples[b] as number[])[i] as number)));
+    return { ok: true, ms, ratio };
+  } finally {
+    await browser.close();
+  }
+}
+
+async function loadOnce(page: Page, url: string, rows: number): Promise<number> {
+  await page.goto("about:blank");
+  await page.goto(url);
+  await page.waitForFunction((min) => (window.__rows ?? []).some(([n]) => n >= min), rows, { timeout: 30_000 });
+  const seen = (await page.evaluate(() => window.__rows ?? [])) as Array<[number, number]>;
+  const hit = seen.find(([n]) => n >= rows);
+  if (hit === undefined) throw new Error(`${url}: the rows were never seen by the observer`);
+  return hit[1];
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
