@@ -6,9 +6,9 @@
  * renamed into place when complete: a process killed mid-fork leaves no run that could resume half-copied.
  */
 import path from "node:path";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir, rename, rm, rmdir } from "node:fs/promises";
 import { syncDir } from "../io/atomic-write.js";
-import { nodeFs } from "../io/fs-port.js";
+import { fsErrorCode, nodeFs } from "../io/fs-port.js";
 import type { JsonValue } from "../io/plain-json.js";
 import { validateSlug } from "../io/plan-paths.js";
 import { writeMetadataWithLog, readRunMetadata } from "../store/log-metadata.js";
@@ -49,8 +49,7 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkRunResult> {
     try {
       await copyHistory(view, copied, temp, slug, { source, at: options.at }, meta.metadata, options, now);
       // Complete and durable: only now does the fork become a run (a rename, then the plan root's entry synced).
-      if (await exists(path.join(planRoot, slug))) throw taken(slug);
-      await rename(temp, path.join(planRoot, slug));
+      await moveIntoPlace(temp, path.join(planRoot, slug), slug);
       await syncDir(nodeFs, planRoot);
     } catch (error) {
       await rm(temp, { recursive: true, force: true }).catch(() => undefined);
@@ -92,6 +91,28 @@ async function copyHistory(
     await log.event(JOURNAL_EVENT, journalEventData({ generation: written.metadata.generation, at, event: FORKED_EVENT, data }));
   } finally {
     await log.close();
+  }
+}
+
+/**
+ * Renames the built fork to `target`, never replacing a folder someone else made: an exclusive mkdir claims the
+ * name (a rename onto a folder would silently replace an empty one), and the rename replaces only that empty claim;
+ * one filled in between makes the rename fail. Either way the id is taken: the typed error, their folder untouched.
+ */
+async function moveIntoPlace(temp: string, target: string, slug: string): Promise<void> {
+  try {
+    await mkdir(target, { mode: 0o700 });
+  } catch (error) {
+    if (fsErrorCode(error) === "EEXIST") throw taken(slug);
+    throw error;
+  }
+  try {
+    await rename(temp, target);
+  } catch (error) {
+    const code = fsErrorCode(error);
+    if (code === "ENOTEMPTY" || code === "EEXIST") throw taken(slug);
+    await rmdir(target).catch(() => undefined);
+    throw error;
   }
 }
 
