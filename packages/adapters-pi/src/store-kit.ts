@@ -25,4 +25,4 @@ export { FINISHED_STATUSES, finishedError } from "./store/run-status.js";
 // as deltas with the same rule (a delta only when under half the value), operations and chain length.
 export { smallDelta, applyDelta, parseDelta, DeltaError } from "./store/run-log/state-delta.js";
 export type { DeltaOp } from "./store/run-log/state-delta.js";
-export { MAX_OUTPUT_CHAIN, verifiedText } from "./store/run-log/output-delta.js";
+export { MAX_CHAIN_LINKS, MAX_OUTPUT_CHAIN, verifiedText } from "./store/run-log/output-delta.js";

@@ -1,5 +1,6 @@
 /** The shared handle of one store (its pool and namespace), and the fence a holder's writes carry. */
 import type { Pool, PoolClient, QueryArrayConfig, QueryConfig, QueryResult, QueryResultRow } from "pg";
+import { workflowError } from "@phasekit/core";
 import { isConnectionError, isTerminatedConnection } from "./errors.js";
 
 /** What every part of the store works with. */
@@ -29,7 +30,14 @@ export interface LeaseGuard {
  */
 export async function stillHolding(lease: LeaseGuard, refused: () => Promise<unknown>): Promise<void> {
   // A renewal in flight from before the pause lands with its old send time: confirm again until one is fresh.
-  while (!lease.fresh()) {
+  // Renewals that land but each take longer than the lease never make it fresh: the work is not started then.
+  for (let tries = 0; !lease.fresh(); tries++) {
+    if (tries === 3) {
+      throw workflowError("store-postgres", "WRITE_FAILED", "the lease could not be confirmed within its length: each renewal took longer than the lease; the step was not started.", {
+        field: "lease",
+        hint: "the database answers slower than the lease: give the store a longer leaseMs, or find what slows it (pg_stat_activity)",
+      });
+    }
     if (!(await lease.confirm())) throw lease.signal.aborted ? lease.signal.reason : await refused();
   }
 }

@@ -10,7 +10,7 @@
  * JSON, ops that do not fit their base, a loop or a chain longer than any writer makes: artifact-corrupt), or
  * whose value does not hash to the fingerprint, reruns the step; it never yields a wrong output.
  */
-import { applyDelta, MAX_OUTPUT_CHAIN, parseDelta, smallDelta, verifiedText } from "@phasekit/adapters-pi/store-kit";
+import { applyDelta, MAX_CHAIN_LINKS, MAX_OUTPUT_CHAIN, parseDelta, smallDelta, verifiedText } from "@phasekit/adapters-pi/store-kit";
 import type { JsonValue } from "@phasekit/adapters-pi";
 
 /** An artifact row as written: `base` null for a whole value. */
@@ -23,8 +23,6 @@ export interface ArtifactRow {
 /** A stored output as the reuse check sees it: its canonical text, or why there is none. */
 export type ResolvedOutput = { ok: true; text: string } | { ok: false; reason: "artifact-missing" | "artifact-corrupt" };
 
-/** Links a chain may have before it is refused (a writer never makes more than MAX_OUTPUT_CHAIN). */
-const MAX_LINKS = 4 * MAX_OUTPUT_CHAIN;
 
 /** A row as `OutputChain.row` made it, for `stored` once it landed. */
 export interface ChainedRow {
@@ -130,7 +128,7 @@ function materialize(rows: Map<string, ArtifactRow>, fp: string, memo: Map<strin
       memo.set(at, value);
       break;
     }
-    if (links.length >= MAX_LINKS) {
+    if (links.length >= MAX_CHAIN_LINKS) {
       value = new Failure("artifact-corrupt");
       break;
     }

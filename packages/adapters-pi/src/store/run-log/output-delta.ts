@@ -66,8 +66,8 @@ export function verifiedText(value: JsonValue, fingerprint: string): string | un
   return text !== fast && fingerprintOfCanonical(text) === fingerprint ? text : undefined;
 }
 
-/** Most links a chain may have before it is refused (a writer never makes more than MAX_OUTPUT_CHAIN). */
-const MAX_LINKS = 4 * MAX_OUTPUT_CHAIN;
+/** Most links a chain may have before a reader refuses it (a writer never makes more than MAX_OUTPUT_CHAIN). */
+export const MAX_CHAIN_LINKS = 4 * MAX_OUTPUT_CHAIN;
 
 interface Link {
   loc: ValueLocation;
@@ -97,7 +97,7 @@ export function materialize(values: ValueFiles, loc: ValueLocation): JsonValue {
       value = json as JsonValue;
       break;
     }
-    if (links.length >= MAX_LINKS) throw corrupt(loc.file, loc.offset, `an output delta chain longer than ${MAX_LINKS} links`);
+    if (links.length >= MAX_CHAIN_LINKS) throw corrupt(loc.file, loc.offset, `an output delta chain longer than ${MAX_CHAIN_LINKS} links`);
     const base = baseOf(at, json);
     links.push({ loc: at, ops: (json as unknown[])[3] });
     at = base;
