@@ -12,9 +12,8 @@ import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
 import { failed } from "./durable-failure.js";
 import { loadPinFrom, savePinIn } from "./durable-pin.js";
-import { loadBudgetTotal, saveBudgetTotal } from "./durable-budget.js";
+import { loadBudgetTotal, saveBudgetTotal, type PiRunCounts, type RecordedRun } from "./durable-budget.js";
 import type { BudgetUsage } from "@phasekit/core";
-import type { RecordedTotal } from "../run/budget.js";
 import type { PinnedData } from "../run/definitions-pin.js";
 
 /** Where plan folders live: `planRoot` relative to the session's cwd (default `ai_plan`), or off. */
@@ -41,7 +40,7 @@ interface Held {
   /** The state last written (its generation and notified flag): writing it again would change nothing. */
   wrote?: string;
   /** The budget total last recorded in the run's history (read when the run was taken). */
-  budget: RecordedTotal | null;
+  budget: RecordedRun | null;
 }
 
 /** The plan-folder side of the pi extension: at most one run held at a time. */
@@ -71,12 +70,16 @@ export interface DurableRuns {
   /**
    * Files a request for the held run through its store (`/workflow-approve`'s decision), under the store's one
    * filing rule, as `phasekit approve` does; `failed` when no run is held or the store refuses (its message).
+   * With `watched`, for run `watched.slug` when this session does not hold it (another process drives it and
+   * takes the request): filed through a store opened for `watched.cwd`, as from any other process.
    */
-  requestControl(signal: ControlSignal, input: ControlRequestInput): Promise<DurableResult<{ request: ControlRequest }>>;
+  requestControl(signal: ControlSignal, input: ControlRequestInput, watched?: { cwd: string; slug: string }): Promise<DurableResult<{ request: ControlRequest }>>;
   /** What the held run `taskId` had spent by its history when this session took it (durable-budget.ts), if anything. */
-  budgetTotal(taskId: string): RecordedTotal["total"] | undefined;
-  /** Records what run `taskId` has spent in its history (when it changed and this session holds the run). */
-  recordBudget(taskId: string, used: BudgetUsage, now: number): Promise<void>;
+  budgetTotal(taskId: string): RecordedRun["total"] | undefined;
+  /** pi's phase and progress counts of the held run `taskId` as its history last recorded them, if any. */
+  budgetCounts(taskId: string): PiRunCounts | undefined;
+  /** Records what run `taskId` has spent (and pi's `counts`) in its history (when it changed and this session holds the run). */
+  recordBudget(taskId: string, used: BudgetUsage, now: number, counts?: PiRunCounts): Promise<void>;
 }
 
 const TOOL = "pi";
@@ -220,16 +223,27 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       await h.store.clearControl(h.slug, request).catch(() => undefined);
       await h.store.appendJournal(h.slug, { generation: h.generation ?? 0, at: new Date().toISOString(), event: `control-${request.signal}`, data: { reason: request.reason, by: "pi" } }).catch(() => undefined);
     },
-    async requestControl(signal, input) {
+    async requestControl(signal, input, watched) {
       const h = held;
-      if (h === undefined) return { ok: false, kind: "failed", message: "[phasekit] this session holds no run." };
-      const r = await h.store.requestControl(h.slug, signal, input).catch((error: unknown) => ({ ok: false as const, error: error as WorkflowError }));
-      return r.ok ? { ok: true, request: r.request } : failed(h.store, h.slug, r.error, `could not file the ${signal} request in`);
+      const file = async (store: PlanStore, slug: string): Promise<DurableResult<{ request: ControlRequest }>> => {
+        const r = await store.requestControl(slug, signal, input).catch((error: unknown) => ({ ok: false as const, error: error as WorkflowError }));
+        return r.ok ? { ok: true, request: r.request } : failed(store, slug, r.error, `could not file the ${signal} request in`);
+      };
+      if (h !== undefined && (watched === undefined || watched.slug === h.slug)) return file(h.store, h.slug);
+      if (watched === undefined || !enabled) return { ok: false, kind: "failed", message: "[phasekit] this session holds no run." };
+      const opened = await openStore(watched.cwd);
+      if (!opened.ok) return opened;
+      try {
+        return await file(opened.store, watched.slug);
+      } finally {
+        await opened.store.close().catch(() => undefined);
+      }
     },
     budgetTotal: (taskId) => (held?.slug === taskId ? held.budget?.total : undefined),
-    async recordBudget(taskId, used, now) {
+    budgetCounts: (taskId) => (held?.slug === taskId ? held.budget?.pi : undefined),
+    async recordBudget(taskId, used, now, counts) {
       const h = held;
-      if (h !== undefined && h.slug === taskId) h.budget = await saveBudgetTotal(h.store, h.slug, h.budget, used, now);
+      if (h !== undefined && h.slug === taskId) h.budget = await saveBudgetTotal(h.store, h.slug, h.budget, used, now, counts);
     },
     async savePin(state, data, now) {
       const h = held;
@@ -267,9 +281,10 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
     resume: (cwd, id) => serial(() => inner.resume(cwd, id)),
     pendingControl: (signal) => serial(() => inner.pendingControl(signal)),
     clearControl: (request) => serial(() => inner.clearControl(request)),
-    requestControl: (signal, input) => serial(() => inner.requestControl(signal, input)),
+    requestControl: (signal, input, watched) => serial(() => inner.requestControl(signal, input, watched)),
     budgetTotal: (taskId) => inner.budgetTotal(taskId),
-    recordBudget: (taskId, used, now) => serial(() => inner.recordBudget(taskId, used, now)),
+    budgetCounts: (taskId) => inner.budgetCounts(taskId),
+    recordBudget: (taskId, used, now, counts) => serial(() => inner.recordBudget(taskId, used, now, counts)),
     savePin: (state, data, now) => serial(() => inner.savePin(state, data, now)),
     loadPin: (state, now) => serial(() => inner.loadPin(state, now)),
     release: () => serial(() => inner.release()),

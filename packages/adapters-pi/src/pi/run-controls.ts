@@ -3,8 +3,10 @@
  * (agent turns, tool calls, the usage pi reports per assistant message, the same tool call repeated, turns that
  * changed nothing) and core judges the counts against the definitions (`judgeControls`). The counts are a
  * session entry (`workflow:controls`) written at every turn end and pause, so `pi -c` and a tree move keep
- * counting; the run's totals are also entries of its history (durable-budget.ts), so a run resumed in another
- * session goes on from them (its phase counts and wall time start again there). When a budget runs out or the run stalls, the run is paused (core's pause, committed like every
+ * counting; the run's totals are also entries of its history (durable-budget.ts), with the current phase's counts
+ * and the no-progress counts beside them, so a run resumed in another session goes on from all of them. Wall time
+ * counts from the run's creation (its state's startedAt, pauses included) and a phase's from that phase's start,
+ * whichever session counts. When a budget runs out or the run stalls, the run is paused (core's pause, committed like every
  * change) with a reason that names what ran out or what repeated; tools are refused until it is resumed. An
  * exhausted budget does what its definition says (budget-exhausted.ts: pause, fail or ask); a person raises a
  * budget when resuming (`/workflow-resume <id> turns=60`, kept in the counts entry, applied by core).
@@ -15,6 +17,7 @@ import { exhaustedAction, failRun } from "./budget-exhausted.js";
 import { active, move } from "./core-bridge.js";
 import type { BranchEntry, PiApi, PiContext } from "./host.js";
 import type { Runtime } from "./runtime.js";
+import type { PiRunCounts } from "./durable-budget.js";
 import { canonicalJson } from "../io/canonical-json.js";
 
 /** The session entry holding the counts of the run this session drives. */
@@ -85,10 +88,23 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
     if (s === null || key === undefined) return (counts = undefined);
     const now = rt.now();
     if (counts === undefined || counts.taskId !== s.taskId) {
-      // No counts in this session: the run goes on from what its history recorded (resumed from another session).
+      // No counts in this session: the run goes on from what its history recorded (resumed from another session),
+      // its phase and progress counts too while it is still in the phase they were counted in.
       const stored = rt.durable.budgetTotal(s.taskId);
       const workflowUsed = stored === undefined ? NO_USAGE : { ...stored, wallTimeMs: 0 };
-      counts = { taskId: s.taskId, phaseKey: key, workflowUsed, phaseUsed: NO_USAGE, workflowStartedAt: now, phaseStartedAt: now, same: undefined, idleTurns: 0, pausedFor: undefined };
+      const pi = rt.durable.budgetCounts(s.taskId);
+      const here = pi !== undefined && pi.phaseKey === key ? pi : undefined;
+      counts = {
+        taskId: s.taskId,
+        phaseKey: key,
+        workflowUsed,
+        phaseUsed: here === undefined ? NO_USAGE : { ...here.phaseUsed, wallTimeMs: 0 },
+        workflowStartedAt: Math.min(s.startedAt, now),
+        phaseStartedAt: here === undefined ? now : Math.min(here.phaseStartedAt, now),
+        same: here?.same,
+        idleTurns: here?.idleTurns ?? 0,
+        pausedFor: here?.pausedFor,
+      };
     } else if (counts.phaseKey !== key) {
       const { phase: _left, ...kept } = counts.raised ?? {};
       counts = { ...counts, phaseKey: key, phaseUsed: NO_USAGE, phaseStartedAt: now, same: undefined, idleTurns: 0, raised: kept.workflow === undefined ? undefined : kept };
@@ -102,7 +118,7 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
     pi.appendEntry(CONTROLS_ENTRY, counts);
     // The run's history keeps the totals too (for another session and for phasekit show); a failed write leaves
     // the session entry as the count.
-    void rt.durable.recordBudget(counts.taskId, counts.workflowUsed, rt.now()).catch(() => undefined);
+    void rt.durable.recordBudget(counts.taskId, counts.workflowUsed, rt.now(), carried(counts)).catch(() => undefined);
   };
   raisers.set(rt, (taskId, raised) => {
     const c = current();
@@ -190,6 +206,12 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
     return undefined;
   });
   // A phase completed is progress: the idle count starts again in the new phase (current() resets it).
+}
+
+/** What of `c` the run's history keeps for another session (the phase's counts and the progress counts). */
+function carried(c: Counts): PiRunCounts {
+  const { turns, toolCalls, tokens, cost } = c.phaseUsed;
+  return { phaseKey: c.phaseKey, phaseUsed: { turns, toolCalls, tokens, cost }, phaseStartedAt: c.phaseStartedAt, same: c.same, idleTurns: c.idleTurns, pausedFor: c.pausedFor };
 }
 
 function showBudget(ctx: PiContext, workflowLeft: Partial<Record<string, number>>, phaseLeft: Partial<Record<string, number>>): void {

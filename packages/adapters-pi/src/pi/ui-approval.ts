@@ -4,8 +4,9 @@
  * `/workflow-approve {"channel":"beta"}`, `/workflow-approve reject <reason>`. The payload is checked against the
  * gate's schema here (core's `validateApproval`) and again by the gate. The decision is filed through the run's
  * store as `phasekit approve` files one (the store's filing rule, `requestControl`), so it survives pi being killed
- * before `next` takes it; only a run with no store (no plan folder), or a store that refuses, keeps it in this pi
- * process, for the phase it was made in.
+ * before `next` takes it. A session that only shows the run (another process drives it) files it the same way, for
+ * that process to take at its `next`. Only a run with no store (no plan folder), or a store that refuses, keeps it
+ * in this pi process, for the phase it was made in.
  */
 import { validateApproval } from "@phasekit/core";
 import { active } from "./core-bridge.js";
@@ -53,7 +54,9 @@ export async function approveCommand(rt: Runtime, args: string, ctx: PiCommandCo
   const base = { taskId: a.state.taskId, phaseId: a.phase.id };
   if (decision === "reject") {
     const reason = rest === "" ? "rejected in pi" : rest;
-    if (!(await fileDecision(rt, ctx, a.state.taskId, reason, { name: a.phase.id, decision: "reject" }))) decisions.set(rt, { ...base, decision, reason });
+    const filed = await fileDecision(rt, ctx, a.state.taskId, reason, { name: a.phase.id, decision: "reject" });
+    if (filed === "kept") decisions.set(rt, { ...base, decision, reason });
+    if (filed === "elsewhere") return rt.tell(ctx, elsewhereNote("Rejected", a.phase.name, a.state.taskId));
     rt.tell(ctx, `Rejected ${a.phase.name}.`);
     return void rt.pi.sendUserMessage(`The person rejected phase ${a.phase.name}${rest === "" ? "" : `: ${rest}`}. Call workflow_step next to go where the workflow sends the run.`);
   }
@@ -67,21 +70,33 @@ export async function approveCommand(rt: Runtime, args: string, ctx: PiCommandCo
   }
   const valid = validateApproval(gate.schema, data);
   if (!valid.ok) return rt.tell(ctx, `[phasekit] ${valid.error.message}`, "error");
-  if (!(await fileDecision(rt, ctx, a.state.taskId, "approved in pi", { name: a.phase.id, decision: "approve", data: valid.data }))) decisions.set(rt, { ...base, decision: "approve", data: valid.data });
+  const filed = await fileDecision(rt, ctx, a.state.taskId, "approved in pi", { name: a.phase.id, decision: "approve", data: valid.data });
+  if (filed === "kept") decisions.set(rt, { ...base, decision: "approve", data: valid.data });
+  if (filed === "elsewhere") return rt.tell(ctx, elsewhereNote("Approved", a.phase.name, a.state.taskId));
   rt.tell(ctx, `Approved ${a.phase.name}.`);
   rt.pi.sendUserMessage(`The person approved phase ${a.phase.name}. Call workflow_step next to go on.`);
 }
 
 /**
- * Files the decision in the run's store when this session holds run `taskId` (true: filed, durable); false when
- * there is no store here, or the store refused (the user is told why; the decision is then held in this process).
+ * Files the decision in the store of run `taskId`: "filed" when this session holds the run; "elsewhere" when
+ * another process drives it (this session only shows it: that process takes the request at its `next`, and this
+ * session's agent cannot move the run); "kept" when there is no store here, or the store refused (the user is told
+ * why; the decision is then held in this process).
  */
-async function fileDecision(rt: Runtime, ctx: PiCommandContext, taskId: string, reason: string, approval: ApprovalDecision): Promise<boolean> {
-  if (!rt.durable.enabled || rt.durable.heldSlug() !== taskId) return false;
-  const filed = await rt.durable.requestControl("approve", { reason, approval });
-  if (filed.ok) return true;
+async function fileDecision(rt: Runtime, ctx: PiCommandContext, taskId: string, reason: string, approval: ApprovalDecision): Promise<"filed" | "elsewhere" | "kept"> {
+  if (!rt.durable.enabled) return "kept";
+  await rt.claiming; // who drives the run is known once this session's claim settled
+  const watching = rt.drivenElsewhere === taskId;
+  if (!watching && rt.durable.heldSlug() !== taskId) return "kept";
+  const filed = await rt.durable.requestControl("approve", { reason, approval }, watching ? { cwd: ctx.cwd, slug: taskId } : undefined);
+  if (filed.ok) return watching ? "elsewhere" : "filed";
   rt.tell(ctx, `${filed.message.replace(/ Until then the run is kept in this session only\.$/u, "")} The decision is held by this pi process until next takes it.`, "warning");
-  return false;
+  return "kept";
+}
+
+/** What a session that only shows the run says once the decision is filed for the process that drives it. */
+function elsewhereNote(done: string, phase: string, taskId: string): string {
+  return `${done} ${phase}: filed in run ${taskId}'s store; the session that drives the run takes it at its next workflow_step next.`;
 }
 
 /** A placeholder payload for the input dialog: the schema's first enum values, else an empty object. */

@@ -91,10 +91,15 @@ export function budgetEntryIndex(key: string): number | undefined {
   return m === null ? undefined : Number(m[1]);
 }
 
-/** A running total of the budget entries in a run's history, and the occurrence of the entry that holds it. */
+/**
+ * A running total of the budget entries in a run's history, and the occurrence of the entry that holds it; `extra`
+ * is what else the entry's writer kept beside the total (the pi extension: its phase and progress counts), `{}`
+ * for entries that hold the total only.
+ */
 export interface RecordedTotal {
   readonly n: number;
   readonly total: Omit<BudgetUsage, "wallTimeMs">;
+  readonly extra: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -114,14 +119,18 @@ export async function latestBudgetTotal(store: PlanStore, slug: string, now: () 
   if (best === null) return null;
   const out = await store.readStepOutput(slug, best.record);
   if (!out.ok) return null;
-  const total = TotalSchema.safeParse(JSON.parse(out.text));
-  return total.success ? { n: best.n, total: total.data } : null;
+  const value = JSON.parse(out.text) as unknown;
+  const total = TotalSchema.safeParse(value);
+  if (!total.success) return null;
+  const { turns: _t, toolCalls: _c, tokens: _k, cost: _m, ...extra } = value as Record<string, unknown>;
+  return { n: best.n, total: total.data, extra };
 }
 
 /**
  * Records `total` as budget entry `n` of the run's history (through `checkpoints`, which must hold the run's lock),
- * the same entry `ctx.budget.spend` writes: `spend` is what it adds, the output the running total.
+ * the same entry `ctx.budget.spend` writes: `spend` is what it adds, the output the running total, and beside it
+ * `extra` (keys other than the total's; a reader of the total only, such as `phasekit show`, ignores them).
  */
-export async function recordBudgetTotal(checkpoints: CheckpointStore, n: number, spend: BudgetSpend, total: Omit<BudgetUsage, "wallTimeMs">): Promise<void> {
-  await checkpoints.step(`${SPEND_KEY}#${n}`, SpendSchema.parse(spend), () => TotalSchema.parse(total));
+export async function recordBudgetTotal(checkpoints: CheckpointStore, n: number, spend: BudgetSpend, total: Omit<BudgetUsage, "wallTimeMs">, extra: Readonly<Record<string, unknown>> = {}): Promise<void> {
+  await checkpoints.step(`${SPEND_KEY}#${n}`, SpendSchema.parse(spend), () => ({ ...extra, ...TotalSchema.parse(total) }));
 }

@@ -293,7 +293,7 @@ export function runHistoryContract(name: string, open: () => Promise<PlanStore>)
         const lock = await store.lock("spent", { owner: { tool: "reader" } });
         if (!lock.ok) throw lock.error;
         try {
-          expect(await latestBudgetTotal(lock.lock.store ?? store, "spent", () => new Date())).toEqual({ n: 2, total: { turns: 2, toolCalls: 3, tokens: 500, cost: 0.01 } });
+          expect(await latestBudgetTotal(lock.lock.store ?? store, "spent", () => new Date())).toEqual({ n: 2, total: { turns: 2, toolCalls: 3, tokens: 500, cost: 0.01 }, extra: {} });
         } finally {
           await lock.lock.release();
         }
