@@ -11,7 +11,10 @@ export function schemaForm(schema, el) {
   if (schema.type !== "object" || schema.properties === null || typeof schema.properties !== "object") return null;
   const required = Array.isArray(schema.required) ? schema.required : [];
   const fields = [];
-  for (const [name, prop] of Object.entries(schema.properties)) {
+  // Required fields first, in `required`'s order (a journalled schema has its keys sorted), then the others.
+  const names = [...required.filter((r) => Object.hasOwn(schema.properties, r)), ...Object.keys(schema.properties).filter((n) => !required.includes(n))];
+  for (const name of names) {
+    const prop = schema.properties[name];
     const field = fieldOf(name, prop, required.includes(name), el);
     if (field === null) return null;
     fields.push(field);

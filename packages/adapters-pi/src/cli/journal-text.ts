@@ -94,6 +94,12 @@ function eventSentence(e: JournalEntry): string {
       return `step ${String(d["step"])} failed (attempt ${String(d["attempt"])}): ${clip(String(d["error"]), 240)}`;
     case "rerun":
       return `rerun from ${String(d["from"])} asked: ${String(d["steps"])} step(s) run again at the next resume${typeof d["reason"] === "string" ? ` (${d["reason"]})` : ""}`;
+    case "waiting":
+      return `waits for ${d["for"] === "approval" ? "approval" : String(d["for"])} ${String(d["name"])}${typeof d["prompt"] === "string" ? `: ${d["prompt"]}` : ""}`;
+    case "approval-refused":
+      return `approval ${String(d["name"])} refused, still waiting: ${clip(String(d["reason"]), 240)}`;
+    case "approval":
+      return `approval ${String(d["name"])}: ${String(d["status"])}`;
     case "forked":
       return `forked from run ${String(d["from"])} at ${String(d["at"])} (${String(d["steps"])} step(s) reused)`;
     case "paused":

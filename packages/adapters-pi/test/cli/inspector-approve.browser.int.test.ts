@@ -49,6 +49,7 @@ describe("inspector: approve a waiting run", () => {
     await page.goto(`${inspector.url}#/run/waits`);
     await page.waitForSelector("#approval");
     expect(await page.textContent("#approval")).toContain("It asks: Ship it?");
+    expect(await page.textContent("#journal")).toContain("waits for approval ship: Ship it?");
     const decide = async (fields: { channel: string; replicas: string; notify?: boolean; note?: string }) => {
       await page.click("#approve-open");
       expect(await page.inputValue("#approve-name")).toBe("ship");
@@ -67,8 +68,8 @@ describe("inspector: approve a waiting run", () => {
     };
     await decide({ channel: "stable", replicas: "0" });
     // The run checks the payload against its schema (replicas has minimum 1), refuses it (journal
-    // approval-refused) and keeps waiting: the page shows the refusal.
-    await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document.getElementById("journal")?.textContent?.includes("approval-refused") ?? false, undefined, { timeout: 20_000 });
+    // approval-refused, in words on the page) and keeps waiting: the page shows the refusal.
+    await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document.getElementById("journal")?.textContent?.includes("approval ship refused, still waiting") ?? false, undefined, { timeout: 20_000 });
     expect(await page.textContent("#journal")).toContain("replicas");
     expect(child.proc.exitCode).toBeNull();
     await decide({ channel: "beta", replicas: "3", notify: true, note: "after the freeze" });
