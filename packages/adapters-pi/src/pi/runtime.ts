@@ -185,8 +185,10 @@ export function createRuntime(pi: PiApi, options: WorkflowExtensionOptions): Run
       const data = toPersisted(next);
       pi.appendEntry(STATE_ENTRY, data);
       rememberWritten(data, next);
-      const d = await rt.durable.write(next, now());
+      // The session shows the new state at once (the tools offered, the status line): a prompt sent while the plan
+      // folder's copy is still being written must not reach the model with the old phase's tools.
       if (ctx !== undefined) rt.refreshUi(ctx);
+      const d = await rt.durable.write(next, now());
       return d.ok ? undefined : d.message;
     },
     refreshUi(ctx) {
