@@ -2,12 +2,13 @@
  * The inspector's first screen in a real browser (Debian's chromium through playwright-core, as the browser
  * tests drive it): the time from a navigation to the run page until the first screen's step rows are in the DOM,
  * read in the page (performance.now() is measured from the navigation's start) by an observer installed before
- * the page's scripts run. Runs are measured interleaved round by round, each a fresh load (from about:blank).
+ * the page's scripts run. Runs are measured interleaved round by round, each a fresh load (from about:blank)
+ * once the previous page's timeline request has been answered.
  */
 import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "../test/cli/helpers/chromium.js";
 
-declare const document: { querySelectorAll(s: string): { length: number } };
+declare const document: { querySelectorAll(s: string): { length: number }; getElementById(id: string): { textContent: string | null } | null };
 declare const window: { __rows?: Array<[number, number]> };
 declare const MutationObserver: new (seen: () => void) => { observe(target: unknown, options: object): void };
 
@@ -59,6 +60,9 @@ async function loadOnce(page: Page, url: string, rows: number): Promise<number> 
   const seen = (await page.evaluate(() => window.__rows ?? [])) as Array<[number, number]>;
   const hit = seen.find(([n]) => n >= rows);
   if (hit === undefined) throw new Error(`${url}: the rows were never seen by the observer`);
+  // The page then asks for the run's timeline; it is let finish, so its work on the server does not fall into
+  // the next sample.
+  await page.waitForFunction(() => (document.getElementById("timeline-now")?.textContent ?? "") !== "", undefined, { timeout: 30_000 });
   return hit[1];
 }
 

@@ -6,7 +6,7 @@
  */
 import { judgeControls, migrateState, NO_USAGE, resolveActive, type BudgetKey, type Budgets, type BudgetUsage, type WorkflowRegistry } from "@phasekit/core";
 import { budgetEntryIndex, latestBudgetTotal } from "../run/budget.js";
-import { readRunLog } from "../store/run-log/reader.js";
+import { readRunLog, type RunLogView } from "../store/run-log/reader.js";
 import type { PlanStore } from "../store/plan-store-port.js";
 
 /** The budget part of `phasekit.show/1` (null when the run declares no limit and spent nothing). */
@@ -32,27 +32,36 @@ export async function budgetSpent(runDir: string): Promise<BudgetSpent | null> {
   const view = await readRunLog(runDir).catch(() => null);
   if (view === null) return null;
   try {
-    let best: { n: number; text: string | undefined; at: string } | null = null;
-    for (const e of view.entries()) {
-      const n = budgetEntryIndex(e.key);
-      if (n === undefined || e.status !== "completed") continue;
-      if (best === null || n > best.n) best = { n, text: await view.outputText(e), at: new Date(e.at ?? Date.now()).toISOString() };
-    }
-    if (best?.text === undefined) return null;
-    const t = JSON.parse(best.text) as Partial<Record<"turns" | "toolCalls" | "tokens" | "cost", number>>;
-    return { used: { turns: t.turns ?? 0, toolCalls: t.toolCalls ?? 0, tokens: t.tokens ?? 0, cost: t.cost ?? 0 }, at: best.at };
+    return await budgetSpentIn(view);
   } finally {
     view.close();
   }
 }
 
+/** The same, in a run log already open (the inspector's run page reads it with the steps: one opening). */
+export async function budgetSpentIn(view: RunLogView): Promise<BudgetSpent | null> {
+  let best: { n: number; text: string | undefined; at: string } | null = null;
+  for (const e of view.entries()) {
+    const n = budgetEntryIndex(e.key);
+    if (n === undefined || e.status !== "completed") continue;
+    if (best === null || n > best.n) best = { n, text: await view.outputText(e), at: new Date(e.at ?? Date.now()).toISOString() };
+  }
+  if (best?.text === undefined) return null;
+  const t = JSON.parse(best.text) as Partial<Record<"turns" | "toolCalls" | "tokens" | "cost", number>>;
+  return { used: { turns: t.turns ?? 0, toolCalls: t.toolCalls ?? 0, tokens: t.tokens ?? 0, cost: t.cost ?? 0 }, at: best.at };
+}
+
 /**
  * The budgets of the run in plan folder `runDir`, or of run `slug` in a store named by URL (its history read
- * through the store: the label the store gives as its runDir is no folder), created at `createdAt`, carrying
+ * through the store: the label the store gives as its runDir is no folder), or from what it spent read already
+ * (`budgetSpentIn`), created at `createdAt`, carrying
  * `rawState`, with `registry`'s definitions.
  */
-export async function budgetView(run: string | { store: PlanStore; slug: string }, createdAt: string | undefined, rawState: unknown, registry: WorkflowRegistry | null, nowMs: number): Promise<BudgetView | null> {
-  const s = typeof run === "string" ? ((await budgetSpent(run))?.used ?? null) : ((await latestBudgetTotal(run.store, run.slug, () => new Date(nowMs)).catch(() => null))?.total ?? null);
+export async function budgetView(run: string | { store: PlanStore; slug: string } | { spent: BudgetSpent | null }, createdAt: string | undefined, rawState: unknown, registry: WorkflowRegistry | null, nowMs: number): Promise<BudgetView | null> {
+  const s =
+    typeof run === "string" ? ((await budgetSpent(run))?.used ?? null)
+    : "spent" in run ? (run.spent?.used ?? null)
+    : ((await latestBudgetTotal(run.store, run.slug, () => new Date(nowMs)).catch(() => null))?.total ?? null);
   const used = s === null ? null : { ...s, wallTimeMs: Math.max(0, nowMs - Date.parse(createdAt ?? "")) || 0 };
   const state = rawState === undefined ? null : migrateState(rawState);
   const resolved = registry !== null && state?.ok ? resolveActive(registry, state.state) : null;

@@ -3,7 +3,7 @@
  * output is usable, and an output's text. The inspector's run page asks this of every step; opening the
  * history once per step made a 2,000-step page cost O(steps²).
  */
-import { readRunLog } from "../store/run-log/reader.js";
+import { readRunLog, type RunLogView } from "../store/run-log/reader.js";
 import type { StepRecord } from "../store/checkpoint-log.js";
 import { checkStoredOutput, readRunSteps, type StoredOutputCheck } from "../store/run-steps.js";
 import type { RunLocation } from "../run/target.js";
@@ -14,6 +14,8 @@ import { storeAt, storeStepOutput, storeStepRecords } from "./store-runs.js";
 export interface OpenHistory {
   records: StepRecord[];
   checkOutput(record: StepRecord): Promise<StoredOutputCheck>;
+  /** The open run log of a plan folder (absent through a store), for other reads of the same request. */
+  log?: RunLogView;
 }
 
 /** Opens the history of `runDir` once, hands it to `fn`, and closes it. */
@@ -21,7 +23,7 @@ export async function withHistory<T>(runDir: string, fn: (h: OpenHistory) => Pro
   const view = await readRunLog(runDir);
   try {
     const records = await readRunSteps(runDir, view);
-    return await fn({ records, checkOutput: (record) => checkStoredOutput(runDir, record, view) });
+    return await fn({ records, checkOutput: (record) => checkStoredOutput(runDir, record, view), ...(view === null ? {} : { log: view }) });
   } finally {
     view?.close();
   }
