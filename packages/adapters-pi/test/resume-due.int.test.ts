@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnLockChild, type LockChild } from "./helpers/lock-children.js";
 import { phasekit } from "./cli/helpers/run-cli.js";
+import { readRunLog } from "../src/store/run-log/reader.js";
 
 const SLUG = "waits";
 const temps: string[] = [];
@@ -61,6 +62,26 @@ describe("phasekit resume-due", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(out, "utf8")).toBe(SLUG);
     expect(r.stdout).toContain(`${SLUG}  sleep  its sleep is over`);
+  });
+
+  it("a resumed sleep that asks another length is due when that length says (the wait and resume-due agree)", async () => {
+    const root = repo();
+    await killedWhileWaiting(root, "sleep", "1500");
+    await until(() => due(root).length === 1, "the 1.5 s sleep becomes due");
+    // Resumed with a 10-minute sleep (counted from the recorded start, as the wait does), killed once it began.
+    const resumed = spawnLockChild("run-waiter.mjs", [root, SLUG, "sleep", "600000"]);
+    children.push(resumed);
+    await resumed.waitFor(/"event":"waiting"/);
+    const history = () => readRunLog(path.join(root, "ai_plan", SLUG)).then((v) => {
+      const keys = v?.entries().map((e) => e.key) ?? [];
+      v?.close();
+      return keys;
+    });
+    for (let i = 0; i < 400 && !(await history()).includes("phasekit:sleep-due#1"); i++) await new Promise((r) => setTimeout(r, 50));
+    resumed.proc.kill("SIGKILL");
+    await resumed.exited;
+    // Before, resume-due still read the first length and listed the run as due although its wait was not.
+    expect(due(root)).toEqual([]);
   });
 
   it("lists an approval wait with no timeout only once a decision is filed", async () => {

@@ -9,6 +9,7 @@
 import { spawnSync } from "node:child_process";
 import type { Command } from "commander";
 import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+import { dueKeyOf } from "../run/waits.js";
 import { common } from "./context.js";
 import { readRunLog } from "../store/run-log/reader.js";
 import { printJson, type CliIo } from "./io.js";
@@ -82,7 +83,9 @@ export async function dueWaits(roots: Roots, nowMs: number): Promise<DueWait[]> 
       const [, kind, name = "", n] = m;
       const endKey = `${RESERVED_STEP_PREFIX}${kind}${name}#${n}`;
       if (done.has(endKey)) continue;
-      const recorded = (entry.output ?? {}) as { dueAt?: number | null };
+      // A resumed body that asked another length recorded the wait's due time again (waits.ts): the latest counts.
+      const again = entries.find((e) => e.completed && e.key === dueKeyOf(entry.key));
+      const recorded = ((again ?? entry).output ?? {}) as { dueAt?: number | null };
       const dueAt = typeof recorded.dueAt === "number" ? recorded.dueAt : null;
       const wait = `${kind}${name}`;
       const decided = kind === "approval" && (await decisionFiled(roots, run.id));

@@ -68,13 +68,18 @@ export function createWaits(deps: WaitDeps): {
     return { key: `${RESERVED_STEP_PREFIX}${base}#${n}`, startKey: `${RESERVED_STEP_PREFIX}${kind}-start${name === "" ? "" : `:${name}`}#${n}` };
   };
   // The start also records when the wait is due (null: only a decision ends it), so `phasekit resume-due` can
-  // tell from the history alone which stopped runs have a wait that has ended. The input stays as it was.
-  const began = async (startKey: string, input: unknown, lengthMs: number | undefined): Promise<number> => {
+  // tell from the history alone which stopped runs have a wait that has ended. The input stays as it was. A
+  // resumed body may ask another length: the wait is due at the recorded start + the length asked now, and a
+  // `-due` entry records that (its latest record is the one read), so the wait and resume-due agree.
+  const began = async (startKey: string, input: unknown, lengthMs: number | undefined): Promise<{ start: number; deadline: number }> => {
     const r = await deps.checkpoints.step(startKey, input, () => {
       const at = deps.now();
-      return { at, dueAt: lengthMs === undefined ? null : at + lengthMs };
+      return { at, dueAt: dueAtOf(at, lengthMs) };
     });
-    return (r.output as { at: number }).at;
+    const start = (r.output as { at: number }).at;
+    const dueAt = dueAtOf(start, lengthMs);
+    if (r.reused) await deps.checkpoints.step(dueKeyOf(startKey), { start, lengthMs: lengthMs ?? null }, () => ({ dueAt }));
+    return { start, deadline: dueAt ?? Number.POSITIVE_INFINITY };
   };
   /** Waits until `deadline` or `ready()` answers, looking every pollMs; control requests first each time. */
   const until = async <T>(deadline: number, ready: () => Promise<T | undefined>): Promise<T | undefined> => {
@@ -96,8 +101,7 @@ export function createWaits(deps: WaitDeps): {
       const { key, startKey } = occurrence("approval", name);
       const input = { name, schema: options.schema ?? null, timeoutMs: options.timeoutMs ?? null, prompt: options.prompt ?? null };
       // The start is keyed by the name alone: a resumed body that passes another timeout keeps the wait's start.
-      const start = await began(startKey, { name }, options.timeoutMs);
-      const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : start + options.timeoutMs;
+      const { start, deadline } = await began(startKey, { name }, options.timeoutMs);
       const r = await deps.checkpoints.step(key, input, async (): Promise<Recorded> => {
         // The schema travels with the announcement: the inspector builds its payload form from it.
         await deps.journal("waiting", { for: "approval", name, ...(options.prompt === undefined ? {} : { prompt: options.prompt }), ...(options.schema === undefined ? {} : { schema: options.schema }) });
@@ -116,13 +120,23 @@ export function createWaits(deps: WaitDeps): {
       checkTimeout(ms, "ms");
       const { key, startKey } = occurrence("sleep");
       // Keyed by occurrence alone: a resumed body continues the same sleep even if it asks for another length.
-      const start = await began(startKey, null, ms);
+      const { deadline } = await began(startKey, null, ms);
       await deps.checkpoints.step(key, { ms }, async () => {
-        await until(start + ms, async () => undefined);
+        await until(deadline, async () => undefined);
         return { wokeAt: deps.now() };
       });
     },
   };
+}
+
+/** When a wait that began at `start` and asks `lengthMs` is due (null: only a decision ends it). */
+function dueAtOf(start: number, lengthMs: number | undefined): number | null {
+  return lengthMs === undefined ? null : start + lengthMs;
+}
+
+/** The key of the entry recording a resumed wait's due time: `phasekit:sleep-start#1` → `phasekit:sleep-due#1`. */
+export function dueKeyOf(startKey: string): string {
+  return startKey.replace(/-start(?=[:#])/u, "-due");
 }
 
 /** The pending decision for wait `name`, recorded form; an invalid payload is refused (request cleared, reported). */
