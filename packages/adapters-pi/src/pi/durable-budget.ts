@@ -3,10 +3,11 @@
  * `ctx.budget` writes (run/budget.ts is the rule: key, running total, read back), so a run resumed in another
  * session goes on counting from its total, and `phasekit show` / the inspector show what it spent. Beside the
  * total, an entry keeps what only pi counts (`pi`: the current phase's counts, when that phase started, the same
- * tool call and idle turns so far), so the phase budget and the no-progress thresholds go on counting there too.
+ * tool call and idle turns so far, the limits a person raised), so the phase budget, the no-progress thresholds
+ * and a raise go on there too.
  * Entries written before that (total only) read as before: no phase or progress counts.
  */
-import type { BudgetUsage } from "@phasekit/core";
+import { BUDGET_KEYS, type BudgetUsage } from "@phasekit/core";
 import { z } from "zod";
 import { latestBudgetTotal, recordBudgetTotal, type RecordedTotal } from "../run/budget.js";
 import type { PlanStore } from "../store/plan-store.js";
@@ -23,6 +24,8 @@ const PiCountsSchema = z.object({
   same: z.object({ tool: z.string(), args: z.string(), count: z.number().int().min(1) }).optional(),
   idleTurns: z.number().int().min(0),
   pausedFor: z.string().optional(),
+  /** Limits a person raised (`/workflow-resume <id> turns=60`): the workflow's, and the current phase's. */
+  raised: z.object({ workflow: z.partialRecord(z.enum(BUDGET_KEYS), count).optional(), phase: z.partialRecord(z.enum(BUDGET_KEYS), count).optional() }).optional(),
 });
 
 /** What pi counted for the current phase of a run (run-controls.ts), kept with its budget total. */

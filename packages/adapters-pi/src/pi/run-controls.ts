@@ -51,6 +51,7 @@ export function raiseBudgets(rt: Runtime, taskId: string, raised: RaisedBudgets)
 }
 
 const FILE_TOOLS = new Set(["write", "edit"]);
+const USAGE_KEYS = ["turns", "toolCalls", "tokens", "cost"] as const;
 
 function phaseKeyOf(rt: Runtime): string | undefined {
   const s = rt.state;
@@ -87,10 +88,13 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
     const key = phaseKeyOf(rt);
     if (s === null || key === undefined) return (counts = undefined);
     const now = rt.now();
-    if (counts === undefined || counts.taskId !== s.taskId) {
+    const stored = rt.durable.budgetTotal(s.taskId);
+    // Counts grow: a history ahead of this session's counts was written by another session that drove the run
+    // meanwhile (`pi -c` on a session whose run went on elsewhere), and is the newer count.
+    const behind = counts !== undefined && stored !== undefined && USAGE_KEYS.some((k) => stored[k] > (counts as Counts).workflowUsed[k]);
+    if (counts === undefined || counts.taskId !== s.taskId || behind) {
       // No counts in this session: the run goes on from what its history recorded (resumed from another session),
       // its phase and progress counts too while it is still in the phase they were counted in.
-      const stored = rt.durable.budgetTotal(s.taskId);
       const workflowUsed = stored === undefined ? NO_USAGE : { ...stored, wallTimeMs: 0 };
       const pi = rt.durable.budgetCounts(s.taskId);
       const here = pi !== undefined && pi.phaseKey === key ? pi : undefined;
@@ -104,6 +108,8 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
         same: here?.same,
         idleTurns: here?.idleTurns ?? 0,
         pausedFor: here?.pausedFor,
+        // A raise of the workflow's limits holds for the run; of the phase's, for the phase it was made in.
+        raised: raisedFor(pi?.raised, here !== undefined),
       };
     } else if (counts.phaseKey !== key) {
       const { phase: _left, ...kept } = counts.raised ?? {};
@@ -211,7 +217,12 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
 /** What of `c` the run's history keeps for another session (the phase's counts and the progress counts). */
 function carried(c: Counts): PiRunCounts {
   const { turns, toolCalls, tokens, cost } = c.phaseUsed;
-  return { phaseKey: c.phaseKey, phaseUsed: { turns, toolCalls, tokens, cost }, phaseStartedAt: c.phaseStartedAt, same: c.same, idleTurns: c.idleTurns, pausedFor: c.pausedFor };
+  return { phaseKey: c.phaseKey, phaseUsed: { turns, toolCalls, tokens, cost }, phaseStartedAt: c.phaseStartedAt, same: c.same, idleTurns: c.idleTurns, pausedFor: c.pausedFor, raised: c.raised };
+}
+
+function raisedFor(raised: RaisedBudgets | undefined, samePhase: boolean): RaisedBudgets | undefined {
+  const kept = samePhase ? raised : raised?.workflow === undefined ? undefined : { workflow: raised.workflow };
+  return kept?.workflow === undefined && kept?.phase === undefined ? undefined : kept;
 }
 
 function showBudget(ctx: PiContext, workflowLeft: Partial<Record<string, number>>, phaseLeft: Partial<Record<string, number>>): void {

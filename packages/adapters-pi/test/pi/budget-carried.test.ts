@@ -53,6 +53,59 @@ describe("pi: wall time of a run resumed in another session", () => {
   });
 });
 
+describe("pi: a raised budget of a run resumed in another session", () => {
+  it("holds there: the run is judged against the raised limit, not the declared one", async () => {
+    workflow("budgets:\n  turns: 2\n", "");
+    const a = loadExtension(project, withPlans);
+    await a.pi.emit("session_start", {});
+    await a.pi.command("workflow", "timed Count");
+    await turn(a.pi);
+    await turn(a.pi);
+    const id = fs.readdirSync(path.join(project.cwd, "plans"))[0] as string;
+    expect(a.pi.notices.at(-1)?.text).toContain(`run ${id} paused: the workflow Timed's budget of 2 turns is used up`);
+    await a.pi.command("workflow-resume", `${id} turns=5`);
+    await turn(a.pi);
+    await a.pi.emit("session_shutdown", {});
+
+    const b = loadExtension(project, withPlans);
+    await b.pi.emit("session_start", {});
+    await b.pi.command("workflow-resume", id);
+    const before = b.pi.notices.length;
+    await turn(b.pi);
+    expect(b.pi.notices.slice(before).map((n) => n.text).join("\n")).not.toContain("paused");
+    await turn(b.pi);
+    expect(b.pi.notices.at(-1)?.text).toContain(`run ${id} paused: the workflow Timed's budget of 5 turns is used up (5 used)`);
+    await b.pi.emit("session_shutdown", {});
+  });
+});
+
+describe("pi: pi -c on a session whose run went on in another session", () => {
+  it("goes on from the newer counts of the run's history, not from its own older entry", async () => {
+    workflow("budgets:\n  turns: 10\n", "");
+    const a = loadExtension(project, withPlans);
+    await a.pi.emit("session_start", {});
+    await a.pi.command("workflow", "timed Count");
+    await turn(a.pi);
+    await a.pi.emit("session_shutdown", {});
+    const id = fs.readdirSync(path.join(project.cwd, "plans"))[0] as string;
+    const b = loadExtension(project, withPlans);
+    await b.pi.emit("session_start", {});
+    await b.pi.command("workflow-resume", id);
+    await turn(b.pi);
+    await turn(b.pi);
+    await b.pi.emit("session_shutdown", {});
+
+    // Session a again, continued (its branch, whose last counts say 1 turn).
+    const again = loadExtension(project, { ...withPlans, branch: [...a.pi.branch] });
+    await again.pi.emit("session_start", {});
+    await again.pi.command("workflow-resume", id);
+    await turn(again.pi);
+    const counts = again.pi.branch.filter((e) => e.customType === "workflow:controls").at(-1)?.data;
+    expect(counts).toMatchObject({ taskId: id, workflowUsed: { turns: 4 } });
+    await again.pi.emit("session_shutdown", {});
+  });
+});
+
 describe("pi: the budget entries of a run's history", () => {
   it("keep pi's counts beside the total; an entry with the total only reads as before", async () => {
     const store = createFsPlanStore({ repoRoot: project.cwd, planRoot: "plans" });
