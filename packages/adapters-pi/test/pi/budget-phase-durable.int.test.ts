@@ -25,9 +25,8 @@ function project(root: string, frontMatter: string): string {
   return cwd;
 }
 
-/** The counts entries this run's history holds so far (the budget entries' outputs, through `phasekit:budget#n`). */
+/** Waits until run `id`'s history holds a budget entry with pi's counts (idle turns 1), or 20 s passed. */
 async function waitCounted(cwd: string, id: string): Promise<void> {
-  // The history write follows the turn end: wait until the run folder holds a budget entry with pi's counts.
   const end = Date.now() + 20_000;
   const dir = path.join(cwd, "ai_plan", id);
   const has = (): boolean => {
