@@ -54,6 +54,12 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
     if (r === undefined) runs.set(slug, (r = { text: null, journal: [], holder: null, epoch: 0, history: newMemoryHistory(), control: {} }));
     return r;
   };
+  // Readers never write: an unknown run reads as an empty one that is not kept (so `list()` never shows it).
+  const peek = (slug: string): Run => {
+    const v = validateSlug(slug);
+    if (!v.ok) throw v.error;
+    return runs.get(slug) ?? { text: null, journal: [], holder: null, epoch: 0, history: newMemoryHistory(), control: {} };
+  };
   const lost = (slug: string, lease: Lease, what: string): WorkflowError =>
     workflowError("store", "LOCK_LOST", `run ${slug}: the lease of epoch ${lease.epoch} is lost (${what})`, { value: lease.epoch, hint: "another holder has the run now" });
   // Who may write the run's history: the lease that holds it; nobody without one.
@@ -62,7 +68,7 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
     if (run.holder !== lease) throw lost(slug, lease, what);
   };
   const checkpointsVia = async (lease: Lease | undefined, slug: string): Promise<CheckpointStore> => {
-    const run = runOf(slug);
+    const run = lease === undefined ? peek(slug) : runOf(slug);
     return createMemoryCheckpoints(slug, run.history, mayWrite(slug, run, lease));
   };
   const current = (slug: string, run: Run): { ok: true; metadata: WorkflowMetadata | null } | { ok: false; error: WorkflowError } => {
@@ -140,9 +146,9 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
       runOf(slug);
       return `memory:${slug}`;
     },
-    readMetadata: (slug) => guard(() => current(slug, runOf(slug))),
+    readMetadata: (slug) => guard(() => current(slug, peek(slug))),
     writeMetadata: (slug, next, expectedGeneration) => writeMetadataVia(mine.get(slug), slug, next, expectedGeneration),
-    readJournal: (slug) => guard(() => ({ ok: true as const, entries: [...runOf(slug).journal], torn: false, tornBytes: 0 })),
+    readJournal: (slug) => guard(() => ({ ok: true as const, entries: [...peek(slug).journal], torn: false, tornBytes: 0 })),
     appendJournal: (slug, entry) => appendJournalVia(mine.get(slug), slug, entry),
     lock: (slug, options) =>
       guard(() => {
@@ -204,7 +210,7 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
     },
     requestControl: (slug, signal, input = {}) =>
       guard(() => {
-        const run = runOf(slug);
+        const run = peek(slug);
         const cur = current(slug, run);
         if (!cur.ok) return cur;
         const status = cur.metadata?.status;
@@ -219,12 +225,12 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
       }),
     readControl: (slug, signal) =>
       guard(() => {
-        const c = runOf(slug).control;
+        const c = peek(slug).control;
         return { ok: true as const, request: (signal === undefined ? (c.stop ?? c.pause) : c[signal]) ?? null };
       }),
     clearControl: (slug, request) =>
       guard(() => {
-        const c = runOf(slug).control;
+        const c = peek(slug).control;
         const same = JSON.stringify(c[request.signal]) === JSON.stringify(request);
         if (same) delete c[request.signal];
         return { ok: true as const, cleared: same };
@@ -233,7 +239,7 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
       guard(() => {
         const refused = withdrawRefusal(slug, request);
         if (refused !== undefined) return { ok: false as const, error: refused };
-        const c = runOf(slug).control;
+        const c = peek(slug).control;
         const same = JSON.stringify(c.pause) === JSON.stringify(request);
         if (same) delete c.pause;
         return { ok: true as const, withdrawn: same };
