@@ -21,6 +21,8 @@ export interface FsFileHandle {
 export interface FsPort {
   open(path: string, flags: string | number, mode?: number): Promise<FsFileHandle>;
   rename(from: string, to: string): Promise<void>;
+  /** A second name for a file; fails EEXIST rather than replacing `to` (what rename cannot promise). */
+  link(existing: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
   mkdir(path: string, options: { recursive?: boolean; mode?: number }): Promise<string | undefined>;
   rmdir(path: string): Promise<void>;
@@ -39,6 +41,7 @@ export interface FsPort {
 export const nodeFs: FsPort = {
   open: (path, flags, mode) => fsp.open(path, flags, mode),
   rename: (from, to) => fsp.rename(from, to),
+  link: (existing, to) => fsp.link(existing, to),
   unlink: (path) => fsp.unlink(path),
   mkdir: (path, options) => fsp.mkdir(path, options),
   rmdir: (path) => fsp.rmdir(path),

@@ -10,7 +10,7 @@ import os from "node:os";
 import { lstatSync } from "node:fs";
 import { z } from "zod";
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import { writeFileAtomic } from "../io/atomic-write.js";
+import { tempPathFor, writeFileAtomic } from "../io/atomic-write.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
 import { MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
 import { isWorkflowError } from "@phasekit/core";
@@ -170,18 +170,34 @@ export async function writeControlRequest(runDir: string, request: ControlReques
 
 /**
  * Removes a request once the runner has recorded its effect, and only if the file still holds that very request:
- * a newer request written meanwhile stays for the next run to see.
+ * a newer request written meanwhile (by any process) stays for the next run to see. The file is first renamed
+ * aside to a name of this process (atomic: what it holds then can no longer be replaced), checked there, and only
+ * then unlinked; a newer request found aside goes back under its name unless an even newer one is there already.
  */
 export async function clearControlRequest(runDir: string, request: ControlRequest, options: { fs?: FsPort } = {}): Promise<void> {
   const fs = options.fs ?? nodeFs;
   const file = controlFile(runDir, request.signal);
   const current = await readRequestFile(file, request.signal, fs);
-  if (!current.ok || current.request === null || JSON.stringify(current.request) !== JSON.stringify(request)) return;
+  if (!current.ok || current.request === null || !sameRequest(current.request, request)) return;
+  // A temp-file name: if this process dies holding it, the cleanup of leftovers removes it as any other.
+  const aside = tempPathFor(file);
   try {
-    await fs.unlink(file);
+    await fs.rename(file, aside);
   } catch (error) {
-    if (fsErrorCode(error) !== "ENOENT") throw error;
+    if (fsErrorCode(error) === "ENOENT") return;
+    throw error;
   }
+  const held = await readRequestFile(aside, request.signal, fs);
+  if (!held.ok || held.request === null || !sameRequest(held.request, request)) {
+    await fs.link(aside, file).catch((error: unknown) => {
+      if (fsErrorCode(error) !== "EEXIST") throw error;
+    });
+  }
+  await fs.unlink(aside);
+}
+
+function sameRequest(a: ControlRequest, b: ControlRequest): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**
