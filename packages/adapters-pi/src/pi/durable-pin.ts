@@ -22,7 +22,7 @@ export async function savePinIn(store: PlanStore, slug: string, state: WorkflowS
 export async function loadPinFrom(store: PlanStore, slug: string, state: WorkflowState, now: number): Promise<unknown> {
   if (state.definitions === undefined) return undefined;
   try {
-    return await loadPin(await store.checkpoints(slug, { now: () => new Date(now) }), state);
+    return await loadPin(await store.checkpoints(slug, { now: () => new Date(now) }), state, (record) => store.readStepOutput?.(slug, record) ?? Promise.resolve(undefined));
   } catch {
     return undefined;
   }

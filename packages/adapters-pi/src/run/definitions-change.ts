@@ -8,7 +8,7 @@
 import { checkDefinitions, migrateState, refusalToError, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import type { CheckpointStore } from "../store/checkpoint-port.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
-import { loadPin, pinData, pinnedRegistry, savePin } from "./definitions-pin.js";
+import { loadPin, pinData, pinnedRegistry, savePin, type PinOutputReader } from "./definitions-pin.js";
 import { definitionsUnchanged, reviewDefinitions, type DefinitionsChoice, type DefinitionsReview } from "./definitions-review.js";
 import type { RunLocation } from "./target.js";
 
@@ -49,6 +49,7 @@ export async function settleDefinitions(
   openHistory: () => Promise<CheckpointStore>,
   onChanged: OnDefinitionsChanged | undefined,
   now: number,
+  readOutput?: PinOutputReader,
 ): Promise<SettledDefinitions> {
   const loaded = workflow.registry;
   if (existing?.state === undefined) return { registry: loaded };
@@ -56,7 +57,7 @@ export async function settleDefinitions(
   if (!migrated.ok) throw refusalToError(migrated.error);
   const state = migrated.state;
   if (definitionsUnchanged(loaded, state)) return { registry: loaded };
-  const pinned = pinnedRegistry(await loadPin(await openHistory(), state), state.taskId);
+  const pinned = pinnedRegistry(await loadPin(await openHistory(), state, readOutput), state.taskId);
   const review = reviewDefinitions(loaded, state, pinned, now);
   if (review.same) return { registry: loaded };
   const change: DefinitionsChange = {

@@ -5,8 +5,10 @@
  * show`: the entry of the definitions a run goes on with is found by whoever opens the run, and an unchanged pin
  * is never written twice (same fingerprints, same entry: the history reuses it).
  */
-import { compileDefinitions, isBlocking, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
+import { compileDefinitions, isBlocking, workflowError, type WorkflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import type { CheckpointStore } from "../store/checkpoint-port.js";
+import type { StepRecord } from "../store/checkpoint-log.js";
+import type { StoredOutputCheck } from "../store/run-steps.js";
 import { fingerprint } from "../store/fingerprint.js";
 import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
 import { readRunLog } from "../store/run-log/reader.js";
@@ -70,17 +72,41 @@ export async function savePin(history: CheckpointStore, state: WorkflowState, da
   await history.step(PIN_KEY, pinInput(state), () => JSON.parse(JSON.stringify(data)) as unknown);
 }
 
-/** The data recorded for `state`'s fingerprints, or undefined (none, or another set's: the run then has no pin). */
-export async function loadPin(history: CheckpointStore, state: WorkflowState): Promise<unknown> {
+/** Reads a completed record's stored output without writing anything (a store's `readStepOutput`). */
+export type PinOutputReader = (record: StepRecord) => Promise<StoredOutputCheck | undefined>;
+
+/**
+ * The data recorded for `state`'s fingerprints, or undefined (none, or another set's: the run then has no pin).
+ * A stored output that cannot be read back is CORRUPT_FILE naming the history's file; with `readOutput` the pin's
+ * record is left as it was (without it, the history's step is the only reader and records the failed attempt).
+ */
+export async function loadPin(history: CheckpointStore, state: WorkflowState, readOutput?: PinOutputReader): Promise<unknown> {
   if (state.definitions === undefined) return undefined;
   const record = await history.record(PIN_KEY);
   // Only the entry of the fingerprints the run records: asking step for any other would write one. Nor a pin a
   // rerun mark superseded: step would run it again, overwriting the pin's record with a failed attempt.
   if (record === undefined || record.superseded === true || !isPinOf({ ...record, key: record.stepId }, state)) return undefined;
+  const read = await readOutput?.(record);
+  if (read !== undefined) {
+    if (!read.ok) throw damagedPin(history.file, read.message);
+    try {
+      return JSON.parse(read.text) as unknown;
+    } catch (error) {
+      throw damagedPin(history.file, `it is not JSON (${(error as Error).message})`);
+    }
+  }
   const r = await history.step(PIN_KEY, pinInput(state), () => {
-    throw new Error("the recorded pinned definitions could not be read back");
+    throw damagedPin(history.file, "its stored output could not be read back");
   });
   return r.output;
+}
+
+function damagedPin(file: string, why: string): WorkflowError {
+  return workflowError("definitions", "CORRUPT_FILE", `the run's pinned definitions (${PIN_KEY}) in ${file} are damaged: ${why}.`, {
+    file,
+    value: PIN_KEY,
+    hint: "restore the run folder from a backup, or resume with the current definitions by starting a new run",
+  });
 }
 
 /**

@@ -80,7 +80,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
     const ownerTool = analysis.kind === "resumable" && !analysis.takeover ? analysis.metadata.ownerTool : (options.ownerTool ?? options.toolName);
     // 3b. Definitions changed under a resumed run: it goes on as onDefinitionsChanged chose, never moved silently.
     const history = () => store.checkpoints(location.slug, { now: clock });
-    const settled = options.workflow && (await settleDefinitions(options.workflow, existing, location, history, options.onDefinitionsChanged, clock().getTime()));
+    const settled = options.workflow && (await settleDefinitions(options.workflow, existing, location, history, options.onDefinitionsChanged, clock().getTime(), (record) => store.readStepOutput?.(location.slug, record) ?? Promise.resolve(undefined)));
     const state = workflowStateFor(options, existing, location.slug, clock, settled);
     if (settled?.decision?.choice === "cancel" && state !== undefined) {
       const reason = `the definitions changed and onDefinitionsChanged chose cancel:\n${settled.decision.change.text}`;
