@@ -63,7 +63,8 @@ describe("durable waits across SIGKILL", () => {
     expect(done.result?.used).toBe(2);
     expect(done.result?.tokens).toBe(100);
     const journal = phasekit(["--repo", root, "journal", SLUG]);
-    expect(journal.stdout).toMatch(/waiting[\s\S]*approval/);
+    // The journal says the wait in words, then the decision that ended it.
+    expect(journal.stdout).toMatch(/waits for approval ship: Ship it\?[\s\S]*approval ship: approved/);
   });
 
   it("a payload the schema refuses is reported and the run keeps waiting; a rejection is an outcome", async () => {
