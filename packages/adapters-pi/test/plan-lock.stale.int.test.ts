@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { hostname } from "node:os";
 import { spawnLockChild } from "./helpers/lock-children.js";
-import { processIdentity } from "../src/lock/holder.js";
+import { processIdentity } from "../src/io/process-space.js";
 
 const CONTENDERS = 16;
 const ROUNDS = process.env.CI === "true" ? 30 : 6;

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { pidSpaceTag } from "../src/lock/liveness.js";
+import { pidSpaceTag } from "../src/io/process-space.js";
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";

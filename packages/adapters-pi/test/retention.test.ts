@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import { mkdtempSync, mkdirSync, writeFileSync, existsSync, readdirSync, symlinkSync, utimesSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
-import { processIdentity } from "../src/lock/holder.js";
+import { processIdentity } from "../src/io/process-space.js";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gc } from "../src/store/retention.js";

@@ -1,7 +1,7 @@
 import { mkdirSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { pidSpaceTag } from "../src/lock/liveness.js";
+import { pidSpaceTag } from "../src/io/process-space.js";
 import { useTempRepos } from "./helpers/temp-repos.js";
 import { execFileSync } from "node:child_process";
 import { isWorkflowError } from "@phasekit/core";

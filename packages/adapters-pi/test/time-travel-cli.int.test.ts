@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { pidSpaceTag } from "../src/lock/liveness.js";
+import { pidSpaceTag } from "../src/io/process-space.js";
 import { forkRun, rerunFrom } from "../src/index.js";
 import { gc } from "../src/store/retention.js";
 import { openRunLog } from "../src/store/run-log/run-log.js";

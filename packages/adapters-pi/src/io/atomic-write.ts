@@ -5,7 +5,7 @@
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { workflowError } from "@phasekit/core";
-import { judgeTaggedPid, pidSpaceTag } from "../lock/liveness.js";
+import { judgeTaggedPid, pidSpaceTag } from "./process-space.js";
 import { fsErrorCode, nodeFs, type FsFileHandle, type FsPort } from "./fs-port.js";
 import { FILE_MODE } from "./plan-paths.js";
 import { assertRealDir, SAFE_DIR_FLAGS, SAFE_OPEN_FLAGS } from "./safe-open.js";

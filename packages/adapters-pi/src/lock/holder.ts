@@ -4,7 +4,7 @@
  * hit another holder's file), which is what keeps stale takeover and owner-only release safe.
  */
 import path from "node:path";
-import { promises as fsp, readFileSync, readlinkSync } from "node:fs";
+import { promises as fsp } from "node:fs";
 import { z } from "zod";
 import { workflowError } from "@phasekit/core";
 import { fsErrorCode, nodeFs } from "../io/fs-port.js";
@@ -39,32 +39,6 @@ export const lockHolderSchema = z.strictObject({
   /** `readlink /proc/self/ns/pid` of the holder: a pid means nothing in another pid namespace (a container). */
   pidNs: z.string().max(200).optional(),
 });
-
-/** Where this process runs, as far as pids are concerned: boot id and pid namespace (absent off Linux). */
-export interface ProcessIdentity {
-  bootId?: string;
-  pidNs?: string;
-}
-
-let identity: ProcessIdentity | undefined;
-
-/** This process's boot id and pid namespace, read once. */
-export function processIdentity(): ProcessIdentity {
-  if (identity !== undefined) return identity;
-  const out: ProcessIdentity = {};
-  try {
-    out.bootId = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
-  } catch {
-    // Not Linux: no boot id, so no holder is ever judged dead by pid (the stale time decides).
-  }
-  try {
-    out.pidNs = readlinkSync("/proc/self/ns/pid");
-  } catch {
-    // Likewise.
-  }
-  identity = out;
-  return out;
-}
 
 /** A lock holder as recorded in its holder file. */
 export type LockHolder = z.infer<typeof lockHolderSchema>;

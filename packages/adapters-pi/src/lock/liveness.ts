@@ -12,13 +12,11 @@
  * Our wall clock may only vouch for a heartbeat that looks fresh (an mtime within the stale time, not in the
  * future), which saves a watch; a heartbeat it cannot vouch for is "unverified" until it has been watched.
  */
-import os from "node:os";
-import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fsErrorCode } from "../io/fs-port.js";
 import { observedAgeMs } from "./heartbeat.js";
-import { DEFAULT_LOCK_STALE_MS, processIdentity, readLockHolder, type LockHolder } from "./holder.js";
+import { judgePid } from "../io/process-space.js";
+import { DEFAULT_LOCK_STALE_MS, readLockHolder, type LockHolder } from "./holder.js";
 
 /** `none`: nobody holds the lock; `live` / `dead`: its holder's process is alive / gone. */
 export type LivenessVerdict = "none" | "live" | "dead";
@@ -95,46 +93,4 @@ export async function judgeLiveness(runDir: string, options: { staleMs?: number;
     first ??= j.heartbeat;
     await sleep(Math.min(POLL_MS, left, j.watchMs + 1));
   }
-}
-
-/**
- * The holder's process as this host sees it: `dead` when it provably ran on this host, this boot and this pid
- * namespace and its pid no longer exists (ESRCH); `alive` when it ran there and its pid exists; otherwise
- * `unknown` (another host, a container's pid namespace, before a reboot, or a record without those facts). A pid
- * reused by another process reads as alive; the only cost is that the heartbeat decides, after a watch.
- */
-export function judgePid(holder: Pick<LockHolder, "pid" | "host" | "bootId" | "pidNs">): "alive" | "dead" | "unknown" {
-  if (holder.host !== os.hostname() || holder.pid <= 0) return "unknown";
-  const here = processIdentity();
-  if (here.bootId === undefined || here.pidNs === undefined || holder.bootId !== here.bootId || holder.pidNs !== here.pidNs) return "unknown";
-  if (holder.pid === process.pid) return "alive";
-  try {
-    process.kill(holder.pid, 0);
-    return "alive";
-  } catch (error) {
-    return fsErrorCode(error) === "ESRCH" ? "dead" : "alive";
-  }
-}
-
-
-const NO_SPACE = "00000000";
-let spaceTag: string | undefined;
-
-/**
- * A short tag (8 hex) of where this process's pid means something: host, boot and pid namespace, the facts
- * `judgePid` compares. A leftover named by its writer's pid also carries this tag, so a name alone can be judged by
- * the same rule as a holder record; "00000000" off Linux (no boot id or namespace), where no pid is judged dead.
- */
-export function pidSpaceTag(): string {
-  if (spaceTag !== undefined) return spaceTag;
-  const here = processIdentity();
-  spaceTag = here.bootId === undefined || here.pidNs === undefined ? NO_SPACE : createHash("sha256").update(`${os.hostname()}\0${here.bootId}\0${here.pidNs}`).digest("hex").slice(0, 8);
-  return spaceTag;
-}
-
-/** `judgePid` for a leftover that records only its writer's pid and `pidSpaceTag()`: another space is `unknown`. */
-export function judgeTaggedPid(pid: number, tag: string): "alive" | "dead" | "unknown" {
-  if (tag === NO_SPACE || tag !== pidSpaceTag()) return "unknown";
-  const here = processIdentity();
-  return judgePid({ pid, host: os.hostname(), bootId: here.bootId, pidNs: here.pidNs });
 }

@@ -15,7 +15,8 @@ import { fsErrorCode } from "../io/fs-port.js";
 import { createLockFs, type LockFsState } from "./files.js";
 import { awaitOverdueRefresh } from "./heartbeat.js";
 import { busyError, ioError, junkError, notOwnedError, type LockErrorContext } from "./errors.js";
-import { DEFAULT_LOCK_STALE_MS, holderFileName, lockDirOf, processIdentity, type LockHolder, type LockOwner } from "./holder.js";
+import { processIdentity } from "../io/process-space.js";
+import { DEFAULT_LOCK_STALE_MS, holderFileName, lockDirOf, type LockHolder, type LockOwner } from "./holder.js";
 
 const SCOPE = "lock";
 // proper-lockfile clamps stale to ≥ 2 s and its refresh to [1 s, stale / 2]; refuse values it would change.

@@ -8,7 +8,7 @@
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { readdir, rm } from "node:fs/promises";
-import { judgeTaggedPid, pidSpaceTag } from "../lock/liveness.js";
+import { judgeTaggedPid, pidSpaceTag } from "../io/process-space.js";
 
 /** Hidden folders of the plan root that hold a fork being built (never a run: slugs cannot start with a dot). */
 export const FORK_TEMP_PREFIX = ".fork-";
