@@ -70,7 +70,8 @@ if (!started.ok) {
         expect(r.code, r.stderr).toBe(0);
         return (JSON.parse(r.stdout) as { due: Array<{ id: string; wait: string; why: string }> }).due;
       };
-      await killedWhileWaiting(cluster.url, namespace, "sleeper", "sleep", 1);
+      // A long sleep (the kill always lands inside it) whose due time, by the waiter's clock an hour behind, is over.
+      await killedWhileWaiting(cluster.url, namespace, "sleeper", "sleep", 60_000);
       await killedWhileWaiting(cluster.url, namespace, "asker", "approval", 0);
       // The killed holders' leases (60 s) still look live: nobody is listed while a live process may hold a run.
       expect(await due()).toEqual([]);

@@ -14,7 +14,10 @@ const out = (event: Record<string, unknown>): void => void process.stdout.write(
 const store = await openPostgresPlanStore({ connectionString: url, namespace, leaseMs: Number(leaseMs) });
 const startKey = mode === "approval" ? "phasekit:approval-start:ship#1" : "phasekit:sleep-start#1";
 const repoRoot = mkdtempSync(path.join(tmpdir(), "phasekit-pg-waiter-"));
-await runWorkflow({ repoRoot, target: slug, toolName: "waiter", store, waitPollMs: 20 }, async (ctx) => {
+// The run's clock is an hour behind: a sleep's recorded due time (start + ms) has passed for everyone else while
+// the sleep itself still lasts its whole length here, so a SIGKILL lands inside it however slow the machine is.
+const clock = (): Date => new Date(Date.now() - 3_600_000);
+await runWorkflow({ repoRoot, target: slug, toolName: "waiter", store, waitPollMs: 20, clock }, async (ctx) => {
   void (async () => {
     while ((await ctx.checkpoints.record(startKey)) === undefined) await new Promise((r) => setTimeout(r, 10));
     out({ ev: "waiting" });
