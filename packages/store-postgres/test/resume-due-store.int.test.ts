@@ -11,26 +11,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { main } from "../../adapters-pi/src/cli/main.js";
+import { phasekitInProcess } from "../../adapters-pi/test/cli/helpers/run-cli.js";
 import { startCluster } from "./helpers/cluster.js";
 
 const WAITER = fileURLToPath(new URL("./helpers/pg-waiter.ts", import.meta.url));
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const started = startCluster();
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    stdin: Object.assign((async function* () {})(), { isTTY: false }),
-    cwd: process.cwd(),
-    env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir" },
-    now: () => new Date(),
-  } as Parameters<typeof main>[1]);
-  return { code, stdout, stderr };
-}
+/** The phasekit CLI in this process (it opens its own store from the URL, as a user's shell would). */
+const cli = (args: string[]) => phasekitInProcess(args);
 
 /** Starts a waiter, waits until it is inside its wait, and SIGKILLs it. */
 async function killedWhileWaiting(url: string, namespace: string, slug: string, mode: "sleep" | "approval", ms: number): Promise<void> {

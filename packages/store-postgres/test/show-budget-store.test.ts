@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runWorkflow } from "@phasekit/adapters-pi";
-import { main } from "../../adapters-pi/src/cli/main.js";
+import { phasekitInProcess } from "../../adapters-pi/test/cli/helpers/run-cli.js";
 import { runPage } from "../../adapters-pi/src/cli/inspector-api.js";
 import { parseStoreUrl } from "../../adapters-pi/src/store/store-url.js";
 import { closeStores } from "../../adapters-pi/src/cli/store-runs.js";
@@ -17,25 +17,14 @@ import { startCluster } from "./helpers/cluster.js";
 
 const started = startCluster();
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    stdin: Object.assign((async function* () {})(), { isTTY: false }),
-    cwd: process.cwd(),
-    env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir" },
-    now: () => new Date(),
-  } as Parameters<typeof main>[1]);
-  return { code, stdout, stderr };
-}
+/** The phasekit CLI in this process (it opens its own store from the URL, as a user's shell would). */
+const cli = (args: string[]) => phasekitInProcess(args);
 
 if (!started.ok) {
   describe.skip(`phasekit show --store: budget (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  afterAll(() => cluster.stop());
+  afterAll(() => cluster.destroy());
 
   describe("phasekit show --store: what the run spent", () => {
     it("reads the latest budget total from the store's history", async () => {

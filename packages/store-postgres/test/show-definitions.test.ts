@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createReporter, runWorkflow } from "@phasekit/adapters-pi";
-import { main } from "../../adapters-pi/src/cli/main.js";
+import { phasekitInProcess } from "../../adapters-pi/test/cli/helpers/run-cli.js";
 import { loadDefinitionFolders } from "../../adapters-pi/src/definitions/folders.js";
 import { openPostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
@@ -17,25 +17,14 @@ import { startCluster } from "./helpers/cluster.js";
 const FIXTURE = fileURLToPath(new URL("../../adapters-pi/test/cli/fixtures/workflows", import.meta.url));
 const started = startCluster();
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    stdin: Object.assign((async function* () {})(), { isTTY: false }),
-    cwd: process.cwd(),
-    env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir" },
-    now: () => new Date(),
-  } as Parameters<typeof main>[1]);
-  return { code, stdout, stderr };
-}
+/** The phasekit CLI in this process (it opens its own store from the URL, as a user's shell would). */
+const cli = (args: string[]) => phasekitInProcess(args);
 
 if (!started.ok) {
   describe.skip(`phasekit show --store: definitions (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  afterAll(() => cluster.stop());
+  afterAll(() => cluster.destroy());
 
   describe("phasekit show --store: the run's pinned definitions against the folders'", () => {
     it("a phase inserted before the current one: the diff by phase id, the pin found in the store, the choices", async () => {

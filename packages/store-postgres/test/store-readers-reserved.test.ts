@@ -8,25 +8,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runWorkflow } from "@phasekit/adapters-pi";
-import { main } from "../../adapters-pi/src/cli/main.js";
+import { phasekitInProcess } from "../../adapters-pi/test/cli/helpers/run-cli.js";
 import { openPostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
 
 const started = startCluster();
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    stdin: Object.assign((async function* () {})(), { isTTY: false }),
-    cwd: process.cwd(),
-    env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir" },
-    now: () => new Date(),
-  } as Parameters<typeof main>[1]);
-  return { code, stdout, stderr };
-}
+/** The phasekit CLI in this process (it opens its own store from the URL, as a user's shell would). */
+const cli = (args: string[]) => phasekitInProcess(args);
 
 const body = async (ctx: Parameters<Parameters<typeof runWorkflow>[1]>[0]) => {
   await ctx.step("a", {}, () => 1);
@@ -37,7 +26,7 @@ if (!started.ok) {
   describe.skip(`--store readers: body steps only (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  afterAll(() => cluster.stop());
+  afterAll(() => cluster.destroy());
 
   describe("list and show --store: phasekit's own entries are no steps", () => {
     it("the same last step and step list as the plan folder's", async () => {
