@@ -5,7 +5,7 @@
  */
 const LAYERS = {
   core: ["errors", "definitions", "state", "transitions", "present", "policy", "api"],
-  "adapters-pi": ["io", "lock", "store", "verification", "run", "definitions", "cli|pi", "testing|otel"],
+  "adapters-pi": ["io", "lock", "engine", "store", "verification", "run", "definitions", "cli|pi", "testing|otel"],
   "store-postgres": ["db", "schema", "lease", "store"],
 };
 

@@ -41,8 +41,8 @@ export type { StoreControl, ControlRequestInput } from "./store/control-fs.js";
 // Where runs live: the fs store, and the port every store implements.
 export { createFsPlanStore } from "./store/plan-store.js";
 export type { PlanStore, StoreLock, StoreLockOptions, StoreGcOptions, PlanRunEntry, FsPlanStoreOptions, StoreLeaseView, StoreRunFacts } from "./store/plan-store.js";
-export type { CheckpointStore, StepOutcome, RerunReason, CommitIntent, CompactionReport, KnownInput } from "./store/checkpoint-port.js";
-export type { StepRecord, CommitRecord } from "./store/checkpoint-log.js";
+export type { CheckpointStore, StepOutcome, RerunReason, CommitIntent, CompactionReport, KnownInput } from "./engine/checkpoint-port.js";
+export type { StepRecord, CommitRecord } from "./engine/records.js";
 export type { WorkflowMetadata, WorkflowMetadataInput } from "./store/metadata-schema.js";
 export type { ReadMetadataResult } from "./store/metadata.js";
 export type { JournalEntry, JournalAppend, JournalReadResult } from "./store/journal.js";

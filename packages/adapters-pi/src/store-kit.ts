@@ -4,21 +4,21 @@
  * the reuse decision, step keys, commit and error records, fingerprints, the metadata document and control
  * requests. A backend implements the port and passes the contract suites; it re-decides none of these.
  */
-export { decideStep, isSuperseded, keysFrom, rerunMarksOf, RERUN_EVENT } from "./store/reuse-decision.js";
-export type { StepDecision, PriorStep, RerunMark } from "./store/reuse-decision.js";
-export { checkStepKey, commitIntentRecord } from "./store/checkpoint-port.js";
-export { checkCommitRecord } from "./store/commit-record.js";
-export { stepErrorText, storableText, MAX_STEP_ERROR_CHARS } from "./store/step-error.js";
+export { decideStep, isSuperseded, keysFrom, rerunMarksOf, RERUN_EVENT } from "./engine/reuse-decision.js";
+export type { StepDecision, PriorStep, RerunMark } from "./engine/reuse-decision.js";
+export { checkStepKey, commitIntentRecord } from "./engine/checkpoint-port.js";
+export { checkCommitRecord } from "./engine/commit-record.js";
+export { stepErrorText, storableText, MAX_STEP_ERROR_CHARS } from "./engine/step-error.js";
 export { generateRunId } from "./run/id.js";
 export type { RandomBytes } from "./run/id.js";
-export { fingerprint, isFingerprint } from "./store/fingerprint.js";
-export type { Fingerprint } from "./store/fingerprint.js";
+export { fingerprint, isFingerprint } from "./engine/fingerprint.js";
+export type { Fingerprint } from "./engine/fingerprint.js";
 export { assertPlainJson } from "./io/plain-json.js";
 export { canonicalJson } from "./io/canonical-json.js";
 export { serializeWorkflowMetadata, buildDocument, validateMetadata } from "./store/metadata.js";
 export { workflowMetadataSchema, WORKFLOW_METADATA_VERSION } from "./store/metadata-schema.js";
 export { approvalMismatch, newControlRequest, parseControlRequest, withdrawRefusal } from "./store/control-signals.js";
-export { isReservedStepKey, RESERVED_STEP_PREFIX } from "./store/reserved-keys.js";
+export { isReservedStepKey, RESERVED_STEP_PREFIX } from "./engine/reserved-keys.js";
 export { validateSlug } from "./io/plan-paths.js";
 export { FINISHED_STATUSES, finishedError } from "./store/run-status.js";
 // The output-delta codec (docs/decisions.md D16): the fs run log and the PostgreSQL artifacts store step outputs

@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import stableStringify from "fast-json-stable-stringify";
 import { isWorkflowError } from "@phasekit/core";
-import { fingerprint, isFingerprint, fingerprintDigest } from "../src/store/fingerprint.js";
+import { fingerprint, isFingerprint, fingerprintDigest } from "../src/engine/fingerprint.js";
 import { assertPlainJson } from "../src/io/plain-json.js";
 import { canonicalJson } from "../src/io/canonical-json.js";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decideStep, isSuperseded, keysFrom, RERUN_EVENT, rerunMarksOf, type PriorStep } from "../src/store/reuse-decision.js";
+import { decideStep, isSuperseded, keysFrom, RERUN_EVENT, rerunMarksOf, type PriorStep } from "../src/engine/reuse-decision.js";
 import { readRunLog } from "../src/store/run-log/reader.js";
 import { openRunLog } from "../src/store/run-log/run-log.js";
 

@@ -4,7 +4,7 @@
  * history once per step made a 2,000-step page cost O(steps²).
  */
 import { readRunLog, type RunLogView } from "../store/run-log/reader.js";
-import type { StepRecord } from "../store/checkpoint-log.js";
+import type { StepRecord } from "../engine/records.js";
 import { checkStoredOutput, readRunSteps, type StoredOutputCheck } from "../store/run-steps.js";
 import type { RunLocation } from "../run/target.js";
 import type { Roots } from "./run-view.js";

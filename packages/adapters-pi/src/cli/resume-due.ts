@@ -8,7 +8,7 @@
  */
 import { spawnSync } from "node:child_process";
 import type { Command } from "commander";
-import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+import { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
 import { dueKeyOf } from "../run/waits.js";
 import { common } from "./context.js";
 import { readRunLog } from "../store/run-log/reader.js";

@@ -9,7 +9,7 @@ import { describeHolder, describeOwner } from "../lock/holder.js";
 import { judgeLiveness, type Liveness } from "../lock/liveness.js";
 import { readControlRequest } from "../store/control-signals.js";
 import { resolveRunTarget, type RunLocation } from "../run/target.js";
-import type { StepRecord } from "../store/checkpoint-log.js";
+import type { StepRecord } from "../engine/records.js";
 import { readRunSteps, stepFacts } from "../store/run-steps.js";
 import type { JournalEntry } from "../store/journal.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { migrateState } from "@phasekit/core";
 import { readRunStateFrom, writeRunStateTo } from "../run/state-io.js";
-import { fingerprint } from "../store/fingerprint.js";
+import { fingerprint } from "../engine/fingerprint.js";
 import { createFsPlanStore } from "../store/plan-store.js";
 import { common } from "./context.js";
 import { CLI_TOOL } from "./control-commands.js";

@@ -1,5 +1,5 @@
 /** `why`: a step's reuse decision explained from its checkpoint record and stored output. */
-import type { StepRecord } from "../store/checkpoint-log.js";
+import type { StepRecord } from "../engine/records.js";
 import type { StoredOutputCheck } from "../store/run-steps.js";
 
 /** Whether a step would be reused or run again, and why (the rules of the checkpoint store, read-only). */

@@ -8,10 +8,10 @@
 import { workflowError } from "@phasekit/core";
 import { validateSlug } from "../io/plan-paths.js";
 import { usage } from "./io.js";
-import type { StepRecord } from "../store/checkpoint-log.js";
+import type { StepRecord } from "../engine/records.js";
 import type { PlanRunEntry, PlanStore, StoreLeaseView, StoreRunFacts } from "../store/plan-store-port.js";
 import { stepFacts, type StoredOutputCheck } from "../store/run-steps.js";
-import { isReservedStepKey } from "../store/reserved-keys.js";
+import { isReservedStepKey } from "../engine/reserved-keys.js";
 import { openStoreUrl, type StoreUrl } from "../store/store-url.js";
 import type { RunLocation } from "../run/target.js";
 

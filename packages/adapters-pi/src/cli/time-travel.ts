@@ -8,10 +8,10 @@ import { rerunFrom } from "../run/rerun-from.js";
 import { CLI_TOOL } from "./control-actions.js";
 import { storeAt } from "./store-runs.js";
 import { runJournal, type Roots } from "./run-view.js";
-import type { StepRecord } from "../store/checkpoint-log.js";
+import type { StepRecord } from "../engine/records.js";
 import type { RunLocation } from "../run/target.js";
 import { FORKED_EVENT } from "../run/fork-parts.js";
-import { bodyStepKeys } from "../store/reserved-keys.js";
+import { bodyStepKeys } from "../engine/reserved-keys.js";
 
 /** What a time-travel action did: its JSON body (`id` the run acted on or made) and a sentence. */
 export interface TimeTravelOutcome {

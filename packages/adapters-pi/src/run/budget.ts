@@ -7,8 +7,8 @@
  */
 import { BUDGET_KEYS, BudgetsSchema, judgeBudget, NO_USAGE, workflowError, type BudgetKey, type Budgets, type BudgetUsage } from "@phasekit/core";
 import { z } from "zod";
-import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
-import type { CheckpointStore } from "../store/checkpoint-port.js";
+import { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { PlanStore } from "../store/plan-store-port.js";
 
 /** What one spend adds (wall time is measured, not reported). */

@@ -5,7 +5,7 @@
 import type { StepReport } from "./step-runner.js";
 import type { StepBody, StepOptions, StepResult } from "./step-options.js";
 import type { RunWorkflowHandle } from "./workflow-handle.js";
-import type { CheckpointStore } from "../store/checkpoint-port.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { Reporter } from "./reporter.js";
 import type { VerificationCache } from "../verification/cache.js";
 import type { VerificationPolicy } from "../verification/config.js";

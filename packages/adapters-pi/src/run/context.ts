@@ -8,7 +8,7 @@ import type { StepBody, StepOptions } from "./step-options.js";
 import { judgeControls, NO_USAGE, resolveActive, type ProgressThresholds, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
 import { persisted } from "./persisted.js";
 import { openWorkflowHandle, phaseOf, type HistoryEntries } from "./workflow-handle.js";
-import type { CheckpointStore } from "../store/checkpoint-port.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { ControlRequest } from "../store/control-signals.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import type { Reporter } from "./reporter.js";

@@ -6,7 +6,7 @@
  * existed) is refused with DEFINITIONS_CHANGED rather than moved silently.
  */
 import { checkDefinitions, migrateState, refusalToError, workflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
-import type { CheckpointStore } from "../store/checkpoint-port.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { loadPin, pinData, pinnedRegistry, savePin, type PinOutputReader } from "./definitions-pin.js";
 import { definitionsUnchanged, reviewDefinitions, type DefinitionsChoice, type DefinitionsReview } from "./definitions-review.js";

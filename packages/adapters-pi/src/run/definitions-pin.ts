@@ -6,11 +6,11 @@
  * is never written twice (same fingerprints, same entry: the history reuses it).
  */
 import { compileDefinitions, isBlocking, workflowError, type WorkflowError, type WorkflowRegistry, type WorkflowState } from "@phasekit/core";
-import type { CheckpointStore } from "../store/checkpoint-port.js";
-import type { StepRecord } from "../store/checkpoint-log.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
+import type { StepRecord } from "../engine/records.js";
 import type { StoredOutputCheck } from "../store/run-steps.js";
-import { fingerprint } from "../store/fingerprint.js";
-import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+import { fingerprint } from "../engine/fingerprint.js";
+import { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
 import { readRunLog } from "../store/run-log/reader.js";
 
 /** The history key of a run's pinned definitions (reserved: no step of a body can use it). Its name predates runWorkflow's use: runs record it. */

@@ -9,9 +9,9 @@ import { migrateState, workflowError, type Refusal, type TransitionOutcome, type
 import { z } from "zod";
 import type { JsonValue } from "../io/plain-json.js";
 
-import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+import { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
 
-export { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+export { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
 /** The history key of the core state a body starts from. */
 export const WORKFLOW_BASE_KEY = `${RESERVED_STEP_PREFIX}workflow`;
 

@@ -7,7 +7,7 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 import type { PlanStore } from "../store/plan-store-port.js";
-import { pickStepHint } from "../store/reserved-keys.js";
+import { pickStepHint } from "../engine/reserved-keys.js";
 import { dispatchKey, WORKFLOW_BASE_KEY } from "./dispatch-record.js";
 import type { PlanRootsOptions } from "./target.js";
 

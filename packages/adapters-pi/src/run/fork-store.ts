@@ -7,7 +7,7 @@
  */
 import type { JsonValue } from "../io/plain-json.js";
 import { validateSlug } from "../io/plan-paths.js";
-import type { StepRecord } from "../store/checkpoint-log.js";
+import type { StepRecord } from "../engine/records.js";
 import type { PlanStore } from "../store/plan-store-port.js";
 import { FORKED_EVENT, forkError, forkMetadata, ForkState, stepsBefore, taken, unreadableOutput, type ForkRunOptions, type ForkRunResult } from "./fork-parts.js";
 import { generateRunId } from "./id.js";

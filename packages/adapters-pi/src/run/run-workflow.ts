@@ -17,7 +17,7 @@ import type { RunLocation } from "./target.js";
 import { createRunVerificationCache } from "../verification/cache.js";
 import { clearEndedRequests, controlForRun } from "./control-requests.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
-import { storableText } from "../store/step-error.js";
+import { storableText } from "../engine/step-error.js";
 import { historyWithPin, settleDefinitions } from "./definitions-change.js";
 
 

@@ -5,7 +5,7 @@
  * across resumes). The input is hashed only for ids that have failed, so the usual path costs nothing.
  */
 import { isWorkflowError, judgeProgress, workflowError, type ProgressThresholds } from "@phasekit/core";
-import { fingerprint } from "../store/fingerprint.js";
+import { fingerprint } from "../engine/fingerprint.js";
 
 // Errors that end or refuse the run rather than report a failed attempt of the step.
 const NOT_A_FAILURE = new Set(["RUN_PAUSED", "RUN_STOPPED", "LOCK_LOST", "MAX_STEPS_REACHED", "MAX_ATTEMPTS_REACHED", "INVALID_OPTIONS"]);

@@ -6,15 +6,15 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { workflowError } from "@phasekit/core";
-import { fingerprint } from "../store/fingerprint.js";
-import { decideStep } from "../store/reuse-decision.js";
-import type { RerunReason } from "../store/checkpoint-port.js";
-import type { CheckpointStore } from "../store/checkpoint-port.js";
+import { fingerprint } from "../engine/fingerprint.js";
+import { decideStep } from "../engine/reuse-decision.js";
+import type { RerunReason } from "../engine/checkpoint-port.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import type { Reporter } from "./reporter.js";
 import { RESERVED_STEP_PREFIX } from "./dispatch-record.js";
 import { inStep } from "./step-scope.js";
-import { stepErrorText } from "../store/step-error.js";
+import { stepErrorText } from "../engine/step-error.js";
 import { checkStepOptions, createStopWatch, retryable, type StepFn, type StepOptions, type StepResult, type StepValue } from "./step-options.js";
 
 const WHY: Record<RerunReason, string> = {

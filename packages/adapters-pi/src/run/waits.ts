@@ -7,9 +7,9 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { validateApproval, workflowError } from "@phasekit/core";
-import { RESERVED_STEP_PREFIX } from "../store/reserved-keys.js";
+import { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
 import { validateStepId } from "../io/plan-paths.js";
-import type { CheckpointStore } from "../store/checkpoint-port.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { ControlRequest } from "../store/control-signals.js";
 import type { PlanStore } from "../store/plan-store.js";
 import type { Reporter } from "./reporter.js";

@@ -9,7 +9,7 @@ import { reduce, resolveActive, statusLine, workflowError } from "@phasekit/core
 import { persisted } from "./persisted.js";
 import type { TransitionOutcome, WorkflowEvent, WorkflowRegistry, WorkflowState } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
-import { fingerprint } from "../store/fingerprint.js";
+import { fingerprint } from "../engine/fingerprint.js";
 import { currentStep } from "./step-scope.js";
 import { decodeOutcome, decodeState, dispatchInput, dispatchKey, encodeOutcome, toJson, WORKFLOW_BASE_KEY } from "./dispatch-record.js";
 

@@ -14,7 +14,7 @@ import { tempPathFor, writeFileAtomic } from "../io/atomic-write.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
 import { MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
 import { isWorkflowError } from "@phasekit/core";
-import { storableText } from "./step-error.js";
+import { storableText } from "../engine/step-error.js";
 
 /** The most UTF-16 units of a control request's reason. */
 const MAX_REASON_CHARS = 2_000;

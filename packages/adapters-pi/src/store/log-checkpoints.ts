@@ -6,14 +6,14 @@
 import path from "node:path";
 import { workflowError } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
-import { commitRecordSchema, type CommitRecord, type StepRecord } from "./checkpoint-log.js";
-import { checkStepKey, commitIntentRecord, type CheckpointStore, type CommitIntent, type CompactionReport, type KnownInput, type StepOutcome } from "./checkpoint-port.js";
-import { checkCommitRecord } from "./commit-record.js";
+import { commitRecordSchema, type CommitRecord, type StepRecord } from "../engine/records.js";
+import { checkStepKey, commitIntentRecord, type CheckpointStore, type CommitIntent, type CompactionReport, type KnownInput, type StepOutcome } from "../engine/checkpoint-port.js";
+import { checkCommitRecord } from "../engine/commit-record.js";
 import { RUN_LOG_DIR } from "./run-log/format.js";
 import type { StepEntry } from "./run-log/run-index.js";
 import type { RunLog } from "./run-log/run-log.js";
-import { pickStepHint } from "./reserved-keys.js";
-import { keysFrom, RERUN_EVENT } from "./reuse-decision.js";
+import { pickStepHint } from "../engine/reserved-keys.js";
+import { keysFrom, RERUN_EVENT } from "../engine/reuse-decision.js";
 
 const SCOPE = "checkpoints";
 /** The event name of commit records in the run log. */

@@ -6,13 +6,13 @@
 import type { Result, WorkflowError } from "@phasekit/core";
 import type { JournalAppend, JournalEntry, JournalReadResult } from "./journal.js";
 import type { ReleasePlanLockOutcome } from "../lock/plan-lock.js";
-import type { CheckpointStore } from "./checkpoint-port.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { GcOptions, GcReport } from "./retention.js";
 import type { LockOwner } from "../lock/holder.js";
 import type { ReadMetadataResult } from "./metadata.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "./metadata-schema.js";
 import type { StoreControl } from "./control-fs.js";
-import type { StepRecord } from "./checkpoint-log.js";
+import type { StepRecord } from "../engine/records.js";
 import type { StoredOutputCheck } from "./run-steps.js";
 
 /** File name of a run's metadata inside its folder. */

@@ -27,7 +27,7 @@ import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } fr
 import type { ReadMetadataResult } from "./metadata.js";
 import { createFsControl } from "./control-fs.js";
 import type { WorkflowMetadataInput } from "./metadata-schema.js";
-import type { CheckpointStore } from "./checkpoint-port.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import { checkStoredOutput } from "./run-steps.js";
 
 export { METADATA_FILE } from "./plan-store-port.js";

@@ -7,8 +7,9 @@
 import path from "node:path";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { nodeFs } from "../io/fs-port.js";
-import { CHECKPOINT_LOG_FILE, readLog, type CommitRecord } from "./checkpoint-log.js";
-import type { CheckpointStore } from "./checkpoint-port.js";
+import { type CommitRecord } from "../engine/records.js";
+import { CHECKPOINT_LOG_FILE, readLog } from "./checkpoint-log.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import { COMMIT_EVENT, commitsOf } from "./log-checkpoints.js";
 import { RUN_LOG_DIR } from "./run-log/format.js";
 import { readRunLog } from "./run-log/reader.js";

@@ -7,11 +7,12 @@ import path from "node:path";
 import { nodeFs } from "../io/fs-port.js";
 import { readArtifact } from "./run-log/run-artifacts.js";
 import { RUN_ARTIFACTS_DIR } from "./run-log/file-names.js";
-import { fingerprintDigest } from "./fingerprint.js";
-import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "./checkpoint-log.js";
+import { fingerprintDigest } from "../engine/fingerprint.js";
+import { type StepRecord } from "../engine/records.js";
+import { CHECKPOINT_LOG_FILE, readLog } from "./checkpoint-log.js";
 import { toStepRecord } from "./log-checkpoints.js";
 import { readRunLog, type RunLogView } from "./run-log/reader.js";
-import { isReservedStepKey } from "./reserved-keys.js";
+import { isReservedStepKey } from "../engine/reserved-keys.js";
 
 /**
  * The latest record of every step of the run in `runDir` (the body's steps: not phasekit's own entries).

@@ -5,12 +5,12 @@
  * (LOCK_NOT_OWNED) and a displaced lease may not (LOCK_LOST), before any work runs.
  */
 import { workflowError } from "@phasekit/core";
-import { checkStepKey, commitIntentRecord, type CheckpointStore } from "../store/checkpoint-port.js";
-import type { CommitRecord, StepRecord } from "../store/checkpoint-log.js";
-import { checkCommitRecord } from "../store/commit-record.js";
-import { fingerprint } from "../store/fingerprint.js";
-import { decideStep } from "../store/reuse-decision.js";
-import { stepErrorText } from "../store/step-error.js";
+import { checkStepKey, commitIntentRecord, type CheckpointStore } from "../engine/checkpoint-port.js";
+import type { CommitRecord, StepRecord } from "../engine/records.js";
+import { checkCommitRecord } from "../engine/commit-record.js";
+import { fingerprint } from "../engine/fingerprint.js";
+import { decideStep } from "../engine/reuse-decision.js";
+import { stepErrorText } from "../engine/step-error.js";
 
 /** One run's step and commit records, shared by every store object and lease over the same runs. */
 export interface MemoryHistory {

@@ -9,7 +9,7 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 import type { JournalAppend, JournalEntry } from "../store/journal.js";
 import { validateSlug } from "../io/plan-paths.js";
 import type { PlanRunEntry, PlanStore, StoreLock } from "../store/plan-store.js";
-import type { CheckpointStore } from "../store/checkpoint-port.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { GcReport } from "../store/retention.js";
 import { createMemoryCheckpoints, newMemoryHistory, type MemoryHistory } from "./memory-checkpoints.js";
 import { notHeld } from "../store/read-checkpoints.js";

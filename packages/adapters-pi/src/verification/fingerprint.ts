@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { createHash, type Hash } from "node:crypto";
 import { lstat, readFile, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
-import { fingerprint } from "../store/fingerprint.js";
+import { fingerprint } from "../engine/fingerprint.js";
 import { LOCKFILES } from "./config.js";
 
 /** Default cap on the bytes hashed for one workspace state (diffs, untracked files, working files). */

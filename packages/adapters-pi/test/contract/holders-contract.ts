@@ -5,7 +5,7 @@
  * again. Fencing belongs to a lease, never to a store object.
  */
 import { expect, it } from "vitest";
-import type { CheckpointStore } from "../../src/store/checkpoint-port.js";
+import type { CheckpointStore } from "../../src/engine/checkpoint-port.js";
 import type { PlanStore } from "../../src/store/plan-store.js";
 import { sampleMetadata } from "../helpers/metadata-fixtures.js";
 

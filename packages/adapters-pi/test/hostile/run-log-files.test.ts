@@ -11,7 +11,7 @@ import path from "node:path";
 import { isWorkflowError } from "@phasekit/core";
 import { openRunLog } from "../../src/store/run-log/run-log.js";
 import { readRunLog } from "../../src/store/run-log/reader.js";
-import { fingerprint } from "../../src/store/fingerprint.js";
+import { fingerprint } from "../../src/engine/fingerprint.js";
 
 const temp = (): string => mkdtempSync(path.join(tmpdir(), "phasekit-hostile-log-"));
 const seg = (runDir: string, epoch: number): string => path.join(runDir, "runlog", `${String(epoch).padStart(10, "0")}.seg`);

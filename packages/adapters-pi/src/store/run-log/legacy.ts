@@ -6,7 +6,8 @@
  * left as they were. Commit intents are not carried over (the run log has no such record).
  */
 import path from "node:path";
-import { CHECKPOINT_LOG_FILE, readLog, type StepRecord } from "../checkpoint-log.js";
+import { type StepRecord } from "../../engine/records.js";
+import { CHECKPOINT_LOG_FILE, readLog } from "../checkpoint-log.js";
 import { nodeFs, type FsFileHandle } from "../../io/fs-port.js";
 import { openRegular, syncRealDir } from "../../io/safe-open.js";
 import { type RunLogRecord } from "./format.js";

@@ -18,7 +18,7 @@
  */
 import { encodeCanonical } from "../../io/canonical-json.js";
 import type { JsonValue } from "../../io/plain-json.js";
-import { fingerprintOfCanonical } from "../fingerprint.js";
+import { fingerprintOfCanonical } from "../../engine/fingerprint.js";
 import { corrupt } from "./format.js";
 import type { ValueLocation } from "./entry-types.js";
 import { applyDelta, parseDelta } from "./state-delta.js";

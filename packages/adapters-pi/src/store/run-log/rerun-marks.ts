@@ -2,7 +2,7 @@
  * The rerun marks of a run log (reuse-decision.ts says what they mean): its `rerun` events, archived ones
  * included, read once per opening of the history and kept current by the holder that appends one.
  */
-import { isSuperseded, rerunMarksOf, RERUN_EVENT, type RerunMark } from "../reuse-decision.js";
+import { isSuperseded, rerunMarksOf, RERUN_EVENT, type RerunMark } from "../../engine/reuse-decision.js";
 import { archivedRecords } from "./archive.js";
 import type { RunIndex, StepEntry } from "./run-index.js";
 import { eventValue } from "./state-keeper.js";

@@ -11,7 +11,7 @@ import { workflowError } from "@phasekit/core";
 import { nodeFs, type FsFileHandle } from "../../io/fs-port.js";
 import { assertRealDir, MAX_FILE_BYTES, openRegular, readRegular, syncRealDir } from "../../io/safe-open.js";
 import { RealDir } from "../../io/safe-open-sync.js";
-import { FINGERPRINT_PREFIX, fingerprintOfCanonical } from "../fingerprint.js";
+import { FINGERPRINT_PREFIX, fingerprintOfCanonical } from "../../engine/fingerprint.js";
 import type { LogParts } from "./log-parts.js";
 import { artifactName, isArtifactPath, RUN_ARTIFACTS_DIR } from "./file-names.js";
 import type { ValueRead } from "./values.js";

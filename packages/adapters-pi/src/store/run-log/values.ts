@@ -6,7 +6,7 @@
 import { closeSync, readSync } from "node:fs";
 import { MAX_FILE_BYTES } from "../../io/safe-open.js";
 import { openRegularSync } from "../../io/safe-open-sync.js";
-import { fingerprintOfCanonical } from "../fingerprint.js";
+import { fingerprintOfCanonical } from "../../engine/fingerprint.js";
 import type { ValueLocation } from "./run-index.js";
 
 /** Outcome of reading a stored value. */

@@ -1,6 +1,6 @@
 /** The one check of a commit record before any store writes it (the fs run log and PostgreSQL alike). */
 import { workflowError } from "@phasekit/core";
-import { commitRecordSchema, type CommitRecord } from "./checkpoint-log.js";
+import { commitRecordSchema, type CommitRecord } from "./records.js";
 
 /**
  * The record, parsed by `commitRecordSchema`; INVALID_OPTIONS naming the store's `file`, the field and its value

@@ -3,7 +3,7 @@
  * the backend (the fs run log, PostgreSQL, the contract suite's memory store). Also the two record builders
  * every backend shares: a step key's check and a commit intent's record.
  */
-import type { CommitRecord, StepRecord } from "./checkpoint-log.js";
+import type { CommitRecord, StepRecord } from "./records.js";
 import { validateStepId } from "../io/plan-paths.js";
 import type { RerunReason } from "./reuse-decision.js";
 
