@@ -23,10 +23,12 @@ export function common(cmd: Command, io: CliIo): Common {
     throw new CliFailure({ code: "NOT_FOUND", message: `--repo ${repoRoot} is not a folder` }, EXIT.notFound);
   }
   const roots: Roots = { repoRoot, ...(o.planRoot === undefined ? {} : { planRoot: path.resolve(io.cwd, o.planRoot) }) };
-  // --store wins over PHASEKIT_STORE; an empty variable means the plan folder.
-  const storeText = o.store ?? (io.env[STORE_ENV] === "" ? undefined : io.env[STORE_ENV]);
+  // A flag wins over the environment: --store, else --plan-root, else PHASEKIT_STORE (empty: the plan folder).
+  // Only the two flags together name two places for runs.
+  if (o.store !== undefined && o.planRoot !== undefined) usage("--plan-root and --store name two places for runs: give one.", { field: "store" });
+  const fromEnv = o.planRoot === undefined && io.env[STORE_ENV] !== "" ? io.env[STORE_ENV] : undefined;
+  const storeText = o.store ?? fromEnv;
   if (storeText !== undefined) {
-    if (o.planRoot !== undefined) usage("--plan-root and --store name two places for runs: give one.", { field: "store" });
     try {
       roots.store = parseStoreUrl(storeText, o.store === undefined ? STORE_ENV : "--store");
     } catch (error) {

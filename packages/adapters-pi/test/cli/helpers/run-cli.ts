@@ -37,8 +37,8 @@ export function json<T = Record<string, unknown>>(out: string, schema: string): 
   return doc;
 }
 
-/** Runs the CLI in this process (no node start-up): for the many small error cases. */
-export async function phasekitInProcess(args: readonly string[], options: { input?: string; cwd?: string; tty?: boolean; now?: () => Date } = {}): Promise<CliRun> {
+/** Runs the CLI in this process (no node start-up): for the many small error cases; `env` adds to its environment. */
+export async function phasekitInProcess(args: readonly string[], options: { input?: string; cwd?: string; tty?: boolean; now?: () => Date; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
   const { main } = await import("../../../src/cli/main.js");
   let stdout = "";
   let stderr = "";
@@ -53,7 +53,7 @@ export async function phasekitInProcess(args: readonly string[], options: { inpu
       { isTTY: options.tty === true },
     ),
     cwd: options.cwd ?? process.cwd(),
-    env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir" },
+    env: { PI_CODING_AGENT_DIR: "/nonexistent-pi-dir", ...options.env },
     now: options.now ?? (() => new Date()),
   });
   return { code, stdout, stderr };
