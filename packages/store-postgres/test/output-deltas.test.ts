@@ -9,6 +9,8 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CheckpointStore } from "@phasekit/adapters-pi";
 import { MIGRATIONS, openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { OUTPUT_CHAIN } from "../src/store/output-chain.js";
+import { MAX_CHAIN_LINKS } from "@phasekit/adapters-pi/store-kit";
 import { startCluster } from "./helpers/cluster.js";
 
 const started = startCluster();
@@ -64,44 +66,84 @@ if (!started.ok) {
   };
 
   describe("postgres output deltas", () => {
-    it("100 changing outputs: stored as deltas (a whole value every 33), each handed back exactly after a reopen", async () => {
+    it(`changing outputs: stored as deltas (a whole value every ${OUTPUT_CHAIN + 1}), each handed back exactly after a reopen`, async () => {
+      const n = 2 * (OUTPUT_CHAIN + 1) + 4;
       const { store, hold, artifacts } = await fresh();
       const a = await hold();
-      await write(a.cps, 100);
-      const record = (await a.cps.records()).find((r) => r.stepId === "s64");
+      await write(a.cps, n);
+      const record = (await a.cps.records()).find((r) => r.stepId === `s${OUTPUT_CHAIN}`);
       await a.release();
-      // A reader (the CLI, a fork) gets a delta's output whole, checked.
+      // A reader (the CLI, a fork) gets a delta's output whole, checked: the last of a full chain.
       const read = await store.readStepOutput?.("run", record!);
       expect(read).toMatchObject({ ok: true });
-      expect(JSON.parse((read as { text: string }).text)).toEqual(outputAt(64));
+      expect(JSON.parse((read as { text: string }).text)).toEqual(outputAt(OUTPUT_CHAIN));
       const rows = await artifacts();
-      expect(rows).toHaveLength(100);
-      // The first output and one after every MAX_OUTPUT_CHAIN (32) deltas are whole: outputs 0, 33, 66, 99.
-      expect(rows.filter((r) => r.base === null)).toHaveLength(4);
+      expect(rows).toHaveLength(n);
+      // The first output and one after every OUTPUT_CHAIN deltas are whole: 0, 65, 130 (at 64).
+      expect(rows.filter((r) => r.base === null)).toHaveLength(3);
       const b = await hold();
-      expect(await b.cps.records()).toHaveLength(100); // the index is in: reads take the outputs ahead
-      expect(await replay(b.cps, 100)).toEqual([]);
+      expect(await b.cps.records()).toHaveLength(n); // the index is in: reads take the outputs ahead
+      expect(await replay(b.cps, n)).toEqual([]);
       await b.release();
       // Out of order and before the index is in (each step read with its chain in one statement).
       const c = await hold();
-      for (const i of [97, 3, 50, 0, 65, 34]) expect(await c.cps.step(`s${i}`, { i }, () => "ran")).toMatchObject({ reused: true, output: outputAt(i) });
+      for (const i of [n - 1, 3, OUTPUT_CHAIN, 0, OUTPUT_CHAIN + 1, 2 * OUTPUT_CHAIN + 1, 34]) expect(await c.cps.step(`s${i}`, { i }, () => "ran")).toMatchObject({ reused: true, output: outputAt(i) });
       await c.release();
+    });
+
+    it("the readers' bound is twice the longest chain a holder writes", () => {
+      expect(MAX_CHAIN_LINKS).toBe(2 * OUTPUT_CHAIN);
+    });
+
+    it("the last output of a full chain, read out of order by a fresh holder, costs one statement (the chain comes with it)", async () => {
+      const { ns, hold } = await fresh();
+      const a = await hold();
+      await write(a.cps, OUTPUT_CHAIN + 1);
+      await a.release();
+      const pool = new pg.Pool({ connectionString: cluster.url, max: 2 });
+      const texts: string[] = [];
+      const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+      (pool as { query: unknown }).query = async (...args: unknown[]) => {
+        const first = args[0] as string | { text: string };
+        texts.push(typeof first === "string" ? first : first.text);
+        return original(...args);
+      };
+      const store = await openPostgresPlanStore({ pool, namespace: ns });
+      try {
+        const l = await store.lock("run", { owner: { tool: "delta" } });
+        if (!l.ok) throw l.error;
+        const cps = await l.lock.store.checkpoints("run", { now: () => new Date() });
+        texts.length = 0;
+        const i = OUTPUT_CHAIN;
+        expect(await cps.step(`s${i}`, { i }, () => "ran")).toMatchObject({ reused: true, output: outputAt(i) });
+        expect(texts.filter((t) => t.includes("phasekit_artifacts"))).toHaveLength(1);
+        await l.lock.release();
+      } finally {
+        await store.close();
+        await pool.end();
+      }
     });
 
     it("a delta edited by hand in the middle of a chain: it and the outputs after it on its chain rerun, the rest is reused", async () => {
       const { ns, hold, fpOf } = await fresh();
+      const n = OUTPUT_CHAIN + 8;
       const a = await hold();
-      await write(a.cps, 40);
+      await write(a.cps, n);
       // Ops that apply cleanly but give another value: only the fingerprint check can tell.
       const edited = await admin.query(`UPDATE phasekit_artifacts SET body = '[[["k3"],"evil"]]' WHERE namespace = $1 AND fingerprint = $2 AND base IS NOT NULL`, [ns, await fpOf(a.cps, 20)]);
       expect(edited.rowCount).toBe(1);
       await a.release();
       const b = await hold();
-      // Outputs 20…32 chain through the edited row; 33 starts a new chain whole.
-      expect(await replay(b.cps, 40)).toEqual(Array.from({ length: 13 }, (_, k) => [20 + k, "artifact-corrupt"]));
+      // Outputs 20…OUTPUT_CHAIN chain through the edited row; OUTPUT_CHAIN + 1 starts a new chain whole. Those
+      // read with 20 (ahead of the replay) rerun; 20's rerun replaces the edited row whole, so the chain heals for
+      // the reads after it. No output off that chain reruns.
+      const reran = await replay(b.cps, n);
+      expect(reran.length).toBeGreaterThan(1);
+      expect(reran.length).toBeLessThanOrEqual(OUTPUT_CHAIN - 19);
+      expect(reran).toEqual(reran.map((_, k) => [20 + k, "artifact-corrupt"]));
       await b.release();
       const c = await hold();
-      expect(await replay(c.cps, 40)).toEqual([]);
+      expect(await replay(c.cps, n)).toEqual([]);
       await c.release();
     });
 

@@ -3,15 +3,25 @@
  * adapters-pi's store-kit): an artifact row whose `base` is set holds in `body` the canonical JSON of the delta
  * operations that turn the output `base` names (an artifact of the same run) into this one. A holder writes
  * each output as a delta on the last output it stored when the delta is under half the value, and whole
- * otherwise, after MAX_OUTPUT_CHAIN deltas, and as its first output (a resumed holder starts a new chain).
+ * otherwise, after OUTPUT_CHAIN deltas, and as its first output (a resumed holder starts a new chain).
  *
  * What a step hands out is still checked whole: the materialized value's canonical bytes must hash to the
  * step's output fingerprint. A chain that cannot be followed (a base gone: artifact-missing; a body that is no
  * JSON, ops that do not fit their base, a loop or a chain longer than any writer makes: artifact-corrupt), or
  * whose value does not hash to the fingerprint, reruns the step; it never yields a wrong output.
  */
-import { applyDelta, MAX_CHAIN_LINKS, MAX_OUTPUT_CHAIN, parseDelta, smallDelta, verifiedText } from "@phasekit/adapters-pi/store-kit";
+import { applyDelta, MAX_CHAIN_LINKS, parseDelta, smallDelta, verifiedText } from "@phasekit/adapters-pi/store-kit";
 import type { JsonValue } from "@phasekit/adapters-pi";
+
+/**
+ * Deltas after a whole output before the next whole one: twice the fs run log's MAX_OUTPUT_CHAIN. Here a
+ * chain costs no extra round trip, whatever its length: the statement that fetches an output fetches every
+ * base of its chain (artifact-reads.ts), so a longer chain is only more small rows in that answer and more
+ * deltas applied on a hit out of order. The whole values are most of the bytes: at 64, 1,000 changing 10 KB
+ * outputs fit the 1 MiB budget (docs/benchmarks.md), which 32 missed. Tied to the readers' bound, which
+ * stays twice the longest chain a writer makes.
+ */
+export const OUTPUT_CHAIN = MAX_CHAIN_LINKS / 2;
 
 /** An artifact row as written: `base` null for a whole value. */
 export interface ArtifactRow {
@@ -46,7 +56,7 @@ export class OutputChain {
   row(fp: string, text: string, whole = false): ChainedRow {
     const value = JSON.parse(text) as JsonValue;
     const base = this.compacting > 0 ? undefined : this.last;
-    const ops = !whole && base !== undefined && base.fp !== fp && base.links < MAX_OUTPUT_CHAIN ? smallDelta(base.value, value, text.length) : undefined;
+    const ops = !whole && base !== undefined && base.fp !== fp && base.links < OUTPUT_CHAIN ? smallDelta(base.value, value, text.length) : undefined;
     if (base === undefined || ops === undefined) return { row: { fp, body: text, base: null }, value, links: 0, era: this.era };
     return { row: { fp, body: ops, base: base.fp }, value, links: base.links + 1, era: this.era };
   }
