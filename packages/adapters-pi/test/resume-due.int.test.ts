@@ -93,6 +93,29 @@ describe("phasekit resume-due", () => {
     expect(due(root)).toEqual([{ id: SLUG, wait: "approval:ship", dueAt: null, why: "a decision was filed" }]);
   });
 
+  it("--exec: a command that fails makes resume-due exit 1 naming that run, after running the others' commands", async () => {
+    const root = repo();
+    for (const slug of ["a", "b"]) {
+      const child = spawnLockChild("run-waiter.mjs", [root, slug, "approval"]);
+      children.push(child);
+      await child.waitFor(/"event":"waiting"/);
+      child.proc.kill("SIGKILL");
+      await child.exited;
+      expect(phasekit(["--repo", root, "approve", slug, "--name", "ship", "--data", '{"channel":"beta"}']).code).toBe(0);
+    }
+    const seen = path.join(root, "seen.txt");
+    const exec = `echo "$PHASEKIT_RUN_ID" >> ${JSON.stringify(seen)}; [ "$PHASEKIT_RUN_ID" != b ] || exit 3`;
+    const r = phasekit(["--repo", root, "resume-due", "--exec", exec]);
+    expect(r.code).toBe(1);
+    expect(readFileSync(seen, "utf8").split("\n").filter(Boolean).sort()).toEqual(["a", "b"]);
+    expect(r.stderr).toContain("run b (approval:ship: exited 3)");
+    expect(r.stderr).not.toContain("run a ");
+    const j = phasekit(["--repo", root, "--json", "resume-due", "--exec", "exit 3"]);
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.stdout)).toMatchObject({ ran: [{ exitCode: 3 }, { exitCode: 3 }] });
+    expect(JSON.parse(j.stderr)).toMatchObject({ schema: "phasekit.error/1", exitCode: 1, error: { code: "EXEC_FAILED", details: { failed: [{ why: "exited 3" }, { why: "exited 3" }] } } });
+  });
+
   it("never lists a run a live process holds", async () => {
     const root = repo();
     const child = spawnLockChild("run-waiter.mjs", [root, SLUG, "sleep", "1"]);

@@ -49,7 +49,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, json = 
   registerDefinitionCommands(program, io, setExit);
   registerControlCommands(program, io, setExit);
   registerApproveCommand(program, io);
-  registerResumeDueCommand(program, io);
+  registerResumeDueCommand(program, io, setExit);
   registerTimeTravelCommands(program, io);
   registerUiCommand(program, io);
   program.addHelpText(

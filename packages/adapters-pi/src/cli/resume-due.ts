@@ -12,7 +12,7 @@ import { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
 import { dueKeyOf } from "../run/waits.js";
 import { common } from "./context.js";
 import { readRunLog } from "../store/run-log/reader.js";
-import { printJson, type CliIo } from "./io.js";
+import { CliFailure, EXIT, printFailure, printJson, type CliIo } from "./io.js";
 import { listRuns, locateRun, withRunStore, type Roots } from "./run-view.js";
 
 /** One wait that has ended. */
@@ -97,23 +97,44 @@ export async function dueWaits(roots: Roots, nowMs: number): Promise<DueWait[]> 
   return out.sort((a, b) => (a.dueAt ?? "").localeCompare(b.dueAt ?? ""));
 }
 
-/** Registers `resume-due`. */
-export function registerResumeDueCommand(program: Command, io: CliIo): void {
+/** One command `--exec` ran: how it ended (`exitCode` null when a signal ended it or it could not start). */
+type Ran = DueWait & { exitCode: number | null; signal: string | null; error?: string };
+
+/** Why a command `--exec` ran failed, in words; null when it exited 0. */
+function failure(r: Ran): string | null {
+  if (r.error !== undefined) return `could not start (${r.error})`;
+  if (r.signal !== null) return `was killed by ${r.signal}`;
+  return r.exitCode === 0 ? null : `exited ${String(r.exitCode)}`;
+}
+
+/** Registers `resume-due`; `setExit` makes it end with exit 1 when a command it ran failed (it still runs the rest). */
+export function registerResumeDueCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   program
     .command("resume-due")
-    .description("runs whose sleep or approval wait has ended while no process ran them; --exec runs a command per run (PHASEKIT_RUN_ID set)")
+    .description("runs whose sleep or approval wait has ended while no process ran them; --exec runs a command per run (PHASEKIT_RUN_ID set; exit 1 if one fails)")
     .option("--exec <command>", "a shell command to run once per due run, e.g. the script that resumes it with runWorkflow")
     .action(async (o: { exec?: string }, cmd: Command) => {
       const c = common(cmd, io);
       const due = await dueWaits(c.roots, io.now().getTime());
-      const ran: Array<DueWait & { exitCode: number | null }> = [];
+      const ran: Ran[] = [];
       for (const d of o.exec === undefined ? [] : due) {
         const r = spawnSync(o.exec as string, { shell: true, cwd: c.roots.repoRoot, env: { ...process.env, PHASEKIT_RUN_ID: d.id }, stdio: ["ignore", "inherit", "inherit"] });
-        ran.push({ ...d, exitCode: r.status });
+        ran.push({ ...d, exitCode: r.status, signal: r.signal, ...(r.error === undefined ? {} : { error: r.error.message }) });
       }
-      if (c.json) return printJson(io, "phasekit.resume-due/1", { due, ...(o.exec === undefined ? {} : { ran }) });
-      if (due.length === 0) return void io.stdout.write("no run has a wait that has ended\n");
-      for (const d of due) io.stdout.write(`${d.id}  ${d.wait}  ${d.why}${d.dueAt === null ? "" : ` (due ${d.dueAt})`}\n`);
-      for (const r of ran) io.stdout.write(`${r.id}: ${o.exec} exited ${r.exitCode ?? "by a signal"}\n`);
+      if (c.json) printJson(io, "phasekit.resume-due/1", { due, ...(o.exec === undefined ? {} : { ran }) });
+      else if (due.length === 0) io.stdout.write("no run has a wait that has ended\n");
+      else {
+        for (const d of due) io.stdout.write(`${d.id}  ${d.wait}  ${d.why}${d.dueAt === null ? "" : ` (due ${d.dueAt})`}\n`);
+        for (const r of ran) io.stdout.write(`${r.id}: ${o.exec} ${failure(r) ?? "exited 0"}\n`);
+      }
+      // A cron job or a timer must see that a run was not resumed: exit 1, naming each run whose command failed.
+      const failed = ran.flatMap((r) => {
+        const why = failure(r);
+        return why === null ? [] : [{ id: r.id, wait: r.wait, why }];
+      });
+      if (failed.length === 0) return;
+      const message = `resume-due: the command failed for ${failed.map((f) => `run ${f.id} (${f.wait}: ${f.why})`).join(", ")}; the other due runs' commands ran`;
+      printFailure(io, new CliFailure({ code: "EXEC_FAILED", message, details: { command: o.exec, failed } }, EXIT.failed), c.json);
+      setExit(EXIT.failed);
     });
 }
