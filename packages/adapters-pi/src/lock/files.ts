@@ -16,13 +16,17 @@ import { fsErrorCode } from "../io/fs-port.js";
 import { MAX_FILE_BYTES, SAFE_OPEN_FLAGS } from "../io/safe-open.js";
 import { holderFileName, isHolderFileName, parseHolder, type LockHolder } from "./holder.js";
 import { judgeHeld } from "./liveness.js";
+import { refreshClock } from "./heartbeat.js";
 
 type Callback<T = void> = (error: NodeJS.ErrnoException | null, value?: T) => void;
 
 /** What one acquisition has seen, shared between the lock fs and the lock handle. */
 export interface LockFsState {
   acquired: boolean;
-  /** Date.now() of the last successful refresh of the lock directory's mtime. */
+  /**
+   * When the last refresh of the lock directory that succeeded was sent (`refreshClock`, monotonic): its send time,
+   * not its completion, since a contender's watch starts after the send and a callback can run late.
+   */
   lastRefreshMs: number;
   /** Set by a release that found its holder file gone: the lock had been taken over. */
   notOwned: boolean;
@@ -60,10 +64,11 @@ export function createLockFs(options: LockFsOptions) {
       const text = `${JSON.stringify(holder)}\n`;
       fs.writeFile(path.join(temp, holderFileName(holder.token)), text, { mode: FILE_MODE, flag: "wx" }, (err2) => {
         if (err2) return undo(err2);
+        const sent = refreshClock();
         fs.rename(temp, lockDir, (err3) => {
           if (!err3) {
             state.acquired = true;
-            state.lastRefreshMs = Date.now();
+            state.lastRefreshMs = sent;
             return cb(null);
           }
           const code = fsErrorCode(err3);
@@ -94,8 +99,9 @@ export function createLockFs(options: LockFsOptions) {
   }
 
   function utimes(p: string, atime: Date, mtime: Date, cb: Callback): void {
+    const sent = refreshClock();
     fs.utimes(p, atime, mtime, (err) => {
-      if (!err && state.acquired) state.lastRefreshMs = Date.now();
+      if (!err && state.acquired) state.lastRefreshMs = sent;
       cb(err);
     });
   }

@@ -24,15 +24,28 @@ export function observedAgeMs(lockDir: string, holderNames: string, mtimeMs: num
   return now - last.sinceMs;
 }
 
+/** The holder's clock for its own refreshes: monotonic, so a wall-clock step never makes a lapsed heartbeat look fresh. */
+export const refreshClock = (): number => performance.now();
+
 /**
- * The holder's side: its last refresh (`lastRefreshMs()`, Date.now() of it) is older than `staleMs`. Waits up to
- * another `staleMs` for the overdue refresh to land, or for `settled()`. Null when fresh, refreshed or settled;
- * else the ms since the last refresh.
+ * The holder's side of the rule: is its heartbeat, last sent at `lastSentMs` (`refreshClock`), past `staleMs`?
+ * While it is not, no contender can have judged the lock dead: a contender watches a heartbeat unchanged for the
+ * stale time from the moment it saw it, which is after the refresh was sent. So a heartbeat that is not overdue
+ * proves the lock is still this holder's without any I/O.
+ */
+export function refreshOverdue(lastSentMs: number, staleMs: number): boolean {
+  return refreshClock() - lastSentMs > staleMs;
+}
+
+/**
+ * The holder's side, when its heartbeat is overdue: waits up to another `staleMs` for the overdue refresh to land
+ * (`lastRefreshMs()` changes), or for `settled()`. Null when fresh, refreshed or settled; else the ms since the
+ * last refresh was sent.
  */
 export async function awaitOverdueRefresh(lastRefreshMs: () => number, staleMs: number, settled: () => boolean): Promise<number | null> {
   const last = lastRefreshMs();
-  for (const start = performance.now(); Date.now() - last > staleMs && lastRefreshMs() === last && !settled(); await sleep(20)) {
-    if (performance.now() - start > staleMs) return Date.now() - last;
+  for (const start = performance.now(); refreshOverdue(last, staleMs) && lastRefreshMs() === last && !settled(); await sleep(20)) {
+    if (performance.now() - start > staleMs) return Math.round(refreshClock() - last);
   }
   return null;
 }

@@ -13,7 +13,7 @@ import { loadProperLockfile } from "./lockfile-loader.js";
 import { isWorkflowError, workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import { fsErrorCode } from "../io/fs-port.js";
 import { createLockFs, type LockFsState } from "./files.js";
-import { awaitOverdueRefresh } from "./heartbeat.js";
+import { awaitOverdueRefresh, refreshOverdue } from "./heartbeat.js";
 import { busyError, ioError, junkError, notOwnedError, type LockErrorContext } from "./errors.js";
 import { processIdentity } from "../io/process-space.js";
 import { DEFAULT_LOCK_STALE_MS, holderFileName, lockDirOf, type LockHolder, type LockOwner } from "./holder.js";
@@ -54,6 +54,12 @@ export interface PlanLock {
   readonly signal: AbortSignal;
   /** Throws LOCK_LOST unless the lock is still ours (an overdue refresh is awaited first); call it before a write. */
   assertHeld(): Promise<void>;
+  /**
+   * Right before work nobody else may do at the same time (a step's body): undefined at once, with no I/O, while
+   * the heartbeat is fresh (`refreshOverdue`: no contender can have taken the lock); else `assertHeld()`, which
+   * rejects with LOCK_LOST when it was taken meanwhile (a holder woken from SIGSTOP or a starved event loop).
+   */
+  stillHolding(): Promise<void> | undefined;
   /** Releases the lock if it is still ours; never removes another holder's lock. */
   release(): Promise<ReleasePlanLockOutcome>;
 }
@@ -184,6 +190,10 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
       }
       if (controller.signal.aborted) throw controller.signal.reason as WorkflowError;
       if (released) throw workflowError(SCOPE, "LOCK_LOST", `the lock on ${s.runDir} was already released.`, { file: s.lockDir });
+    },
+    stillHolding() {
+      if (!controller.signal.aborted && !released && !refreshOverdue(state.lastRefreshMs, s.staleMs)) return undefined;
+      return lock.assertHeld();
     },
     async release() {
       if (released) return { ok: true, released: false };

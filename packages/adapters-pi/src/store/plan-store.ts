@@ -84,9 +84,10 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
   // A lease: one lock acquisition's run log (its epoch fences every earlier holder). `logs` maps a run folder to
   // the latest lease this store object took; a holder writes through its own lease (lock.store), so a holder
   // displaced by a later lease of the same store object is fenced by its own epoch, never handed the new one's log.
-  const claim = (slug: string, dir: string): Lease => {
+  const claim = (slug: string, dir: string, lock: PlanLock): Lease => {
     const clock = { now: Date.now };
-    const log = openRunLog({ runDir: dir, now: () => clock.now() });
+    // A step's body starts only while the lock is still this lease's (free while its heartbeat is fresh).
+    const log = openRunLog({ runDir: dir, now: () => clock.now(), beforeBody: () => lock.stillHolding() });
     const lease: Lease = { slug, dir, log, clock };
     logs.set(dir, lease);
     log.catch(() => forget(lease));
@@ -116,7 +117,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     if ((await judgeLiveness(dir)).verdict === "live") return { ok: false, error: await busyError(lockState, `take the run's lock (store.lock) to ${what}`) };
     const r = await acquirePlanLock({ runDir: dir, owner: { tool: "phasekit store" }, retries: 0 });
     if (!r.ok) return r;
-    const lease = claim(slug, dir);
+    const lease = claim(slug, dir, r.lock);
     try {
       return await fn(await lease.log);
     } finally {
@@ -195,7 +196,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
         if (!r.ok) return r;
         // Taking the lock claims the run log's next epoch at once: whatever an earlier holder writes from
         // now on is refused by its fence instead of becoming acknowledged state.
-        const lease = claim(slug, runDir);
+        const lease = claim(slug, runDir, r.lock);
         try {
           // Every claim repairs the view: a displaced holder's late workflow.json never outlives it. Best
           // effort: readers take the history's generation anyway, and the next write refreshes the file.

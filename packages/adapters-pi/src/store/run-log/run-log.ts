@@ -24,7 +24,7 @@ import { RerunMarks } from "./rerun-marks.js";
 import { eventsOf, StateKeeper } from "./state-keeper.js";
 import { countTimeline, timelineOf, type TimelineItem } from "./timeline.js";
 import { ValueFiles } from "./values.js";
-import type { FsBoundary } from "./segment-writer.js";
+import type { BodyGuardOptions, FsBoundary } from "./segment-writer.js";
 
 /** Why a step ran instead of being reused. */
 export type RunLogRerunReason = RerunReason;
@@ -35,7 +35,7 @@ export type RunLogStepOutcome<T> =
   | { reused: false; reason: RunLogRerunReason; output: T; entry: StepEntry; /** Where a damaged stored output was moved. */ movedAside?: string };
 
 /** Options of `openRunLog`. */
-export interface OpenRunLogOptions {
+export interface OpenRunLogOptions extends BodyGuardOptions {
   /** The run folder (must exist); the log lives in `<runDir>/runlog/`. */
   runDir: string;
   /** Outputs whose canonical JSON is at most this many bytes live in the log line (default 64 KiB). */
@@ -95,6 +95,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     throw error;
   });
   const { writer, epoch, dir } = claim;
+  writer.beforeBody = options.beforeBody;
   values.register(writer.file, writer.handle.fd);
   const parts: LogParts = { runDir, dir, epoch, writer, values, index: claim.chain.index, boundary, snapshots: 0, claimed: claim.facts };
   const states = new StateKeeper(parts);
@@ -157,7 +158,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     parts.index.records++;
     // A holder already displaced by a newer epoch does not start the work at all (one readdir): its result could
     // never be acknowledged, and its side effects would race the new holder's.
-    writer.fence();
+    await writer.fenceBody();
     let output: T;
     try {
       output = await fn(attempt);

@@ -9,7 +9,7 @@
  * back, so the log stays exactly as it was.
  */
 import { fdatasyncSync, fstatSync, ftruncateSync, lstatSync, readdirSync, writeSync } from "node:fs";
-import { workflowError, type WorkflowError } from "@phasekit/core";
+import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
 import { fsErrorCode, type FsFileHandle } from "../../io/fs-port.js";
 import { kindOf, MAX_FILE_BYTES, unsafeFile } from "../../io/safe-open.js";
 import { syncRealDirSync } from "../../io/safe-open-sync.js";
@@ -17,6 +17,16 @@ import { segmentEpoch } from "./file-names.js";
 
 /** Called before every file-system call of the run log, with its name (tests stop or kill the process there). */
 export type FsBoundary = (name: string) => void;
+
+/** What a run log asks of its lock right before a step's body (see `SegmentWriter.fenceBody`). */
+export interface BodyGuardOptions {
+  /**
+   * The lock's own check that it is still this holder's (`PlanLock.stillHolding`): undefined at once while its
+   * heartbeat is fresh, else a promise that rejects with LOCK_LOST when the lock was taken. Without it, only the
+   * segment fence guards a body.
+   */
+  beforeBody?: (() => Promise<void> | undefined) | undefined;
+}
 
 /**
  * Bytes to append, or a function that makes them from the offset they will land at (called when the batch is
@@ -39,6 +49,8 @@ export class SegmentWriter {
   /** The folder's entry for this segment is synced with the first durable batch (not at claim: opening is cheap). */
   private dirSynced = false;
   private lostError: WorkflowError | undefined;
+  /** Set by the run log from its options. */
+  beforeBody: BodyGuardOptions["beforeBody"];
 
   constructor(
     readonly handle: FsFileHandle,
@@ -100,6 +112,25 @@ export class SegmentWriter {
       hint: "another runner took the run over; let it finish, or resume after it stops",
     });
     throw this.lostError;
+  }
+
+  /**
+   * The fence before a step's body. The listing sees a newer holder only once it has claimed its segment; a holder
+   * woken (SIGSTOP, a starved event loop) after a newcomer took the lock but before it claimed would start the body
+   * (it could never acknowledge it, but the side effect happens). The lock's own check closes that window, free
+   * while the heartbeat is fresh; a lock found taken there refuses every later append too.
+   */
+  async fenceBody(): Promise<void> {
+    this.fence();
+    const pending = this.beforeBody?.();
+    if (pending === undefined) return;
+    try {
+      await pending;
+    } catch (error) {
+      if (isWorkflowError(error) && error.code === "LOCK_LOST") this.lostError ??= error;
+      throw error;
+    }
+    this.fence();
   }
 
   /** The epoch of a newer segment in the folder, if any (`quiet`: a folder that cannot be listed has none). */
