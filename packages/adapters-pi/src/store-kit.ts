@@ -2,8 +2,12 @@
  * @phasekit/adapters-pi/store-kit: what a new storage backend needs beyond the port's types (which the package
  * root exports). Every rule here is written once and applied by the fs store and @phasekit/store-postgres alike:
  * the reuse decision, step keys, commit and error records, fingerprints, the metadata document and control
- * requests. A backend implements the port and passes the contract suites; it re-decides none of these.
+ * requests. A backend implements the history port and passes the contract suites; it re-decides none of these:
+ * `checkpointsOver(port)` is its CheckpointStore (the step flow, commit intents and rerun marks of the engine).
  */
+export { checkpointsOver } from "./engine/checkpoints.js";
+export type { HistoryPort, MarkRequest } from "./engine/history-port.js";
+export type { StepPort, StepStart, StoredOutput, FreshOutput } from "./engine/step-port.js";
 export { decideStep, isSuperseded, keysFrom, rerunMarksOf, RERUN_EVENT } from "./engine/reuse-decision.js";
 export type { StepDecision, PriorStep, RerunMark } from "./engine/reuse-decision.js";
 export { checkStepKey, commitIntentRecord } from "./engine/checkpoint-port.js";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { pidSpaceTag } from "../src/io/process-space.js";
-import { createFsPlanStore, forkRun, rerunFrom } from "../src/index.js";
+import { createFsPlanStore, forkRun, rerunFrom, type CheckpointStore, type PlanStore } from "../src/index.js";
 import { openRunLog } from "../src/store/run-log/run-log.js";
 import { readRunLog } from "../src/store/run-log/reader.js";
 import { json, phasekit } from "./cli/helpers/run-cli.js";
@@ -199,7 +199,27 @@ describe("phasekit fork / rerun (the bin)", () => {
 
 describe("rerunFrom on a store without rerun marks", () => {
   it("is UNSUPPORTED (typed, naming the run), and the run is left as it was", async () => {
-    const store = createMemoryPlanStore();
+    // A backend whose checkpoints cannot supersede (the memory store's can: it is the engine's over its port).
+    const memory = createMemoryPlanStore();
+    const withoutMarks = async (slug: string, options: Parameters<PlanStore["checkpoints"]>[1]): Promise<CheckpointStore> => {
+      const { supersede: _, ...rest } = await memory.checkpoints(slug, options);
+      return rest;
+    };
+    const store: PlanStore = Object.assign(Object.create(memory) as PlanStore, {
+      checkpoints: withoutMarks,
+      lock: async (...args: Parameters<PlanStore["lock"]>) => {
+        const r = await memory.lock(...args);
+        if (r.ok && r.lock.store !== undefined) {
+          const held = r.lock.store;
+          const heldWithout = async (slug: string, options: Parameters<PlanStore["checkpoints"]>[1]): Promise<CheckpointStore> => {
+            const { supersede: _, ...rest } = await held.checkpoints(slug, options);
+            return rest;
+          };
+          return { ...r, lock: Object.assign(Object.create(r.lock) as typeof r.lock, { store: Object.assign(Object.create(held) as PlanStore, { checkpoints: heldWithout }) }) };
+        }
+        return r;
+      },
+    });
     const at = new Date().toISOString();
     const w = await store.writeMetadata("m1", { slug: "m1", ownerTool: "t", currentTool: "t", status: "paused", createdAt: at, updatedAt: at }, null);
     expect(w.ok).toBe(true);

@@ -25,7 +25,7 @@ export async function runStep<T, R extends PriorStep, S>(
   fn: (attempt: number) => T | Promise<T>,
   inputFingerprint?: string,
 ): Promise<StepResult<T, R>> {
-  port.mayWrite(key);
+  port.mayWrite(`ctx.step("${key}")`);
   const inFp = inputFingerprint ?? fingerprint(input);
   const previous = await port.latest(key);
   const decision = decideStep(previous, inFp);

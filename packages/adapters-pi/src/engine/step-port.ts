@@ -26,8 +26,8 @@ export interface FreshOutput {
 
 /** One backend's side of a step (see the module comment). */
 export interface StepPort<R extends PriorStep, S> {
-  /** Throws when this caller may not write step `key` (no lease: LOCK_NOT_OWNED; displaced: LOCK_LOST), before any work. */
-  mayWrite(key: string): void;
+  /** Throws when this caller may not make the write `what` (no lease: LOCK_NOT_OWNED; displaced: LOCK_LOST), before any work. */
+  mayWrite(what: string): void;
   /** The step's latest record, flagged `superseded` where a rerun mark names it. */
   latest(key: string): R | undefined | Promise<R | undefined>;
   /** The stored output of `record` (a completed record of this very input) checked against `outputFingerprint`. */

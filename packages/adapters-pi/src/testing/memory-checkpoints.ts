@@ -1,20 +1,19 @@
 /**
- * An in-memory CheckpointStore for the memory PlanStore: no durability, and every rule the other stores apply
- * called from its one home (the reuse decision, step keys, error text, commit records, the read-only refusal),
- * never restated here. Every write first asks the store whether it may (`mayWrite`): a reader may not
- * (LOCK_NOT_OWNED) and a displaced lease may not (LOCK_LOST), before any work runs.
+ * The memory backend's history port (engine/history-port.ts) for the memory PlanStore: no durability, and no
+ * rule of its own: the engine (engine/checkpoints.ts) decides steps, commit records and rerun marks as it does
+ * for the fs run log and PostgreSQL. Every write first asks the store whether it may (`mayWrite`): a reader may
+ * not (LOCK_NOT_OWNED) and a displaced lease may not (LOCK_LOST), before any work runs.
  */
-import { workflowError } from "@phasekit/core";
-import { checkStepKey, commitIntentRecord, type CheckpointStore } from "../engine/checkpoint-port.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
+import { checkpointsOver } from "../engine/checkpoints.js";
+import { fingerprintOfCanonical } from "../engine/fingerprint.js";
+import type { HistoryPort } from "../engine/history-port.js";
 import type { CommitRecord, StepRecord } from "../engine/records.js";
-import { checkCommitRecord } from "../engine/commit-record.js";
-import { fingerprint } from "../engine/fingerprint.js";
-import { decideStep } from "../engine/reuse-decision.js";
-import { stepErrorText } from "../engine/step-error.js";
 
 /** One run's step and commit records, shared by every store object and lease over the same runs. */
 export interface MemoryHistory {
-  steps: Map<string, { record: StepRecord; output?: unknown }>;
+  /** The latest record of every step, in the order the run first recorded them, with its output's canonical JSON. */
+  steps: Map<string, { record: StepRecord; text?: string }>;
   commits: Map<string, CommitRecord>;
 }
 
@@ -23,73 +22,56 @@ export function newMemoryHistory(): MemoryHistory {
   return { steps: new Map(), commits: new Map() };
 }
 
+const AT = "2026-01-01T00:00:00.000Z";
+
 /** The checkpoints of run `slug` over `history`; `mayWrite(what)` throws when this caller may not write. */
 export function createMemoryCheckpoints(slug: string, history: MemoryHistory, mayWrite: (what: string) => void): CheckpointStore {
   const { steps, commits } = history;
-  const at = "2026-01-01T00:00:00.000Z";
-  const file = `memory:${slug}/checkpoints`;
-  return {
-    file,
-    async step(key, input, fn, known) {
-      const id = checkStepKey(key);
-      const what = `ctx.step("${id}")`;
-      mayWrite(what);
-      const inputFingerprint = known?.inputFingerprint ?? fingerprint(input);
-      const prev = steps.get(id);
-      const decision = decideStep(prev?.record, inputFingerprint);
-      // A stored output is kept as the value itself, so it cannot fail its check: verify means reuse.
-      if (decision.verify) return { reused: true, output: structuredClone(prev?.output) as never, record: prev?.record as StepRecord };
-      const reason = decision.reason;
-      const started: StepRecord = { v: 1, kind: "step", stepId: id, status: "started", attempt: decision.attempt, inputFingerprint, startedAt: at };
-      steps.set(id, { record: started });
-      let output: never;
-      try {
-        output = ((await fn(started.attempt)) ?? null) as never;
-      } catch (error) {
-        // A holder displaced while the body ran records nothing more; the body's own error is what it sees.
-        if (allowed(mayWrite, what)) steps.set(id, { record: { ...started, status: "failed", finishedAt: at, error: stepErrorText(error) } });
-        throw error;
+  const port: HistoryPort<StepRecord, StepRecord> = {
+    file: `memory:${slug}/checkpoints`,
+    run: slug,
+    now: () => new Date(AT),
+    mayWrite,
+    latest: (key) => steps.get(key)?.record,
+    async stored(record, outputFingerprint) {
+      const text = steps.get(record.stepId)?.text;
+      if (text === undefined) return { ok: false, reason: "artifact-missing" };
+      return fingerprintOfCanonical(text) === outputFingerprint ? { ok: true, output: JSON.parse(text) } : { ok: false, reason: "artifact-corrupt" };
+    },
+    async start({ key, attempt, inputFingerprint }) {
+      const started: StepRecord = { v: 1, kind: "step", stepId: key, status: "started", attempt, inputFingerprint, startedAt: AT };
+      steps.set(key, { record: started });
+      return started;
+    },
+    beforeBody: (started) => mayWrite(`ctx.step("${started.stepId}")`),
+    async fail(started, error) {
+      // A holder displaced while the body ran records nothing more.
+      mayWrite(`ctx.step("${started.stepId}")`);
+      steps.set(started.stepId, { record: { ...started, status: "failed", finishedAt: AT, error } });
+    },
+    async complete(started, { text, fingerprint }) {
+      mayWrite(`ctx.step("${started.stepId}")`);
+      const record: StepRecord = { ...started, status: "completed", outputFingerprint: fingerprint, finishedAt: AT };
+      steps.set(started.stepId, { record, text });
+      return record;
+    },
+    view: (record) => record,
+    records: async () => [...steps.values()].map((s) => s.record),
+    commits: async () => commits,
+    async putCommit(record) {
+      commits.set(record.id, record);
+      return record;
+    },
+    async mark({ keys }) {
+      for (const key of keys) {
+        const s = steps.get(key);
+        if (s !== undefined) steps.set(key, { ...s, record: { ...s.record, superseded: true } });
       }
-      mayWrite(what);
-      const record: StepRecord = { ...started, status: "completed", outputFingerprint: fingerprint(output), finishedAt: at };
-      steps.set(id, { record, output: structuredClone(output) });
-      return { reused: false, reason, output, record };
-    },
-    async record(id) {
-      return steps.get(id)?.record;
-    },
-    async records() {
-      return [...steps.values()].map((s) => s.record);
-    },
-    async recordCommitIntent(intent) {
-      mayWrite(`recording the commit intent "${String(intent?.id)}"`);
-      const r = checkCommitRecord(commitIntentRecord(intent, at), file);
-      commits.set(r.id, r);
-      return r;
-    },
-    async markCommitted(id, options) {
-      mayWrite(`marking the commit "${id}" as made`);
-      const prev = commits.get(id);
-      if (prev === undefined) throw workflowError("checkpoints", "NOT_FOUND", `no commit intent ${id}`, { value: id });
-      const r = checkCommitRecord({ ...prev, status: "committed", committedAt: at, ...(options?.sha ? { sha: options.sha } : {}) }, file);
-      commits.set(id, r);
-      return r;
-    },
-    async commits() {
-      return [...commits.values()];
     },
     async compact() {
-      mayWrite("a compaction");
-      return { recordsBefore: steps.size + commits.size, recordsAfter: steps.size + commits.size, artifactsRemoved: 0 };
+      const n = steps.size + commits.size;
+      return { recordsBefore: n, recordsAfter: n, artifactsRemoved: 0 };
     },
   };
-}
-
-function allowed(mayWrite: (what: string) => void, what: string): boolean {
-  try {
-    mayWrite(what);
-    return true;
-  } catch {
-    return false;
-  }
+  return checkpointsOver(port);
 }

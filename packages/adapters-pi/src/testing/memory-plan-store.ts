@@ -176,8 +176,8 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
     checkpoints: (slug) => checkpointsVia(mine.get(slug), slug),
     async readStepOutput(slug, record) {
       const held = runs.get(slug)?.history.steps.get(record.stepId);
-      if (held === undefined || held.record.status !== "completed" || held.record.outputFingerprint !== record.outputFingerprint) return { ok: false, reason: "missing", message: `run ${slug} holds no completed record of ${record.stepId}` };
-      return { ok: true, text: JSON.stringify(held.output ?? null) };
+      if (held?.text === undefined || held.record.status !== "completed" || held.record.outputFingerprint !== record.outputFingerprint) return { ok: false, reason: "missing", message: `run ${slug} holds no completed record of ${record.stepId}` };
+      return { ok: true, text: held.text };
     },
     async gc(options) {
       if (options.keep === undefined && options.olderThan === undefined) {

@@ -7,7 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runWorkflow, createReporter, type PlanStore, type RunContext, type RunResult } from "@phasekit/adapters-pi";
+import { runWorkflow, createReporter, rerunFrom, type PlanStore, type RunContext, type RunResult } from "@phasekit/adapters-pi";
 import { releaseRegistry } from "../../../../examples/release-workflow.js";
 import { latestBudgetTotal } from "../../src/run/budget.js";
 
@@ -297,6 +297,38 @@ export function runHistoryContract(name: string, open: () => Promise<PlanStore>)
         } finally {
           await lock.lock.release();
         }
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("rerunFrom a step: it and every step recorded after it run again at the next resume, the ones before are reused", async () => {
+      const store = await open();
+      try {
+        const root = repoRoot();
+        const effects = new Map<string, number>();
+        const body = async (ctx: RunContext): Promise<string[]> => {
+          const out: string[] = [];
+          for (const s of ["a", "b", "c"]) {
+            out.push(
+              await ctx.step(s, { s }, () => {
+                effects.set(s, (effects.get(s) ?? 0) + 1);
+                return `${s}${effects.get(s)}`;
+              }),
+            );
+          }
+          return out;
+        };
+        expect(await untilDone(store, root, "rerun", body, 1, false)).toMatchObject([{ status: "completed", result: ["a1", "b1", "c1"] }]);
+        expect(await rerunFrom({ store, target: "rerun", from: "b" })).toMatchObject({ keys: ["b", "c"] });
+        const marked = await (await store.checkpoints("rerun", { now: () => new Date() })).records();
+        expect(marked.map((r) => [r.stepId, r.status, r.superseded ?? false])).toEqual([["a", "completed", false], ["b", "completed", true], ["c", "completed", true]]);
+        await expect(rerunFrom({ store, target: "rerun", from: "zz" })).rejects.toMatchObject({ code: "NOT_FOUND", details: { field: "from", value: "zz" } });
+        const again = await runWorkflow({ repoRoot: root, target: "rerun", toolName: "history-contract", store, reenter: true, createReporter: () => createReporter({ onChange: () => undefined }) }, body);
+        expect(again).toMatchObject({ status: "completed", result: ["a1", "b2", "c2"] });
+        expect(Object.fromEntries(effects)).toEqual({ a: 1, b: 2, c: 2 });
+        const after = await (await store.checkpoints("rerun", { now: () => new Date() })).records();
+        expect(after.map((r) => [r.stepId, r.status, r.superseded ?? false])).toEqual([["a", "completed", false], ["b", "completed", false], ["c", "completed", false]]);
       } finally {
         await store.close();
       }

@@ -10,8 +10,8 @@
  * holder stored before when that pays, with the fs store's codec (output-chain.ts).
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import { canonicalJson, checkCommitRecord, checkStepKey, commitIntentRecord, decideStep, fingerprint, keysFrom, stepErrorText } from "@phasekit/adapters-pi/store-kit";
-import { type CheckpointStore, type CommitIntent, type CommitRecord, type KnownInput, type RerunReason, type StepOutcome, type StepRecord } from "@phasekit/adapters-pi";
+import { checkpointsOver, type HistoryPort } from "@phasekit/adapters-pi/store-kit";
+import type { CheckpointStore, CommitRecord, StepRecord } from "@phasekit/adapters-pi";
 import { fencedWrite, fenceParams, fenceSql, query, stillHolding, type Db, type Fence } from "../db/db.js";
 import { storableJson } from "../db/storable.js";
 import { lockLost, storeError } from "../db/errors.js";
@@ -85,9 +85,9 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     return inserted;
   }
 
+  // The engine checked the record (the fs store's schema): nothing it would refuse reaches the table.
   async function putCommit(candidate: CommitRecord): Promise<CommitRecord> {
-    // The fs store's schema and check: nothing it would refuse reaches the table.
-    const record = storableJson(checkCommitRecord(candidate, file));
+    const record = storableJson(candidate);
     const [e, t] = fenceParams(fence);
     let ok: boolean;
     try {
@@ -113,101 +113,69 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
 
   const refused = async (what: string): Promise<WorkflowError> => (fence !== null ? lockLost(slug, fence.epoch, what) : whyRefused(db, slug, fence, what, undefined));
 
-  async function step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: KnownInput): Promise<StepOutcome<T>> {
-    const stepId = checkStepKey(id);
-    const log = mustHold(`ctx.step("${stepId}")`);
-    const inputFingerprint = known?.inputFingerprint ?? fingerprint(input);
-    const previous = await log.record(stepId);
-    const decision = decideStep(previous, inputFingerprint);
-    let reason: RerunReason;
-    if (!decision.verify) reason = decision.reason;
-    else {
-      const read = await log.output(stepId, decision.outputFingerprint);
-      const stored = read === undefined || read.ok ? checkOutput(read?.text, decision.outputFingerprint) : read;
-      if (stored.ok) return { reused: true, output: stored.output as T, record: previous as StepRecord };
-      reason = stored.reason;
-    }
-    const started: StepRecord = { v: 1, kind: "step", stepId, status: "started", attempt: decision.attempt, inputFingerprint, startedAt: stamp() };
-    // The `started` record is acknowledged before the body runs: its statement is fenced by epoch, so a holder
-    // whose lease was taken never starts the work (two runners must not race on side effects). It is committed
-    // without waiting for the WAL flush, so it costs a round trip, not a durable commit.
-    await putStep(started, null, false);
-    log.wrote(started);
-    // The fs log's fence before fn, here: a holder that stood still past its lease since `started` landed (the
-    // run taken meanwhile) must not start the work. Costs nothing while the heartbeat keeps the lease fresh.
-    if (fence?.lease !== undefined && !fence.lease.fresh()) await stillHolding(fence.lease, () => refused(`step ${stepId} (started)`));
-    let output: T;
-    let body: string;
-    try {
-      // As the fs store: a step that returns nothing stores null (undefined is no JSON value).
-      output = ((await fn(started.attempt)) ?? null) as T;
-      body = canonicalJson(output);
-    } catch (error) {
-      const failed: StepRecord = { ...started, status: "failed", finishedAt: stamp(), error: stepErrorText(error) };
-      await putStep(failed, null, true).then(() => log.wrote(failed), () => undefined);
-      throw error;
-    }
-    const outputFingerprint = fingerprint(output);
-    const completed: StepRecord = { ...started, status: "completed", outputFingerprint, finishedAt: stamp() };
-    // A rerun because the stored output failed its check stores it whole, in place of the row there: a delta
-    // could name a base whose own chain passes through that row.
-    const repair = reason === "artifact-corrupt" || reason === "artifact-missing";
-    const written = chain.row(outputFingerprint, body, repair);
-    const put = putStep(completed, written.row, true, repair);
-    if (written.row.base !== null) {
-      const settled: Promise<unknown> = put.then(
-        (): boolean => deltas.delete(settled),
-        (): boolean => deltas.delete(settled),
-      );
-      deltas.add(settled);
-    }
-    if (await put) chain.stored(written);
-    log.wrote(completed);
-    return { reused: false, reason, output, record: completed };
-  }
-
-  async function recordCommitIntent(intent: CommitIntent): Promise<CommitRecord> {
-    const record = commitIntentRecord(intent, stamp());
-    const log = mustHold(`recording the commit intent "${record.id}"`);
-    const stored = await putCommit(record);
-    log.wroteCommit(stored);
-    return stored;
-  }
-
-  async function markCommitted(id: string, options: { sha?: string } = {}): Promise<CommitRecord> {
-    const log = mustHold(`marking the commit "${id}" as made`);
-    const intent = (await log.all()).commits.get(id);
-    if (intent === undefined) {
-      throw workflowError("store-postgres", "NOT_FOUND", `no commit intent "${id}" in ${file}.`, { file, field: "id", value: id, hint: "call recordCommitIntent before the commit" });
-    }
-    const record: CommitRecord = { ...intent, status: "committed", committedAt: stamp(), ...(options.sha === undefined ? {} : { sha: options.sha }) };
-    await putCommit(record);
-    log.wroteCommit(record);
-    return record;
-  }
-
-  // rerunFrom's mark (supersede.ts): `from` and every step first recorded after it (the order the run first
-  // recorded its steps in, the file store's: sql/006; the step index loads them in it).
-  async function supersede(from: string): Promise<{ keys: string[] }> {
-    const log = mustHold(`a rerun from "${from}"`);
-    const keys = keysFrom([...(await log.all()).steps.keys()], from);
-    if (keys === null) {
-      throw workflowError("store-postgres", "NOT_FOUND", `the history in ${file} holds no step "${from}".`, { file, field: "from", value: from, hint: "pick a step id from `phasekit show <run> --store …`" });
-    }
-    for (const k of keys) log.lost(k);
-    if (!(await supersedeSteps(db, slug, fence, keys))) throw await refused(`rerun from ${from}`);
-    return { keys };
-  }
-
-  return {
+  // PostgreSQL's side of the engine's history port (adapters-pi engine/history-port.ts): the step flow, commit
+  // intents and rerun marks are the engine's (checkpointsOver); this only reads and writes rows.
+  const port: HistoryPort<StepRecord, StepRecord> = {
     file,
-    step,
-    supersede,
-    record: async (id) => (index === null ? (await readAll(db, slug)).steps.get(id) : index.record(id)),
+    run: slug,
+    now,
+    mayWrite: (what) => void mustHold(what),
+    latest: (key) => (index === null ? readAll(db, slug).then((l) => l.steps.get(key)) : index.record(key)),
+    async stored(record, outputFingerprint) {
+      const read = await (index as StepIndex).output(record.stepId, outputFingerprint);
+      const stored = read === undefined || read.ok ? checkOutput(read?.text, outputFingerprint) : read;
+      return stored.ok ? { ok: true, output: stored.output } : { ok: false, reason: stored.reason };
+    },
+    async start({ key, attempt, inputFingerprint }) {
+      const started: StepRecord = { v: 1, kind: "step", stepId: key, status: "started", attempt, inputFingerprint, startedAt: stamp() };
+      // The `started` record is acknowledged before the body runs: its statement is fenced by epoch, so a holder
+      // whose lease was taken never starts the work (two runners must not race on side effects). It is committed
+      // without waiting for the WAL flush, so it costs a round trip, not a durable commit.
+      await putStep(started, null, false);
+      index?.wrote(started);
+      return started;
+    },
+    async beforeBody(started) {
+      // The fs log's fence before fn, here: a holder that stood still past its lease since `started` landed (the
+      // run taken meanwhile) must not start the work. Costs nothing while the heartbeat keeps the lease fresh.
+      if (fence?.lease !== undefined && !fence.lease.fresh()) await stillHolding(fence.lease, () => refused(`step ${started.stepId} (started)`));
+    },
+    async fail(started, error) {
+      const failed: StepRecord = { ...started, status: "failed", finishedAt: stamp(), error };
+      await putStep(failed, null, true);
+      index?.wrote(failed);
+    },
+    async complete(started, { text, fingerprint: outputFingerprint, repair }) {
+      const completed: StepRecord = { ...started, status: "completed", outputFingerprint, finishedAt: stamp() };
+      // A rerun because the stored output failed its check stores it whole, in place of the row there: a delta
+      // could name a base whose own chain passes through that row.
+      const written = chain.row(outputFingerprint, text, repair);
+      const put = putStep(completed, written.row, true, repair);
+      if (written.row.base !== null) {
+        const settled: Promise<unknown> = put.then(
+          (): boolean => deltas.delete(settled),
+          (): boolean => deltas.delete(settled),
+        );
+        deltas.add(settled);
+      }
+      if (await put) chain.stored(written);
+      index?.wrote(completed);
+      return completed;
+    },
+    view: (record) => record,
     records: async () => [...(await all()).steps.values()],
-    recordCommitIntent,
-    markCommitted,
-    commits: async () => [...(await all()).commits.values()],
+    commits: async () => (await all()).commits,
+    async putCommit(record) {
+      const stored = await putCommit(record);
+      index?.wroteCommit(stored);
+      return stored;
+    },
+    // rerunFrom's mark (supersede.ts) on the keys the engine chose (the order the run first recorded its steps
+    // in, the file store's: sql/006; the step index loads them in it).
+    async mark({ from, keys }) {
+      for (const k of keys) index?.lost(k);
+      if (!(await supersedeSteps(db, slug, fence, keys))) throw await refused(`rerun from ${from}`);
+    },
     // The table keeps one row per step already; compaction only drops artifacts no step references, fenced.
     async compact() {
       const held = mustHold("a compaction");
@@ -226,6 +194,7 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       }
     },
   };
+  return checkpointsOver(port);
 }
 
 function notHeld(db: Db, slug: string, file: string, what: string): WorkflowError {

@@ -8,9 +8,9 @@ import path from "node:path";
 import { workflowError } from "@phasekit/core";
 import { encodeCanonical } from "../../io/canonical-json.js";
 import type { JsonValue } from "../../io/plain-json.js";
-import { fingerprint, fingerprintOfCanonical } from "../../engine/fingerprint.js";
-import { decideStep, RERUN_EVENT, type RerunReason } from "../../engine/reuse-decision.js";
-import { stepErrorText } from "../../engine/step-error.js";
+import { RERUN_EVENT, type RerunReason } from "../../engine/reuse-decision.js";
+import { runStep } from "../../engine/step-flow.js";
+import type { StepPort, StoredOutput } from "../../engine/step-port.js";
 import { claimRunLog } from "./claim.js";
 import { compactRunLog, type CompactionReport } from "./compaction.js";
 import { settleAtClose } from "./fold.js";
@@ -52,8 +52,10 @@ export interface OpenRunLogOptions extends BodyGuardOptions {
 export interface RunLog {
   readonly runDir: string;
   readonly epoch: number;
-  /** Reuses the completed step `key` when its input fingerprint matches and its output verifies; else runs `fn`. */
+  /** Reuses the completed step `key` when its input fingerprint matches and its output verifies; else runs `fn` (the engine's flow). */
   step<T extends JsonValue | void>(key: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: { inputFingerprint: string }): Promise<RunLogStepOutcome<T>>;
+  /** The fs side of a step, for the engine (engine/step-flow.ts): what `step` runs over. */
+  readonly stepPort: StepPort<StepEntry, StartRecord>;
   /** The latest record of a step. */
   entry(key: string): StepEntry | undefined;
   /** The latest record of every step. */
@@ -66,8 +68,8 @@ export interface RunLog {
   event(name: string, data: JsonValue): Promise<void>;
   /** The data of every event named `name`, oldest first. */
   events(name: string): JsonValue[];
-  /** Every state generation and event, in history order (see timeline.ts). */
-  timeline(): Generator<TimelineItem>;
+  /** Every state generation and event, in history order, from position `from` (see timeline.ts). */
+  timeline(from?: number): Generator<TimelineItem>;
   /** How many state and event records the history holds (no value is read). */
   timelineCount(): number;
   /** Writes a snapshot, switches the history to it, then deletes what only this epoch's older history used. */
@@ -118,7 +120,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     if (autoCompactAfter > 0 && superseded >= autoCompactAfter && superseded > live) await compactRunLog(parts, states);
   }
 
-  async function reuse(entry: StepEntry): Promise<{ ok: true; output: unknown } | { ok: false; reason: RunLogRerunReason; movedAside?: string }> {
+  async function reuse(entry: StepEntry): Promise<StoredOutput> {
     if (entry.artifact !== undefined) {
       const r = await readArtifact(runDir, entry.artifact, entry.outputFingerprint as string);
       if (r.ok) return { ok: true, output: JSON.parse(r.text) };
@@ -132,66 +134,61 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     return r.ok ? { ok: true, output: JSON.parse(r.text) } : { ok: false, reason: r.reason === "missing" ? "artifact-missing" : "artifact-corrupt" };
   }
 
-  async function step<T extends JsonValue | void>(key: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: { inputFingerprint: string }): Promise<RunLogStepOutcome<T>> {
-    checkLost();
-    checkKey(key);
-    const inputFingerprint = known?.inputFingerprint ?? fingerprint(input);
-    const previous = marks.view(parts.index.steps.get(key));
-    const decision = decideStep(previous, inputFingerprint);
-    let reason: RunLogRerunReason;
-    let movedAside: string | undefined;
-    if (!decision.verify) reason = decision.reason;
-    else {
-      // Only a completed record of this very input is verified: `previous` is that record.
-      const r = await reuse(previous as StepEntry);
-      if (r.ok) return { reused: true, output: r.output as T, entry: previous as StepEntry };
-      reason = r.reason;
-      movedAside = r.movedAside;
-    }
-    const { attempt } = decision;
-    const st = now();
-    const started: StartRecord = { t: "start", e: epoch, k: key, in: inputFingerprint, a: attempt, at: st };
-    // Written (to the page cache) before fn runs, so a killed process leaves it for the next run to count the
-    // attempt; not synced: only a power cut can lose it, and then the next run does not know fn may have run.
-    await appendRecord(started, undefined, false);
-    parts.index.steps.set(key, { key, status: "started", epoch, inputFingerprint, attempt, at: st, startedAt: st });
-    parts.index.records++;
+  // The fs side of a step (engine/step-port.ts); the flow itself is the engine's (engine/step-flow.ts).
+  const stepPort: StepPort<StepEntry, StartRecord> = {
+    mayWrite: checkLost,
+    latest: (key) => marks.view(parts.index.steps.get(key)),
+    stored: (entry) => reuse(entry),
+    async start({ key, attempt, inputFingerprint }) {
+      const st = now();
+      const started: StartRecord = { t: "start", e: epoch, k: key, in: inputFingerprint, a: attempt, at: st };
+      // Written (to the page cache) before fn runs, so a killed process leaves it for the next run to count the
+      // attempt; not synced: only a power cut can lose it, and then the next run does not know fn may have run.
+      await appendRecord(started, undefined, false);
+      parts.index.steps.set(key, { key, status: "started", epoch, inputFingerprint, attempt, at: st, startedAt: st });
+      parts.index.records++;
+      return started;
+    },
     // A holder already displaced by a newer epoch does not start the work at all (one readdir): its result could
     // never be acknowledged, and its side effects would race the new holder's.
-    await writer.fenceBody();
-    let output: T;
-    try {
-      output = await fn(attempt);
-    } catch (error) {
-      const err = stepErrorText(error);
+    beforeBody: () => writer.fenceBody(),
+    async fail(s, err) {
       const at = now();
-      await appendRecord({ t: "fail", e: epoch, k: key, in: inputFingerprint, a: attempt, err, at, st }, undefined, false).catch(() => undefined);
-      parts.index.steps.set(key, { key, status: "failed", epoch, inputFingerprint, attempt, error: err, at, startedAt: st });
-      throw error;
-    }
-    const text = encodeCanonical(output === undefined ? null : output);
-    const outputFingerprint = fingerprintOfCanonical(text);
-    const at = now();
-    const done: DoneRecord = { t: "done", e: epoch, k: key, in: inputFingerprint, a: attempt, ofp: outputFingerprint, at, st };
-    let entry: StepEntry;
-    if (Buffer.byteLength(text) <= inlineMax) {
-      const output = await outputs.append(done, text);
-      entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, output, at, startedAt: st };
-    } else {
-      const art = await writeArtifact(parts, text, outputFingerprint);
-      await appendRecord({ ...done, art }, undefined, true);
-      entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, artifact: art, at, startedAt: st };
-    }
-    parts.index.steps.set(key, entry);
-    parts.index.records++;
-    await maybeCompact();
-    return { reused: false, reason, output, entry, ...(movedAside === undefined ? {} : { movedAside }) };
+      await appendRecord({ t: "fail", e: epoch, k: s.k, in: s.in, a: s.a, err, at, st: s.at }, undefined, false);
+      parts.index.steps.set(s.k, { key: s.k, status: "failed", epoch, inputFingerprint: s.in, attempt: s.a, error: err, at, startedAt: s.at });
+    },
+    async complete(s, { text, fingerprint: outputFingerprint }) {
+      const { k: key, in: inputFingerprint, a: attempt, at: st } = s;
+      const at = now();
+      const done: DoneRecord = { t: "done", e: epoch, k: key, in: inputFingerprint, a: attempt, ofp: outputFingerprint, at, st };
+      let entry: StepEntry;
+      if (Buffer.byteLength(text) <= inlineMax) {
+        const output = await outputs.append(done, text);
+        entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, output, at, startedAt: st };
+      } else {
+        const art = await writeArtifact(parts, text, outputFingerprint);
+        await appendRecord({ ...done, art }, undefined, true);
+        entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, artifact: art, at, startedAt: st };
+      }
+      parts.index.steps.set(key, entry);
+      parts.index.records++;
+      await maybeCompact();
+      return entry;
+    },
+  };
+
+  async function step<T extends JsonValue | void>(key: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: { inputFingerprint: string }): Promise<RunLogStepOutcome<T>> {
+    checkKey(key);
+    const r = await runStep(stepPort, key, input, fn, known?.inputFingerprint);
+    if (r.reused) return { reused: true, output: r.output, entry: r.record };
+    return { reused: false, reason: r.reason, output: r.output, entry: r.record, ...(r.movedAside === undefined ? {} : { movedAside: r.movedAside }) };
   }
 
   return {
     runDir,
     epoch,
     step,
+    stepPort,
     entry: (key) => marks.view(parts.index.steps.get(key)),
     entries: () => [...parts.index.steps.values()].map((e) => marks.view(e) as StepEntry),
     async putState(state) {
@@ -208,7 +205,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       if (name === RERUN_EVENT) marks.reset();
     },
     events: (name) => eventsOf(parts.index, parts.values, name),
-    timeline: () => timelineOf(parts.index, parts.values),
+    timeline: (from) => timelineOf(parts.index, parts.values, from),
     timelineCount: () => countTimeline(parts.index),
     compact: () => (checkLost(), compactRunLog(parts, states)),
     async close() {

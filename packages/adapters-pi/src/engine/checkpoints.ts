@@ -1,0 +1,78 @@
+/**
+ * The engine's `CheckpointStore`: every backend's checkpoints are this, over its history port (history-port.ts).
+ * The step flow (step-flow.ts), commit intents and rerun marks are decided here once; the fs run log,
+ * PostgreSQL and the memory store only read and write their records.
+ */
+import { workflowError } from "@phasekit/core";
+import { checkStepKey, commitIntentRecord, type CheckpointStore, type CommitIntent, type KnownInput, type StepOutcome } from "./checkpoint-port.js";
+import { checkCommitRecord } from "./commit-record.js";
+import type { HistoryPort } from "./history-port.js";
+import type { CommitRecord } from "./records.js";
+import { pickStepHint } from "./reserved-keys.js";
+import { keysFrom, type PriorStep } from "./reuse-decision.js";
+import { runStep } from "./step-flow.js";
+
+const SCOPE = "checkpoints";
+
+/** The checkpoint store over `history`. */
+export function checkpointsOver<R extends PriorStep, S>(history: HistoryPort<R, S>): CheckpointStore {
+  const { file } = history;
+  const stamp = (): string => history.now().toISOString();
+
+  async function putCommit(candidate: CommitRecord): Promise<CommitRecord> {
+    // The one schema and check: nothing a backend would refuse reaches it.
+    return history.putCommit(checkCommitRecord(candidate, file));
+  }
+
+  async function step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: KnownInput): Promise<StepOutcome<T>> {
+    const key = checkStepKey(id);
+    const r = await runStep(history, key, input, fn, known?.inputFingerprint);
+    const record = history.view(r.record);
+    if (r.reused) return { reused: true, output: r.output, record };
+    return { reused: false, reason: r.reason, output: r.output, record, ...(r.movedAside === undefined ? {} : { movedAside: r.movedAside }) };
+  }
+
+  const store: CheckpointStore = {
+    file,
+    step,
+    async record(id) {
+      const r = await history.latest(id);
+      return r === undefined ? undefined : history.view(r);
+    },
+    records: () => history.records(),
+    async recordCommitIntent(intent: CommitIntent) {
+      const record = commitIntentRecord(intent, stamp());
+      history.mayWrite(`recording the commit intent "${record.id}"`);
+      return putCommit(record);
+    },
+    async markCommitted(id, options = {}) {
+      history.mayWrite(`marking the commit "${id}" as made`);
+      const intent = (await history.commits()).get(id);
+      if (intent === undefined) {
+        throw workflowError(SCOPE, "NOT_FOUND", `no commit intent "${id}" in ${file}.`, { file, field: "id", value: id, hint: "call recordCommitIntent before the commit" });
+      }
+      const { sha } = options;
+      return putCommit({ ...intent, status: "committed", committedAt: stamp(), ...(sha === undefined ? {} : { sha }) });
+    },
+    commits: async () => [...(await history.commits()).values()],
+    async compact() {
+      history.mayWrite("a compaction");
+      return history.compact();
+    },
+  };
+  const mark = history.mark?.bind(history);
+  if (mark === undefined) return store;
+  return {
+    ...store,
+    async supersede(from, note) {
+      history.mayWrite(`a rerun from "${from}"`);
+      const ordered = (await history.records()).map((r) => r.stepId);
+      const keys = keysFrom(ordered, from);
+      if (keys === null) {
+        throw workflowError(SCOPE, "NOT_FOUND", `the history in ${file} holds no step "${from}".`, { file, field: "from", value: from, hint: pickStepHint(history.run, ordered) });
+      }
+      await mark({ from, keys, at: stamp(), ...(note.reason === undefined ? {} : { reason: note.reason }) });
+      return { keys };
+    },
+  };
+}

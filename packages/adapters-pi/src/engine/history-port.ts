@@ -1,0 +1,41 @@
+/**
+ * The history port: what a backend does for the checkpoints of one run under one lease (or, without one, for a
+ * reader): the step port (step-port.ts) plus its records, its commit intents, rerun marks and compaction. The
+ * engine (checkpoints.ts) turns it into the `CheckpointStore` every caller uses; every rule (step keys, the
+ * reuse decision, commit records, what a rerun supersedes, the refusals) is the engine's.
+ */
+import type { CompactionReport } from "./checkpoint-port.js";
+import type { CommitRecord, StepRecord } from "./records.js";
+import type { PriorStep } from "./reuse-decision.js";
+import type { StepPort } from "./step-port.js";
+
+/** A rerun mark as the engine asks a backend to write it. */
+export interface MarkRequest {
+  from: string;
+  /** `from` and every step the history first recorded after it. */
+  keys: string[];
+  at: string;
+  reason?: string;
+}
+
+/** One backend's side of a run's checkpoints (see the module comment). `what` names the write in refusals. */
+export interface HistoryPort<R extends PriorStep, S> extends StepPort<R, S> {
+  /** Where the history lives, named in errors. */
+  readonly file: string;
+  /** The run's slug, named in hints. */
+  readonly run: string;
+  /** The clock commit records and marks are stamped with. */
+  now(): Date;
+  /** The port's record shape of a backend record. */
+  view(record: R): StepRecord;
+  /** The latest record of every step, in the order the run first recorded its steps (a rerun or a fork counts in it). */
+  records(): Promise<StepRecord[]>;
+  /** The latest record of every commit id. */
+  commits(): Promise<ReadonlyMap<string, CommitRecord>>;
+  /** Stores a commit record the engine checked, fenced like a step; the record as stored. */
+  putCommit(record: CommitRecord): Promise<CommitRecord>;
+  /** Writes a rerun mark; absent where the backend cannot rerun a run in place. */
+  mark?(mark: MarkRequest): Promise<void>;
+  /** Drops what no record needs any more. */
+  compact(): Promise<CompactionReport>;
+}
