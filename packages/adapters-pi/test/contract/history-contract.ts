@@ -334,6 +334,36 @@ export function runHistoryContract(name: string, open: () => Promise<PlanStore>)
       }
     });
 
+    it("a body that returns no plain JSON fails its attempt (recorded, counted); one that returns nothing gives null, first run and replay alike", async () => {
+      const store = await open();
+      try {
+        const root = repoRoot();
+        const attempts: number[] = [];
+        const seen: unknown[] = [];
+        let broken = true;
+        const body = async (ctx: RunContext): Promise<string> => {
+          seen.push(await ctx.step("nothing", {}, () => undefined));
+          await ctx.step("odd", {}, (_signal, attempt) => {
+            attempts.push(attempt);
+            return (broken ? new Map([["a", 1]]) : { a: 1 }) as unknown as { a: number };
+          });
+          return "ok";
+        };
+        const [first] = await untilDone(store, root, "odd", body, 1, false);
+        expect(first).toMatchObject({ code: "UNSERIALIZABLE" });
+        const failed = await (await store.checkpoints("odd", { now: () => new Date() })).record("odd");
+        expect(failed).toMatchObject({ status: "failed", attempt: attempts.length, error: expect.stringContaining("not plain JSON") });
+        broken = false;
+        const tried = attempts.length;
+        expect(await untilDone(store, root, "odd", body, 1, false)).toMatchObject([{ status: "completed", result: "ok" }]);
+        // The next run's attempt counts the failed ones.
+        expect(attempts.at(-1)).toBe(tried + 1);
+        expect(seen).toEqual([null, null]);
+      } finally {
+        await store.close();
+      }
+    });
+
     it("ids in the reserved phasekit: namespace are refused", async () => {
       const store = await open();
       try {
