@@ -8,8 +8,7 @@
  */
 import { spawnSync } from "node:child_process";
 import type { Command } from "commander";
-import { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
-import { dueKeyOf } from "../run/waits.js";
+import { parseWaitKey, waitKey, waitLabel } from "../engine/wait-keys.js";
 import { common } from "./context.js";
 import { readRunLog } from "../store/run-log/reader.js";
 import { CliFailure, EXIT, printFailure, printJson, type CliIo } from "./io.js";
@@ -24,10 +23,8 @@ export interface DueWait {
   why: string;
 }
 
-const START = new RegExp(`^${RESERVED_STEP_PREFIX.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(sleep|approval)-start(:[^#]*)?#(\\d+)$`, "u");
-
 type WaitEntry = { key: string; completed: boolean; output: unknown };
-const isWaitKey = (key: string): boolean => key.startsWith(RESERVED_STEP_PREFIX) && /(sleep|approval)/u.test(key);
+const isWaitKey = (key: string): boolean => parseWaitKey(key) !== null;
 
 /**
  * The wait entries of a run's history (phasekit's own, which the fs store's step views leave out), with their
@@ -78,16 +75,15 @@ export async function dueWaits(roots: Roots, nowMs: number): Promise<DueWait[]> 
     const entries = await waitEntries(roots, run);
     const done = new Set(entries.filter((e) => e.completed).map((e) => e.key));
     for (const entry of entries) {
-      const m = START.exec(entry.key);
-      if (m === null || !entry.completed) continue;
-      const [, kind, name = "", n] = m;
-      const endKey = `${RESERVED_STEP_PREFIX}${kind}${name}#${n}`;
-      if (done.has(endKey)) continue;
+      const start = parseWaitKey(entry.key);
+      if (start?.role !== "start" || !entry.completed) continue;
+      if (done.has(waitKey({ ...start, role: "end" }))) continue;
+      const kind = start.kind;
       // A resumed body that asked another length recorded the wait's due time again (waits.ts): the latest counts.
-      const again = entries.find((e) => e.completed && e.key === dueKeyOf(entry.key));
+      const again = entries.find((e) => e.completed && e.key === waitKey({ ...start, role: "due" }));
       const recorded = ((again ?? entry).output ?? {}) as { dueAt?: number | null };
       const dueAt = typeof recorded.dueAt === "number" ? recorded.dueAt : null;
-      const wait = `${kind}${name}`;
+      const wait = waitLabel(start);
       const decided = kind === "approval" && (await decisionFiled(roots, run.id));
       if (decided) out.push({ id: run.id, wait, dueAt: null, why: "a decision was filed" });
       else if (dueAt !== null && dueAt <= nowMs) out.push({ id: run.id, wait, dueAt: new Date(dueAt).toISOString(), why: kind === "sleep" ? "its sleep is over" : "its timeout passed" });

@@ -7,7 +7,7 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { validateApproval, workflowError } from "@phasekit/core";
-import { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
+import { waitKey, type WaitKey, type WaitKind } from "../engine/wait-keys.js";
 import { validateStepId } from "../io/plan-paths.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { ControlRequest } from "../store/control-signals.js";
@@ -60,25 +60,25 @@ export function createWaits(deps: WaitDeps): {
   sleep(ms: number): Promise<void>;
 } {
   const seen = new Map<string, number>();
-  /** The nth wait of `kind` (and `name`): its end key, and its start key. */
-  const occurrence = (kind: string, name = ""): { key: string; startKey: string } => {
-    const base = `${kind}${name === "" ? "" : `:${name}`}`;
+  /** The nth wait of `kind` (and `name`): its end key, and the wait itself (for its start and due keys). */
+  const occurrence = (kind: WaitKind, name = ""): { key: string; wait: Omit<WaitKey, "role"> } => {
+    const base = `${kind}:${name}`;
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
-    return { key: `${RESERVED_STEP_PREFIX}${base}#${n}`, startKey: `${RESERVED_STEP_PREFIX}${kind}-start${name === "" ? "" : `:${name}`}#${n}` };
+    return { key: waitKey({ kind, role: "end", name, n }), wait: { kind, name, n } };
   };
   // The start also records when the wait is due (null: only a decision ends it), so `phasekit resume-due` can
   // tell from the history alone which stopped runs have a wait that has ended. The input stays as it was. A
   // resumed body may ask another length: the wait is due at the recorded start + the length asked now, and a
   // `-due` entry records that (its latest record is the one read), so the wait and resume-due agree.
-  const began = async (startKey: string, input: unknown, lengthMs: number | undefined): Promise<{ start: number; deadline: number }> => {
-    const r = await deps.checkpoints.step(startKey, input, () => {
+  const began = async (wait: Omit<WaitKey, "role">, input: unknown, lengthMs: number | undefined): Promise<{ start: number; deadline: number }> => {
+    const r = await deps.checkpoints.step(waitKey({ ...wait, role: "start" }), input, () => {
       const at = deps.now();
       return { at, dueAt: dueAtOf(at, lengthMs) };
     });
     const start = (r.output as { at: number }).at;
     const dueAt = dueAtOf(start, lengthMs);
-    if (r.reused) await deps.checkpoints.step(dueKeyOf(startKey), { start, lengthMs: lengthMs ?? null }, () => ({ dueAt }));
+    if (r.reused) await deps.checkpoints.step(waitKey({ ...wait, role: "due" }), { start, lengthMs: lengthMs ?? null }, () => ({ dueAt }));
     return { start, deadline: dueAt ?? Number.POSITIVE_INFINITY };
   };
   /** Waits until `deadline` or `ready()` answers, looking every pollMs; control requests first each time. */
@@ -98,10 +98,10 @@ export function createWaits(deps: WaitDeps): {
       const id = validateStepId(name);
       if (!id.ok) throw id.error;
       checkTimeout(options.timeoutMs, "timeoutMs");
-      const { key, startKey } = occurrence("approval", name);
+      const { key, wait } = occurrence("approval", name);
       const input = { name, schema: options.schema ?? null, timeoutMs: options.timeoutMs ?? null, prompt: options.prompt ?? null };
       // The start is keyed by the name alone: a resumed body that passes another timeout keeps the wait's start.
-      const { start, deadline } = await began(startKey, { name }, options.timeoutMs);
+      const { start, deadline } = await began(wait, { name }, options.timeoutMs);
       const r = await deps.checkpoints.step(key, input, async (): Promise<Recorded> => {
         // The schema travels with the announcement: the inspector builds its payload form from it.
         await deps.journal("waiting", { for: "approval", name, ...(options.prompt === undefined ? {} : { prompt: options.prompt }), ...(options.schema === undefined ? {} : { schema: options.schema }) });
@@ -118,9 +118,9 @@ export function createWaits(deps: WaitDeps): {
     },
     async sleep(ms) {
       checkTimeout(ms, "ms");
-      const { key, startKey } = occurrence("sleep");
+      const { key, wait } = occurrence("sleep");
       // Keyed by occurrence alone: a resumed body continues the same sleep even if it asks for another length.
-      const { deadline } = await began(startKey, null, ms);
+      const { deadline } = await began(wait, null, ms);
       await deps.checkpoints.step(key, { ms }, async () => {
         await until(deadline, async () => undefined);
         return { wokeAt: deps.now() };
@@ -132,11 +132,6 @@ export function createWaits(deps: WaitDeps): {
 /** When a wait that began at `start` and asks `lengthMs` is due (null: only a decision ends it). */
 function dueAtOf(start: number, lengthMs: number | undefined): number | null {
   return lengthMs === undefined ? null : start + lengthMs;
-}
-
-/** The key of the entry recording a resumed wait's due time: `phasekit:sleep-start#1` → `phasekit:sleep-due#1`. */
-export function dueKeyOf(startKey: string): string {
-  return startKey.replace(/-start(?=[:#])/u, "-due");
 }
 
 /** The pending decision for wait `name`, recorded form; an invalid payload is refused (request cleared, reported). */
