@@ -5,7 +5,7 @@
  * running and a live holder), since a pause left for a crashed run would pause its next resume. A stop is
  * accepted for a running, paused or failed run: its next resume ends cancelled.
  */
-import { isSupersededRequest, type ApprovalDecision, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
+import { isSupersededRequest, withdrawRefusal, type ApprovalDecision, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
 import type { PlanStore } from "../store/plan-store.js";
 import { resolveRunTarget, withPlanRootStore, type PlanRootsOptions } from "./target.js";
 
@@ -86,4 +86,20 @@ export async function clearEndedRequests(store: PlanStore, slug: string): Promis
     const r = await store.readControl(slug, signal);
     if (r.ok && r.request !== null) await store.clearControl(slug, r.request);
   }
+}
+
+/**
+ * The holder's side of a pending request it is about to act on. A request its filer may withdraw (a pause: see
+ * `withdrawRefusal`) is taken first: cleared, compare-and-delete, and honoured only when that very clear removed
+ * it. So a withdrawal and the holder's take never both succeed: a pause withdrawn before the take is gone (null:
+ * the run goes on, and a newer request is read at the next boundary), and one withdrawn after is told
+ * `withdrawn: false`. A pause taken by a holder that then crashes is not honoured by the next run, as a pause
+ * filed for a crashed run is refused. A request that cannot be withdrawn is returned as it is: it stays until
+ * its effect is recorded, so a crash in between leaves it for the next run.
+ */
+export async function takeRequest(store: PlanStore, slug: string, request: ControlRequest): Promise<ControlRequest | null> {
+  if (withdrawRefusal(slug, request) !== undefined) return request;
+  const taken = await store.clearControl(slug, request);
+  if (!taken.ok) throw taken.error;
+  return taken.cleared ? request : null;
 }

@@ -8,6 +8,7 @@ import type { ControlRequest } from "../store/control-signals.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 import type { Reporter } from "./reporter.js";
+import { takeRequest } from "./control-requests.js";
 
 /** What the run's writes need from the lifecycle. */
 export interface RunIoDeps {
@@ -82,13 +83,16 @@ export function createRunIo(deps: RunIoDeps, stepFacts: () => StepFacts): RunIo 
     const r = await deps.store.readControl(deps.slug);
     if (!r.ok) throw r.error;
     if (r.request === null) return;
-    // The request stays until the lifecycle has written paused/cancelled: a crash in between keeps it.
-    const code = r.request.signal === "pause" ? "RUN_PAUSED" : "RUN_STOPPED";
-    throw workflowError("run", code, `run ${deps.slug}: ${r.request.signal} requested (${r.request.reason}).`, {
-      value: r.request.signal,
-      reason: r.request.reason,
-      requestedBy: r.request.requestedBy,
-      request: r.request,
+    // A pause is taken before it is acted on (a withdrawal acknowledged meanwhile means the run goes on); a stop
+    // stays until the lifecycle has written cancelled: a crash in between keeps it.
+    const request = await takeRequest(deps.store, deps.slug, r.request);
+    if (request === null) return;
+    const code = request.signal === "pause" ? "RUN_PAUSED" : "RUN_STOPPED";
+    throw workflowError("run", code, `run ${deps.slug}: ${request.signal} requested (${request.reason}).`, {
+      value: request.signal,
+      reason: request.reason,
+      requestedBy: request.requestedBy,
+      request,
     });
   };
   return {

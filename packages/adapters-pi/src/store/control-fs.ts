@@ -73,20 +73,16 @@ export function createFsControl(
       }),
     clearControl: (slug, request) =>
       settle(async () => {
-        const runDir = await dirOf(slug);
-        const before = await readControlSignal(runDir, request.signal, { fs });
-        await clearControlRequest(runDir, request, { fs });
-        return { ok: true, cleared: before.ok && before.request !== null && JSON.stringify(before.request) === JSON.stringify(request) };
+        // Whether this very call removed it (not what a read before it saw): a withdrawal racing the holder's take
+        // removes it once, and only one of them is told so.
+        return { ok: true, cleared: await clearControlRequest(await dirOf(slug), request, { fs }) };
       }),
     withdrawControl: (slug, request) =>
       settle(async () => {
         const refused = withdrawRefusal(slug, request);
         if (refused !== undefined) return { ok: false, error: refused };
         // The request file is anyone's to remove by its content (the holder's clear is the same unlink).
-        const runDir = await dirOf(slug);
-        const before = await readControlSignal(runDir, "pause", { fs });
-        await clearControlRequest(runDir, request, { fs });
-        return { ok: true, withdrawn: before.ok && before.request !== null && JSON.stringify(before.request) === JSON.stringify(request) };
+        return { ok: true, withdrawn: await clearControlRequest(await dirOf(slug), request, { fs }) };
       }),
   };
 }

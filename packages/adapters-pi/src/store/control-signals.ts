@@ -169,31 +169,36 @@ export async function writeControlRequest(runDir: string, request: ControlReques
 }
 
 /**
- * Removes a request once the runner has recorded its effect, and only if the file still holds that very request:
- * a newer request written meanwhile (by any process) stays for the next run to see. The file is first renamed
- * aside to a name of this process (atomic: what it holds then can no longer be replaced), checked there, and only
- * then unlinked; a newer request found aside goes back under its name unless an even newer one is there already.
+ * Removes `request` if the file still holds that very request; true when this call removed it. A newer request
+ * written meanwhile (by any process) stays for the next run to see, and of two removals racing (the holder taking
+ * a pause, its filer withdrawing it) exactly one answers true. The file is first renamed aside to a name of this
+ * process (atomic: what it holds then can no longer be replaced, and no other removal can take it), checked
+ * there, and only then unlinked; a newer request found aside (written between the read and the rename) goes back
+ * under its name unless an even newer one is there already.
  */
-export async function clearControlRequest(runDir: string, request: ControlRequest, options: { fs?: FsPort } = {}): Promise<void> {
+export async function clearControlRequest(runDir: string, request: ControlRequest, options: { fs?: FsPort } = {}): Promise<boolean> {
   const fs = options.fs ?? nodeFs;
   const file = controlFile(runDir, request.signal);
+  // Only the very request is ever moved: another one is left in place, never renamed aside where readers miss it.
   const current = await readRequestFile(file, request.signal, fs);
-  if (!current.ok || current.request === null || !sameRequest(current.request, request)) return;
+  if (!current.ok || current.request === null || !sameRequest(current.request, request)) return false;
   // A temp-file name: if this process dies holding it, the cleanup of leftovers removes it as any other.
   const aside = tempPathFor(file);
   try {
     await fs.rename(file, aside);
   } catch (error) {
-    if (fsErrorCode(error) === "ENOENT") return;
+    if (fsErrorCode(error) === "ENOENT") return false;
     throw error;
   }
   const held = await readRequestFile(aside, request.signal, fs);
-  if (!held.ok || held.request === null || !sameRequest(held.request, request)) {
+  const mine = held.ok && held.request !== null && sameRequest(held.request, request);
+  if (!mine) {
     await fs.link(aside, file).catch((error: unknown) => {
       if (fsErrorCode(error) !== "EEXIST") throw error;
     });
   }
   await fs.unlink(aside);
+  return mine;
 }
 
 function sameRequest(a: ControlRequest, b: ControlRequest): boolean {
