@@ -45,7 +45,7 @@ export type { CheckpointStore, StepOutcome, RerunReason, CommitIntent, Compactio
 export type { StepRecord, CommitRecord } from "./engine/records.js";
 export type { WorkflowMetadata, WorkflowMetadataInput } from "./store/metadata-schema.js";
 export type { ReadMetadataResult } from "./store/metadata.js";
-export type { JournalEntry, JournalAppend, JournalReadResult } from "./store/journal.js";
+export type { JournalEntry, JournalAppend, JournalReadOptions, JournalReadResult } from "./store/journal.js";
 export type { GcOptions, GcReport, GcEntry, GcRemovedReason, GcKeptReason } from "./store/retention.js";
 export type { LockOwner } from "./lock/holder.js";
 export type { ReleasePlanLockOutcome } from "./lock/plan-lock.js";

@@ -20,11 +20,13 @@ export type { Fingerprint } from "./engine/fingerprint.js";
 export { assertPlainJson } from "./io/plain-json.js";
 export { canonicalJson } from "./io/canonical-json.js";
 export { serializeWorkflowMetadata, buildDocument, validateMetadata } from "./store/metadata.js";
+export { journalAfter } from "./store/journal.js";
 export { workflowMetadataSchema, WORKFLOW_METADATA_VERSION } from "./store/metadata-schema.js";
 export { approvalMismatch, newControlRequest, parseControlRequest, withdrawRefusal } from "./store/control-signals.js";
 export { isReservedStepKey, RESERVED_STEP_PREFIX } from "./engine/reserved-keys.js";
 export { validateSlug } from "./io/plan-paths.js";
 export { FINISHED_STATUSES, finishedError } from "./store/run-status.js";
+export { awaitsRerun } from "./store/retention.js";
 // The output-delta codec (docs/decisions.md D16): the fs run log and the PostgreSQL artifacts store step outputs
 // as deltas with the same rule (a delta only when under half the value), operations and chain length.
 export { smallDelta, applyDelta, parseDelta, DeltaError } from "./store/run-log/state-delta.js";

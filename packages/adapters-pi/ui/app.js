@@ -11,6 +11,8 @@ let timer = null;
 let stepOffset = null;
 // Journal entries whose raw JSON is open, kept across the live page's refreshes.
 const openRaw = new Set();
+// The journal entries the page holds for the run shown: a refresh asks only for the newer ones.
+let journalHeld = { id: null, entries: [] };
 // The run page's event stream: the server pushes `changed` when the run's files change (no polling here).
 let stream = null;
 function watch(id) {
@@ -207,7 +209,16 @@ async function showPayload(id, stepId) {
 }
 
 async function showRun(id) {
-  const run = await api(stepOffset == null ? runUrl(id) : `${runUrl(id)}?stepOffset=${stepOffset}`);
+  const held = journalHeld.id === id ? journalHeld.entries : [];
+  const params = new URLSearchParams(stepOffset == null ? {} : { stepOffset });
+  if (held.length > 0) {
+    params.set("journalAfter", held[held.length - 1].seq);
+    // The last state held: the server tells the first new state against it.
+    params.set("journalState", [...held].reverse().find((e) => e.event === "metadata")?.seq ?? 0);
+  }
+  const run = await api(params.toString() !== "" ? `${runUrl(id)}?${params}` : runUrl(id));
+  if (run.journalAfter > 0) run.journal = [...held, ...run.journal];
+  journalHeld = { id, entries: run.journal };
   const s = run.summary;
   const m = run.metadata ?? {};
   const facts = el("dl", {},
@@ -274,6 +285,7 @@ window.addEventListener("hashchange", () => {
   panel.replaceChildren();
   stepOffset = null;
   openRaw.clear();
+  journalHeld = { id: null, entries: [] };
   unwatch();
   route();
 });

@@ -10,11 +10,10 @@ import { buildDiagram, toMermaid } from "./diagram.js";
 import { approveGateOf } from "./inspector-gate.js";
 import { budgetLine, budgetSpentIn, budgetView, type BudgetSpent } from "./budget-view.js";
 import { stepPayload, withRunHistory } from "./history-view.js";
-import { holderLive, locateRun, runDetail, runJournal, type Roots } from "./run-view.js";
+import { holderLive, locateRun, runDetail, type Roots } from "./run-view.js";
 import { stepVerdict } from "./step-verdict.js";
 import { storeAt } from "./store-runs.js";
-import type { JournalEntry } from "../store/journal.js";
-import { journalSentences } from "./journal-text.js";
+import { journalPage, type JournalSince } from "./journal-page.js";
 import { plainMessage, toFailure } from "./io.js";
 
 /** What the API needs to know of the launch. */
@@ -36,8 +35,11 @@ export interface StepWindow {
   limit?: number;
 }
 
-/** The run page: the run, a page of its steps with reuse verdicts, its diagram and its journal. */
-export async function runPage(o: ApiContext, id: string, window: StepWindow = {}): Promise<object> {
+/**
+ * The run page: the run, a page of its steps with reuse verdicts, its diagram and its journal (with `since`, a
+ * live page's refresh: only the entries past those it holds, `journalAfter` saying so).
+ */
+export async function runPage(o: ApiContext, id: string, window: StepWindow = {}, since?: JournalSince): Promise<object> {
   const detail = await runDetail(o.roots, id, o.now().getTime());
   const location = await locateRun(o.roots, o.roots.store === undefined ? detail.summary.runDir : detail.summary.id);
   const live = await holderLive(o.roots, location);
@@ -58,7 +60,7 @@ export async function runPage(o: ApiContext, id: string, window: StepWindow = {}
       return out;
     }),
   );
-  const journal = await part(async () => runJournal(location, o.roots));
+  const journal = await part(async () => journalPage(o.roots, location, since));
   const budget = await part(async () => budgetView(spent !== undefined ? { spent } : o.roots.store === undefined ? detail.summary.runDir : { store: await storeAt(o.roots.store, o.roots.repoRoot), slug: detail.summary.id }, detail.metadata?.createdAt, detail.metadata?.state, o.defDirs.length === 0 ? null : loadDefinitionFolders(o.defDirs).registry, o.now().getTime()));
   return {
     schema: "phasekit.inspector-run/2",
@@ -72,7 +74,8 @@ export async function runPage(o: ApiContext, id: string, window: StepWindow = {}
     /** The current phase's approve gate (name, prompt, payload schema) when the definitions place the run. */
     approveGate: approveGateOf(o.defDirs.length === 0 ? null : loadDefinitionFolders(o.defDirs).registry, detail.metadata?.state),
     budget: budget.ok && budget.value !== null ? { ...budget.value, text: budgetLine(budget.value) } : null,
-    journal: journal.ok ? withSentences(journal.value) : [],
+    journal: journal.ok ? journal.value : [],
+    journalAfter: since?.after ?? 0,
     journalError: journal.ok ? null : journal.error,
   };
 }
@@ -112,11 +115,6 @@ export async function payloadPage(o: ApiContext, id: string, stepId: string, off
 export async function act(o: ApiContext, id: string, action: ControlAction, reason: string | undefined): Promise<object> {
   const outcome = await controlRun(o.roots, id, action, reason ?? `${action} from the inspector`, o.now());
   return { schema: "phasekit.control/1", ...outcome.body, text: outcome.text };
-}
-
-function withSentences(entries: JournalEntry[]): Array<JournalEntry & { text: string }> {
-  const texts = journalSentences(entries);
-  return entries.map((e, i) => ({ ...e, text: texts[i] ?? e.event }));
 }
 
 async function part<T>(read: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: PartError }> {

@@ -10,14 +10,24 @@ import { clip } from "./format.js";
 
 type Doc = Record<string, unknown>;
 
-/** One sentence per entry, in order (state entries compared with the state entry before them). */
-export function journalSentences(entries: readonly JournalEntry[]): string[] {
-  let previous: Doc | undefined;
+/**
+ * What sentences carry from one page of a journal to the next (a follower reads only what is new): the last
+ * state seen, which the next state entry is told against.
+ */
+export interface SentenceCarry {
+  previous?: Doc | undefined;
+}
+
+/**
+ * One sentence per entry, in order (state entries compared with the state entry before them). A follower passes
+ * the same `carry` with each page, so a page's first state is told against the last one of the page before.
+ */
+export function journalSentences(entries: readonly JournalEntry[], carry: SentenceCarry = {}): string[] {
   return entries.map((e) => {
-    const doc = stateOf(e, previous);
+    const doc = stateOf(e, carry.previous);
     if (doc === undefined) return eventSentence(e);
-    const text = stateSentence(doc, previous);
-    previous = doc;
+    const text = stateSentence(doc, carry.previous);
+    carry.previous = doc;
     return text;
   });
 }

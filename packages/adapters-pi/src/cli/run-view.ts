@@ -12,6 +12,7 @@ import { resolveRunTarget, type RunLocation } from "../run/target.js";
 import type { StepRecord } from "../engine/records.js";
 import { readRunSteps, stepFacts } from "../store/run-steps.js";
 import type { JournalEntry } from "../store/journal.js";
+import type { RunLogView } from "../store/run-log/reader.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
 import type { StoreLeaseView } from "../store/plan-store-port.js";
@@ -84,15 +85,15 @@ async function listStoreRuns(store: PlanStore, nowMs: number): Promise<RunSummar
   return newestFirst(out);
 }
 
-/** The detail of one run. */
-export async function runDetail(roots: Roots, target: string, nowMs: number): Promise<RunDetail> {
+/** The detail of one run; `opened`: its plan folder's history already open (the caller closes it), read for the steps. */
+export async function runDetail(roots: Roots, target: string, nowMs: number, opened?: RunLogView | null): Promise<RunDetail> {
   if (roots.store !== undefined) return storeRunDetail(await storeAt(roots.store, roots.repoRoot), target, nowMs);
   const location = await locateRun(roots, target);
   const store = createFsPlanStore({ repoRoot: roots.repoRoot, planRoot: location.planRoot });
   try {
     const read = await store.readMetadata(location.slug);
     const lock = lockOfFolder(await judgeLiveness(location.runDir));
-    const stepsRead = await readStepRecords(location.runDir).then(
+    const stepsRead = await readRunSteps(location.runDir, opened).then(
       (records) => ({ records, error: null }),
       (error: unknown) => ({ records: [] as StepRecord[], error: readError(error) }),
     );
@@ -142,16 +143,17 @@ export async function holderLive(roots: Roots, location: RunLocation): Promise<b
   return (await judgeLiveness(location.runDir).catch(() => null))?.verdict === "live";
 }
 
-/** The run's journal. */
-export async function runJournal(location: RunLocation, roots: Roots): Promise<JournalEntry[]> {
+/** The run's journal; with `after`, only its entries past that seq (what a follower has not seen). */
+export async function runJournal(location: RunLocation, roots: Roots, after?: number): Promise<JournalEntry[]> {
+  const options = after === undefined ? undefined : { after };
   if (roots.store !== undefined) {
-    const r = await (await storeAt(roots.store, roots.repoRoot)).readJournal(location.slug);
+    const r = await (await storeAt(roots.store, roots.repoRoot)).readJournal(location.slug, options);
     if (!r.ok) throw r.error;
     return r.entries;
   }
   const store = createFsPlanStore({ repoRoot: roots.repoRoot, planRoot: location.planRoot });
   try {
-    const r = await store.readJournal(location.slug);
+    const r = await store.readJournal(location.slug, options);
     if (!r.ok) throw r.error;
     return r.entries;
   } finally {

@@ -4,7 +4,7 @@ import { isLive, migrateState, resolveActive, statusLine, type WorkflowRegistry 
 import type { JournalEntry as JournalEntryLike } from "../store/journal.js";
 import { common } from "./context.js";
 import { age, duration, table } from "./format.js";
-import { journalLine, journalSentences } from "./journal-text.js";
+import { journalLine, journalSentences, type SentenceCarry } from "./journal-text.js";
 import type { RunLocation } from "../run/target.js";
 import { CliFailure, EXIT, fail, JSON_SCHEMAS, plainMessage, printJson, usage, type CliIo } from "./io.js";
 import { stepPayload } from "./history-view.js";
@@ -71,12 +71,13 @@ export function registerRunCommands(program: Command, io: CliIo): void {
     .action(async (target: string, o: { follow?: boolean; interval: number }, cmd: Command) => {
       const c = common(cmd, io);
       const location = await locateRun(c.roots, target);
+      // Each look reads only the entries past the last one printed; a page's first state is told against the
+      // last state of the page before (the carry).
       let seen = 0;
+      const carry: SentenceCarry = {};
       const print = (entries: readonly JournalEntryLike[]) => {
-        // Sentences compare each state with the one before: computed over the whole journal, printed from `seen`.
-        const texts = journalSentences(entries);
+        const texts = journalSentences(entries, carry);
         entries.forEach((e, i) => {
-          if (e.seq <= seen) return;
           seen = e.seq;
           const text = texts[i] ?? e.event;
           io.stdout.write(c.json ? `${JSON.stringify({ schema: JSON_SCHEMAS.journal, ...e, text })}\n` : `${journalLine(e, text)}\n`);
@@ -87,7 +88,7 @@ export function registerRunCommands(program: Command, io: CliIo): void {
       let unreadableLooks = 0;
       while (o.follow === true) {
         const detail = await runDetail(c.roots, c.roots.store === undefined ? location.runDir : location.slug, io.now().getTime());
-        print(await runJournal(location, c.roots));
+        print(await runJournal(location, c.roots, seen));
         const live = await holderLive(c.roots, location);
         const unreadable = detail.summary.error;
         unreadableLooks = unreadable !== null && !live ? unreadableLooks + 1 : 0;

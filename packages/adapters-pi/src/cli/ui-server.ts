@@ -112,8 +112,12 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: Ap
   if (run !== null) {
     const offset = optionalInt(url, "stepOffset");
     const limit = optionalInt(url, "stepLimit");
-    if (offset === null || limit === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: "stepOffset and stepLimit are whole numbers ≥ 0" } });
-    return answer(res, run[1] as string, (id) => runPage(o, id, { ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }));
+    // A live page's refresh names the journal entries it holds (the last one, the last state): only newer ones come.
+    const after = optionalInt(url, "journalAfter");
+    const state = optionalInt(url, "journalState");
+    if (offset === null || limit === null || after === null || state === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: "stepOffset, stepLimit, journalAfter and journalState are whole numbers ≥ 0" } });
+    const since = after === undefined ? undefined : { after, state: state ?? 0 };
+    return answer(res, run[1] as string, (id) => runPage(o, id, { ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }, since));
   }
   const events = /^\/api\/runs\/([^/]+)\/events$/.exec(url.pathname);
   if (events !== null) {

@@ -2,16 +2,18 @@
  * `watchRun(target)`: a run's history as typed events, as they happen, for code that reacts or renders. It reads
  * what `phasekit journal --follow`, `show` and the inspector's timeline read (run-view.ts: the run's detail, journal
  * and holder; the timeline's kinds; the journal's sentences; budget-view.ts: what the run spent), looking again every `intervalMs`, and ends when the
- * run has nothing more coming (the followers' one rule, `stillGoing`). Nothing here writes.
+ * run has nothing more coming (the followers' one rule, `stillGoing`). Each look reads only the journal entries
+ * past the last one seen, and opens a plan folder's history once. Nothing here writes.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { JournalEntry } from "../store/journal.js";
 import { parseStoreUrl } from "../store/store-url.js";
 import type { BudgetUsage } from "@phasekit/core";
-import { budgetSpent } from "./budget-view.js";
-import { journalSentences } from "./journal-text.js";
+import { budgetSpentIn, type BudgetSpent } from "./budget-view.js";
+import { journalSentences, type SentenceCarry } from "./journal-text.js";
 import { kindOf } from "./run-timeline.js";
-import { holderLive, locateRun, runDetail, runJournal, stillGoing, type Roots, type ShownStatus, type StepView } from "./run-view.js";
+import { readRunLog } from "../store/run-log/reader.js";
+import { holderLive, locateRun, runDetail, runJournal, stillGoing, type Roots, type RunDetail, type ShownStatus, type StepView } from "./run-view.js";
 import { workflowError } from "@phasekit/core";
 
 /** Where the run is and how to watch it. */
@@ -73,13 +75,13 @@ export async function* watchRun(target: string, options: WatchRunOptions): Async
   let shownStatus = "";
   let shownBudget = "";
   let unreadableLooks = 0;
+  const carry: SentenceCarry = {};
   while (options.signal?.aborted !== true) {
-    const detail = await runDetail(roots, ref, Date.now());
-    // A damaged journal leaves the steps and the status watchable, as on the timeline.
-    const journal = await runJournal(location, roots).catch(() => [] as JournalEntry[]);
-    const fresh: RunEvent[] = [...journalEvents(journal, seenSeq), ...stepEvents(detail.steps, shownSteps)];
-    // A store named by URL keeps its budget entries where this reader does not look yet (docs/gates.md).
-    const spent = roots.store === undefined ? await budgetSpent(location.runDir) : null;
+    const { detail, spent } = await look(roots, ref, location.runDir);
+    // Only the entries past the last one seen are read. A damaged journal leaves the steps and the status
+    // watchable, as on the timeline.
+    const journal = await runJournal(location, roots, seenSeq).catch(() => [] as JournalEntry[]);
+    const fresh: RunEvent[] = [...journalEvents(journal, carry), ...stepEvents(detail.steps, shownSteps)];
     if (spent !== null && JSON.stringify(spent.used) !== shownBudget) {
       shownBudget = JSON.stringify(spent.used);
       fresh.push({ type: "budget", at: spent.at, used: spent.used });
@@ -106,14 +108,31 @@ export async function* watchRun(target: string, options: WatchRunOptions): Async
   }
 }
 
-function journalEvents(journal: readonly JournalEntry[], afterSeq: number): RunEvent[] {
-  // Sentences compare each state with the one before, so they are computed over the whole journal.
-  const sentences = journalSentences(journal);
+/**
+ * One look at the run: its detail and what it spent. A plan folder's history is opened once for both (the steps
+ * and `budgetSpentIn`, as the inspector's run page reads them); one that cannot be opened is left to
+ * `runDetail`, which reports it. A store named by URL keeps its budget entries where this reader does not look
+ * yet (docs/gates.md).
+ */
+async function look(roots: Roots, ref: string, runDir: string): Promise<{ detail: RunDetail; spent: BudgetSpent | null }> {
+  if (roots.store !== undefined) return { detail: await runDetail(roots, ref, Date.now()), spent: null };
+  const view = await readRunLog(runDir).catch(() => undefined);
+  try {
+    const detail = await runDetail(roots, ref, Date.now(), view);
+    return { detail, spent: view === undefined || view === null ? null : await budgetSpentIn(view).catch(() => null) };
+  } finally {
+    view?.close();
+  }
+}
+
+function journalEvents(journal: readonly JournalEntry[], carry: SentenceCarry): RunEvent[] {
+  // Sentences tell each state against the one before: the page before's last state is in `carry`.
+  const sentences = journalSentences(journal, carry);
   const out: RunEvent[] = [];
   journal.forEach((e, i) => {
     const kind = kindOf(e);
     // Metadata snapshots become `status` events (from the run's summary, in the loop above).
-    if (e.seq <= afterSeq || kind === "state" || kind === "step") return;
+    if (kind === "state" || kind === "step") return;
     if (kind === "attempt") {
       const d = (e.data ?? {}) as { step?: unknown; attempt?: unknown; error?: unknown };
       if (typeof d.step === "string") out.push({ type: "step", at: e.at, step: d.step, status: "failed", attempt: Number(d.attempt), durationMs: null, error: String(d.error) });

@@ -21,7 +21,7 @@ export const JOURNAL_EVENT = "journal";
 
 /** What rendering needs of a history: held (RunLog) or read-only (RunLogView). */
 export interface JournalSource {
-  timeline(): Generator<TimelineItem>;
+  timeline(from?: number): Generator<TimelineItem>;
   timelineCount(): number;
 }
 
@@ -41,12 +41,14 @@ export async function readLegacyJournal(runDir: string, fs: FsPort): Promise<{ o
   return { ok: true, legacy: { entries: r.entries, maxGeneration } };
 }
 
-/** The journal of a run: its earlier file's entries, then its history's. */
-export function renderJournal(legacy: LegacyJournal, history: JournalSource | null): JournalEntry[] {
-  const out = [...legacy.entries];
+/** The journal of a run: its earlier file's entries, then its history's; only those past seq `after`, when given. */
+export function renderJournal(legacy: LegacyJournal, history: JournalSource | null, after = 0): JournalEntry[] {
+  const out = legacy.entries.filter((e) => e.seq > after);
   if (history === null) return out;
-  let seq = legacy.entries.length;
-  for (const item of history.timeline()) {
+  // An entry's seq is its place, so the records up to `after` are passed over unread.
+  const from = Math.max(0, after - legacy.entries.length);
+  let seq = legacy.entries.length + from;
+  for (const item of history.timeline(from)) {
     seq++;
     if (item.kind === "state") {
       const entry = metadataLine(seq, item.value, legacy.maxGeneration);

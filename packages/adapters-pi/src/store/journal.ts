@@ -39,6 +39,26 @@ export type JournalAppend = Omit<JournalEntry, "seq">;
 /** Outcome of reading a journal: the entries, and whether a torn last line was dropped. */
 export type JournalReadResult = Result<{ entries: JournalEntry[]; torn: boolean; tornBytes: number }>;
 
+/**
+ * Options of `PlanStore.readJournal`. `after`: only the entries whose `seq` is above it (the last seq a reader
+ * saw). An entry's seq never changes and only grows, so a follower asks for what is new, never the whole
+ * journal again: every generation's document is read and sent once, not once per look.
+ */
+export interface JournalReadOptions {
+  after?: number | undefined;
+}
+
+/** The position `options` asks to read after (0: from the start); INVALID_OPTIONS (thrown) for anything but a whole number ≥ 0. */
+export function journalAfter(options: JournalReadOptions | undefined): number {
+  const after = options?.after ?? 0;
+  if (Number.isSafeInteger(after) && after >= 0) return after;
+  throw workflowError(SCOPE, "INVALID_OPTIONS", `readJournal: after must be a whole number ≥ 0 (the last seq read), not ${String(after)}.`, {
+    field: "after",
+    value: after,
+    hint: "pass the seq of the last entry read, or leave it out to read from the start",
+  });
+}
+
 /** Reads every entry; a missing file is an empty journal; a bad line before the last is CORRUPT_FILE naming it. */
 export async function readJournal(file: string, options: { fs?: FsPort } = {}): Promise<JournalReadResult> {
   const fs = options.fs ?? nodeFs;

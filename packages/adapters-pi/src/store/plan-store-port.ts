@@ -4,7 +4,7 @@
  * suite (test/contract/plan-store-contract.ts), so callers never change.
  */
 import type { Result, WorkflowError } from "@phasekit/core";
-import type { JournalAppend, JournalEntry, JournalReadResult } from "./journal.js";
+import type { JournalAppend, JournalEntry, JournalReadOptions, JournalReadResult } from "./journal.js";
 import type { ReleasePlanLockOutcome } from "../lock/plan-lock.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { GcOptions, GcReport } from "./retention.js";
@@ -85,8 +85,8 @@ export interface PlanStore extends StoreControl {
     next: WorkflowMetadataInput,
     expectedGeneration: number | null,
   ): Promise<Result<{ metadata: WorkflowMetadata; journalError?: WorkflowError; snapshotError?: WorkflowError }>>;
-  /** The run's journal (torn tail ignored). */
-  readJournal(slug: string): Promise<JournalReadResult>;
+  /** The run's journal (torn tail ignored), in seq order; with `after`, only its entries past that seq (a follower's page). */
+  readJournal(slug: string, options?: JournalReadOptions): Promise<JournalReadResult>;
   /** Appends a non-snapshot event (a step reused, a control request honoured) to the run's journal. */
   appendJournal(slug: string, entry: JournalAppend): Promise<Result<{ entry: JournalEntry }>>;
   /** Takes the run's lock, or LOCKED naming the holder. */

@@ -9,7 +9,7 @@ import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/co
 import { cleanTempFiles, syncDir } from "../io/atomic-write.js";
 import { assertRealDir } from "../io/safe-open.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
-import { journalEntrySchema, METADATA_DELTA_EVENT, METADATA_EVENT, type JournalAppend } from "./journal.js";
+import { journalAfter, journalEntrySchema, METADATA_DELTA_EVENT, METADATA_EVENT, type JournalAppend } from "./journal.js";
 import { JOURNAL_EVENT, journalEventData, lastJournalSeq, readLegacyJournal, renderJournal, type LegacyJournal } from "./journal-view.js";
 import { readRunLog } from "./run-log/reader.js";
 import { acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
@@ -173,16 +173,17 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
       return settle(async () => readMetaOf(await dirOf(slug)));
     },
     writeMetadata: (slug, next, expectedGeneration) => writeMetadataVia(undefined, slug, next, expectedGeneration),
-    async readJournal(slug) {
+    async readJournal(slug, options) {
       return settle(async () => {
+        const after = journalAfter(options);
         const dir = await dirOf(slug);
         const legacy = await readLegacyJournal(dir, fs);
         if (!legacy.ok) return legacy;
         const held = logs.get(dir);
-        if (held !== undefined) return { ok: true, entries: renderJournal(legacy.legacy, await held.log), torn: false, tornBytes: 0 };
+        if (held !== undefined) return { ok: true, entries: renderJournal(legacy.legacy, await held.log, after), torn: false, tornBytes: 0 };
         const view = await readRunLog(dir);
         try {
-          return { ok: true, entries: renderJournal(legacy.legacy, view), torn: false, tornBytes: 0 };
+          return { ok: true, entries: renderJournal(legacy.legacy, view, after), torn: false, tornBytes: 0 };
         } finally {
           view?.close();
         }

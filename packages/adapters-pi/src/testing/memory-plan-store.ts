@@ -6,7 +6,7 @@
  * runs (another process, in effect).
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import type { JournalAppend, JournalEntry } from "../store/journal.js";
+import { journalAfter, type JournalAppend, type JournalEntry } from "../store/journal.js";
 import { validateSlug } from "../io/plan-paths.js";
 import type { PlanRunEntry, PlanStore, StoreLock } from "../store/plan-store.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
@@ -148,7 +148,11 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
     },
     readMetadata: (slug) => guard(() => current(slug, peek(slug))),
     writeMetadata: (slug, next, expectedGeneration) => writeMetadataVia(mine.get(slug), slug, next, expectedGeneration),
-    readJournal: (slug) => guard(() => ({ ok: true as const, entries: [...peek(slug).journal], torn: false, tornBytes: 0 })),
+    readJournal: (slug, options) =>
+      guard(() => {
+        const after = journalAfter(options);
+        return { ok: true as const, entries: peek(slug).journal.filter((e) => e.seq > after), torn: false, tornBytes: 0 };
+      }),
     appendJournal: (slug, entry) => appendJournalVia(mine.get(slug), slug, entry),
     lock: (slug, options) =>
       guard(() => {

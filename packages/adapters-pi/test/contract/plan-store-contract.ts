@@ -1,6 +1,7 @@
 /** The behaviour every PlanStore backend must show; run it with `runPlanStoreContract(name, makeStore, harness)`. */
 import { describe, it, expect, afterEach } from "vitest";
 import { holderCases, type HolderHarness } from "./holders-contract.js";
+import { journalPagingCases } from "./journal-paging-contract.js";
 import { rebuildFromJournal } from "../../src/store/journal.js";
 import type { PlanStore } from "../../src/store/plan-store.js";
 import { sampleMetadata } from "../helpers/metadata-fixtures.js";
@@ -256,5 +257,6 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
     });
 
     holderCases(fresh, harness, track);
+    journalPagingCases(fresh, harness, track);
   });
 }

@@ -1,7 +1,7 @@
 /** `openPostgresPlanStore`: the PlanStore port on PostgreSQL, shared by every machine that reaches the database. */
 import pg from "pg";
 import { workflowError, type Result } from "@phasekit/core";
-import { validateSlug } from "@phasekit/adapters-pi/store-kit";
+import { journalAfter, validateSlug } from "@phasekit/adapters-pi/store-kit";
 import { type PlanRunEntry, type PlanStore, type StoreLock, type StoreLockOptions } from "@phasekit/adapters-pi";
 import { migrate, type MigrationReport } from "../schema/migrations.js";
 import { checkSchema } from "../schema/check.js";
@@ -109,7 +109,7 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     migrations,
     runDir: async (slug) => runLabel(db, slugOf(slug)),
     readMetadata: (slug) => settle(() => readRunMetadata(db, slugOf(slug))),
-    readJournal: (slug) => settle(() => readRunJournal(db, slugOf(slug))),
+    readJournal: (slug, options) => settle(async () => readRunJournal(db, slugOf(slug), journalAfter(options))),
     // Through the store object: its one lease on the run, if it holds exactly one (see holder-writes.ts).
     ...holderWrites(db, slugOf, (slug) => leases.soleFence(slug)),
     lock: (slug, opts) =>

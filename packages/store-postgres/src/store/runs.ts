@@ -82,10 +82,10 @@ async function landed(db: Db, slug: string, m: WorkflowMetadata): Promise<boolea
   return r.rows[0]?.same === true;
 }
 
-/** The run's journal in `seq` order (a database has no torn tail). */
-export async function readRunJournal(db: Db, slug: string): Promise<JournalReadResult> {
+/** The run's journal in `seq` order past seq `after` (a database has no torn tail). */
+export async function readRunJournal(db: Db, slug: string, after = 0): Promise<JournalReadResult> {
   try {
-    const r = await query<{ entry: JournalEntry }>(db, "SELECT entry FROM phasekit_journal WHERE namespace = $1 AND slug = $2 ORDER BY seq", [db.namespace, slug]);
+    const r = await query<{ entry: JournalEntry }>(db, "SELECT entry FROM phasekit_journal WHERE namespace = $1 AND slug = $2 AND seq > $3 ORDER BY seq", [db.namespace, slug, after]);
     return { ok: true, entries: r.rows.map((x) => x.entry), torn: false, tornBytes: 0 };
   } catch (error) {
     return { ok: false, error: storeError("read", slug, "readJournal", error) };

@@ -33,8 +33,8 @@ export interface RunLogView {
   outputText(entry: StepEntry): Promise<string | undefined>;
   state(): JsonValue | undefined;
   events(name: string): JsonValue[];
-  /** Every state generation and event, in history order (see timeline.ts). */
-  timeline(): Generator<TimelineItem>;
+  /** Every state generation and event, in history order, from position `from` (see timeline.ts). */
+  timeline(from?: number): Generator<TimelineItem>;
   /** How many state and event records the history holds (no value is read). */
   timelineCount(): number;
   close(): void;
@@ -78,7 +78,7 @@ export async function readRunLog(runDir: string): Promise<RunLogView | null> {
     },
     state: () => stateOf(index, values),
     events: (name) => eventsOf(index, values, name),
-    timeline: () => timelineOf(index, values),
+    timeline: (from) => timelineOf(index, values, from),
     timelineCount: () => countTimeline(index),
     close: () => values.close(),
   };
