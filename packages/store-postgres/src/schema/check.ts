@@ -8,7 +8,7 @@ import { query, type Db } from "../db/db.js";
 import { connectionFailure } from "../db/errors.js";
 import { SCHEMA_VERSION } from "./migrations.js";
 
-const TABLES = ["phasekit_runs", "phasekit_journal", "phasekit_steps", "phasekit_commits", "phasekit_artifacts", "phasekit_control"];
+const TABLES = ["phasekit_runs", "phasekit_journal", "phasekit_steps", "phasekit_commits", "phasekit_artifacts", "phasekit_control", "phasekit_run_writes"];
 
 /** The schema version found (0 when there is none); throws a typed error when the store cannot work on it. */
 export async function checkSchema(db: Db): Promise<number> {

@@ -1,7 +1,8 @@
 /**
  * What readers' views of many runs, or of one run watched, need from the database in one statement each:
  * `phasekit list` (every run with its lease and step facts) and the inspector's change stream (a signature of
- * one run). Both leave the step records in the server: a run of 10,000 steps sends two step ids or a digest.
+ * one run). Both leave the step records in the server: `list` sends two step ids per run, and the signature
+ * reads no step row at all (a count the database keeps).
  */
 import { RESERVED_STEP_PREFIX, validateMetadata } from "@phasekit/adapters-pi/store-kit";
 import type { PlanRunEntry, StoreRunFacts } from "@phasekit/adapters-pi";
@@ -55,18 +56,14 @@ export async function listRunFacts(db: Db): Promise<StoreRunFacts[]> {
   }));
 }
 
-// What a reader shows of a run changes only with these: the metadata's generation and the journal's last entry
-// (every metadata write and journal append raises journal_seq), the holder (epoch, owner) and whether its lease
-// is live (not its renewals), the control requests, and the step records: their count and the sum of their
-// rows' xmin (the transaction that wrote each row version: every insert or update of a record gives its row a
-// new one, read from the tuple header without parsing a record). A vacuum freezing old rows changes it too:
-// one needless refresh, never a missed change.
+// What a reader shows of a run changes only with these: the run's write count (sql/007: raised by the database
+// in every statement that writes a step or commit record, a journal entry, a control request or the metadata,
+// a hand edit included), the holder (epoch, owner) and whether its lease is live (not its renewals). Two rows
+// read through their primary keys: no step record is read, however many the run holds.
 const SIGNATURE_SQL = `
-SELECT ROW(r.generation, r.journal_seq, r.epoch, r.holder IS NOT NULL, r.lease_until >= now(), md5(r.holder_owner::text),
-  (SELECT md5(coalesce(string_agg(c.kind || c.request::text, ',' ORDER BY c.kind), '')) FROM phasekit_control c WHERE c.namespace = r.namespace AND c.slug = r.slug),
-  (SELECT count(*) || ':' || coalesce(sum(s.xmin::text::bigint), 0) FROM phasekit_steps s WHERE s.namespace = r.namespace AND s.slug = r.slug)
-)::text AS sig
-FROM phasekit_runs r WHERE r.namespace = $1 AND r.slug = $2`;
+SELECT ROW(w.writes, r.epoch, r.holder IS NOT NULL, r.lease_until >= now(), md5(r.holder_owner::text))::text AS sig
+FROM phasekit_runs r LEFT JOIN phasekit_run_writes w ON w.namespace = r.namespace AND w.slug = r.slug
+WHERE r.namespace = $1 AND r.slug = $2`;
 
 /** A value that changes whenever anything a reader shows of run `slug` may have changed ("-" for no run). */
 export async function runSignature(db: Db, slug: string): Promise<string> {

@@ -1,0 +1,147 @@
+/**
+ * The inspector's change check on PostgreSQL (`runSignature`): it changes after every kind of write to a run's
+ * history (step started, completed, failed, rerun marks, commit intent and commit, journal entry, metadata, a
+ * control request filed, cleared, withdrawn), stays equal while nothing is written (reads, renewals), and reads
+ * no step row however many the run holds: the database counts the writes (sql/007) in the statements that make
+ * them. Before, a commit record changed nothing it read, and every look summed the xmin of every step row.
+ */
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
+import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { startCluster } from "./helpers/cluster.js";
+
+const started = startCluster();
+
+/** A pool that remembers the last statement it was sent and its values. */
+function recordingPool(url: string): { pool: pg.Pool; last: () => { text: string; values: unknown[] } } {
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  let last = { text: "", values: [] as unknown[] };
+  const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  (pool as { query: unknown }).query = async (...args: unknown[]) => {
+    const first = args[0] as string | { text: string; values?: unknown[] };
+    last = typeof first === "string" ? { text: first, values: (args[1] as unknown[]) ?? [] } : { text: first.text, values: first.values ?? (args[1] as unknown[]) ?? [] };
+    return original(...args);
+  };
+  return { pool, last: () => last };
+}
+
+if (!started.ok) {
+  describe.skip(`postgres run signature (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
+} else {
+  const { cluster } = started;
+  const namespace = `sig-${randomUUID().slice(0, 8)}`;
+  const recorded = recordingPool(cluster.url);
+  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
+  let store!: PostgresPlanStore;
+  afterAll(async () => {
+    await store?.close();
+    await recorded.pool.end();
+    await admin.end();
+    cluster.destroy();
+  });
+  const sig = (slug: string) => (store.runSignature as (slug: string) => Promise<string>)(slug);
+
+  describe("postgres runSignature", () => {
+    it("changes after each kind of write to the run's history, and stays equal while nothing is written", async () => {
+      store = await openPostgresPlanStore({ pool: recorded.pool, namespace, leaseMs: 60_000 });
+      const locked = await store.lock("w", { owner: { tool: "sig" } });
+      if (!locked.ok) throw locked.error;
+      const holder = locked.lock.store;
+      const seen = [await sig("w")];
+      const changes = async (what: string) => {
+        const s = await sig("w");
+        expect(seen, what).not.toContain(s);
+        seen.push(s);
+      };
+      const unchanged = async (what: string) => expect(await sig("w"), what).toBe(seen.at(-1));
+
+      expect((await holder.writeMetadata("w", sampleMetadata("w", 0), null)).ok).toBe(true);
+      await changes("metadata written");
+      const cps = await holder.checkpoints("w", { now: () => new Date() });
+      let inBody!: () => void;
+      const entered = new Promise<void>((r) => (inBody = r));
+      let letGo!: () => void;
+      const gate = new Promise<void>((r) => (letGo = r));
+      const step = cps.step("a", {}, async () => (inBody(), await gate, 1));
+      await entered;
+      await changes("a step started");
+      letGo();
+      await step;
+      await changes("a step completed");
+      await expect(cps.step("b", {}, () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+      await changes("a step failed");
+      await cps.recordCommitIntent({ id: "c1", message: "m", files: ["x"] });
+      await changes("a commit intent");
+      await cps.markCommitted("c1", { sha: "abc1234" });
+      await changes("a commit made");
+      expect(cps.supersede).toBeDefined();
+      await cps.supersede?.("a", {});
+      await changes("steps marked for a rerun");
+      expect((await holder.appendJournal("w", { generation: 1, at: new Date().toISOString(), event: "note" })).ok).toBe(true);
+      await changes("a journal entry");
+      const pause = await store.requestControl("w", "pause", { reason: "look" });
+      if (!pause.ok) throw pause.error;
+      await changes("a pause filed");
+      expect(await store.withdrawControl("w", pause.request)).toMatchObject({ ok: true, withdrawn: true });
+      await changes("the pause withdrawn");
+      const stop = await store.requestControl("w", "stop", { reason: "enough" });
+      if (!stop.ok) throw stop.error;
+      await changes("a stop filed");
+      expect(await holder.clearControl("w", stop.request)).toMatchObject({ ok: true, cleared: true });
+      await changes("the stop cleared");
+
+      // Reads and renewals write nothing a reader shows.
+      await cps.records();
+      await cps.commits();
+      await store.readJournal("w");
+      await store.readMetadata("w");
+      await store.readControl("w");
+      await store.listRunFacts?.();
+      await unchanged("reads");
+      await admin.query("UPDATE phasekit_runs SET lease_until = lease_until + interval '1 minute' WHERE namespace = $1 AND slug = 'w'", [namespace]);
+      await unchanged("a renewal");
+      await unchanged("asked again");
+      await locked.lock.release();
+      await changes("the holder gone");
+    });
+
+    it("steps in parallel on one run all land, each write counted once (the count's own row: no lock upgrade on the run row)", async () => {
+      const locked = await store.lock("par", { owner: { tool: "sig" } });
+      if (!locked.ok) throw locked.error;
+      const count = async () => Number((await admin.query("SELECT writes FROM phasekit_run_writes WHERE namespace = $1 AND slug = 'par'", [namespace])).rows[0]?.writes);
+      const before = await count();
+      const cps = await locked.lock.store.checkpoints("par", { now: () => new Date() });
+      const outs = await Promise.all(Array.from({ length: 16 }, (_, i) => cps.step(`p${i}`, { i }, () => ({ i }))));
+      expect(outs.map((o) => o.reused)).toEqual(Array(16).fill(false));
+      // A started and a completed record per step.
+      expect((await count()) - before).toBe(32);
+      await locked.lock.release();
+    });
+
+    it("a run of 10,000 steps: the statement reads no step row (its plan names no step table, and a few pages)", async () => {
+      const slug = "big";
+      const locked = await store.lock(slug, { owner: { tool: "sig" } });
+      if (!locked.ok) throw locked.error;
+      await locked.lock.release();
+      const before = await sig(slug);
+      const record = `jsonb_build_object('v', 1, 'kind', 'step', 'stepId', 's' || i, 'status', 'completed', 'attempt', 1, 'inputFingerprint', 'sha256:' || repeat('0', 64), 'outputFingerprint', 'sha256:' || repeat('1', 64), 'startedAt', '2026-01-01T00:00:00.000Z', 'finishedAt', '2026-01-01T00:00:01.000Z')`;
+      const inserted = await admin.query(
+        `INSERT INTO phasekit_steps (namespace, slug, step_id, record, epoch, first_started) SELECT $1, $2, 's' || i, ${record}, 1, '2026-01-01T00:00:00.000Z' FROM generate_series(1, 10000) i`,
+        [namespace, slug],
+      );
+      expect(inserted.rowCount).toBe(10_000);
+      await admin.query("ANALYZE phasekit_steps");
+      const after = await sig(slug);
+      expect(after).not.toBe(before);
+      const { text, values } = recorded.last();
+      const plan = (await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values)).rows[0]["QUERY PLAN"][0];
+      expect(JSON.stringify(plan)).not.toContain("phasekit_steps");
+      const pages = (n: Record<string, unknown>): number =>
+        Number(n["Shared Hit Blocks"] ?? 0) + Number(n["Shared Read Blocks"] ?? 0);
+      // Two primary-key probes: a handful of pages, where summing the step rows touched hundreds.
+      expect(pages(plan.Plan)).toBeLessThan(20);
+    });
+  });
+}
