@@ -152,6 +152,7 @@ const STORE_KIT = [
   "canonicalJson",
   "checkCommitRecord",
   "checkStepKey",
+  "checkpointsOver",
   "commitIntentRecord",
   "decideStep",
   "fingerprint",
