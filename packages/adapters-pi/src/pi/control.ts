@@ -18,7 +18,10 @@ export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Pr
   await rt.claiming;
   const s = rt.state;
   if (s === null || !isLive(s) || rt.durable.heldSlug() !== s.taskId) return undefined;
-  const request = await rt.durable.pendingControl();
+  const pending = await rt.durable.pendingControl();
+  if (pending === null) return undefined;
+  // A pause withdrawn meanwhile is gone, and one taken here can no longer be withdrawn (control-requests.ts).
+  const request = pending.signal === "pause" && s.status === "paused" ? pending : await rt.durable.takeControl(pending);
   if (request === null) return undefined;
   if (request.signal === "pause" && s.status === "paused") {
     await rt.durable.clearControl(request);

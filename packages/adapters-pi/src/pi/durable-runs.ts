@@ -15,6 +15,7 @@ import { loadPinFrom, savePinIn } from "./durable-pin.js";
 import { loadBudgetTotal, saveBudgetTotal, type PiRunCounts, type RecordedRun } from "./durable-budget.js";
 import type { BudgetUsage } from "@phasekit/core";
 import type { PinnedData } from "../run/definitions-pin.js";
+import { takeRequest } from "../run/control-requests.js";
 
 /** Where plan folders live: `planRoot` relative to the session's cwd (default `ai_plan`), or off. */
 export interface DurableOptions {
@@ -67,6 +68,8 @@ export interface DurableRuns {
   pendingControl(signal?: ControlSignal): Promise<ControlRequest | null>;
   /** Clears a request this session honoured (only if it is still that very request). */
   clearControl(request: ControlRequest): Promise<void>;
+  /** Takes a pending request before acting on it (`takeRequest`): null when it was withdrawn or replaced meanwhile. */
+  takeControl(request: ControlRequest): Promise<ControlRequest | null>;
   /**
    * Files a request for the held run through its store (`/workflow-approve`'s decision), under the store's one
    * filing rule, as `phasekit approve` does; `failed` when no run is held or the store refuses (its message).
@@ -217,6 +220,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       const r = await h.store.readControl(h.slug, signal).catch(() => undefined);
       return r?.ok ? r.request : null;
     },
+    takeControl: async (request) => (held === undefined ? null : takeRequest(held.store, held.slug, request).catch(() => null)),
     async clearControl(request) {
       const h = held;
       if (h === undefined) return;
@@ -281,6 +285,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
     resume: (cwd, id) => serial(() => inner.resume(cwd, id)),
     pendingControl: (signal) => serial(() => inner.pendingControl(signal)),
     clearControl: (request) => serial(() => inner.clearControl(request)),
+    takeControl: (request) => serial(() => inner.takeControl(request)),
     requestControl: (signal, input, watched) => serial(() => inner.requestControl(signal, input, watched)),
     budgetTotal: (taskId) => inner.budgetTotal(taskId),
     budgetCounts: (taskId) => inner.budgetCounts(taskId),

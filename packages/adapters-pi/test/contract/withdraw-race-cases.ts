@@ -15,7 +15,7 @@ export interface WithdrawRaceSetup {
   repoRoot: string;
 }
 
-interface Hooks {
+export interface Hooks {
   /** After the holder read a pending pause, before it gets the answer. */
   afterRead?(request: ControlRequest): Promise<void>;
   /** After the holder's clear of a pause returned. */
@@ -23,7 +23,7 @@ interface Hooks {
 }
 
 /** `inner` with the hooks around the control reads and clears of the holder (its lease's store included). */
-function hooked(inner: PlanStore, hooks: Hooks): PlanStore {
+export function hooked(inner: PlanStore, hooks: Hooks): PlanStore {
   const wrap = (s: PlanStore): PlanStore =>
     Object.create(s, {
       readControl: {
