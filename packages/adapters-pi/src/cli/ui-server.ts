@@ -14,7 +14,8 @@ import { validateSlug } from "../io/plan-paths.js";
 import { CONTROL_ACTIONS, type ControlAction } from "./control-actions.js";
 import { approveFromPage } from "./inspector-approve.js";
 import { act, payloadPage, PAYLOAD_PAGE, runPage, type ApiContext } from "./inspector-api.js";
-import { EXIT, JSON_SCHEMAS, plainMessage, toFailure } from "./io.js";
+import { failureAnswer } from "./inspector-failure.js";
+import { JSON_SCHEMAS } from "./io.js";
 import { listRuns, locateRun, runDetail, type Roots } from "./run-view.js";
 import { streamChanges } from "./run-watch.js";
 import { storeAt } from "./store-runs.js";
@@ -59,7 +60,11 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const ctx: ApiContext = { roots: options.roots, defDirs: options.defDirs, now: options.now ?? (() => new Date()) };
   const streams = new Set<() => void>();
   const server = http.createServer((req, res) => {
-    handle(req, res, ctx, token, streams).catch((error: unknown) => send(res, 500, { error: { code: "INTERNAL", message: String(error) } }));
+    // A store that cannot be reached, like every typed error, is answered as the CLI reads it (never a raw 500).
+    handle(req, res, ctx, token, streams).catch((error: unknown) => {
+      const f = failureAnswer(error);
+      send(res, f.status, f.body);
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
@@ -192,10 +197,8 @@ async function answer(res: http.ServerResponse, rawId: string, fn: (id: string) 
   try {
     return send(res, 200, await fn(id));
   } catch (error) {
-    // The CLI's reading of an error (typed code, exit code) decides the HTTP status too.
-    const f = toFailure(error);
-    const status = f.exitCode === EXIT.notFound ? 404 : f.exitCode === EXIT.busy ? 409 : 400;
-    return send(res, status, { error: { code: f.error.code, message: plainMessage(f.error.message) } });
+    const f = failureAnswer(error);
+    return send(res, f.status, f.body);
   }
 }
 
