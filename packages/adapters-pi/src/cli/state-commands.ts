@@ -24,6 +24,11 @@ function refuseRm(slug: string, kept: GcEntry<GcKeptReason>): never {
       return fail("cli", "LOCKED", `run ${slug} is locked by a live holder; it is not removed.`, { value: slug });
     case "active":
       return fail("cli", "NOT_FINISHED", `run ${slug} is ${kept.status ?? "not finished"}: only a finished run is removed.`, { value: slug, hint: `\`phasekit cancel ${slug}\` ends it first` });
+    case "rerun-pending":
+      return fail("cli", "NOT_FINISHED", `run ${slug} waits for a rerun: a step marked to run again (\`phasekit rerun --from\`) has not run since; it is kept.`, {
+        value: slug,
+        hint: `resume it (its owner runs it again, with reenter) to carry out the rerun; \`phasekit show ${slug}\` lists the superseded steps`,
+      });
     case "no-metadata":
       return fail("cli", "NOT_FINISHED", `run ${slug} has no state yet: only a finished run is removed.`, { value: slug });
     case "corrupt-metadata":

@@ -3,8 +3,8 @@
  * the newest `keep` or older than `olderThan`. It decides from the run's history (log-metadata.ts
  * `readRunMetadata`), never from workflow.json alone: that file is a view, and a displaced holder's late rename
  * can set it back to `completed` over a run that crashed while running. It never removes a running or paused
- * run, a folder whose lock is live, a folder without metadata or whose metadata or history cannot be read, or
- * anything that is not a run folder; each removal happens under the run's lock after a re-read, so a run
+ * run, a folder whose lock is live, a finished run that waits for a rerun (`awaitsRerun`), a folder without
+ * metadata or whose metadata or history cannot be read, or anything that is not a run folder; each removal happens under the run's lock after a re-read, so a run
  * resumed meanwhile is spared. It also removes the hidden folder a fork killed mid-way left (never a run) once
  * its process is gone, by the fork's own rule (fork-leftovers.ts); never one whose process is alive.
  */
@@ -18,6 +18,7 @@ import { acquirePlanLock } from "../lock/plan-lock.js";
 import { validateSlug } from "../io/plan-paths.js";
 import { deadForkFolders, removeDeadForks } from "./fork-leftovers.js";
 import { readRunMetadata } from "./log-metadata.js";
+import { readRunLog } from "./run-log/reader.js";
 import type { ReadMetadataResult } from "./metadata.js";
 import type { WorkflowMetadata } from "./metadata-schema.js";
 
@@ -43,7 +44,7 @@ export interface GcOptions {
 /** Why a run folder was removed. */
 export type GcRemovedReason = "beyond-keep" | "older-than" | "dead-fork";
 /** Why a folder was kept. */
-export type GcKeptReason = "active" | "locked" | "corrupt-metadata" | "no-metadata" | "not-a-run" | "within-limits" | "changed-meanwhile" | "remove-failed";
+export type GcKeptReason = "active" | "locked" | "rerun-pending" | "corrupt-metadata" | "no-metadata" | "not-a-run" | "within-limits" | "changed-meanwhile" | "remove-failed";
 
 /** One folder in the report. */
 export interface GcEntry<R extends string> {
@@ -61,6 +62,16 @@ export interface GcEntry<R extends string> {
 export interface GcReport {
   removed: GcEntry<GcRemovedReason>[];
   kept: GcEntry<GcKeptReason>[];
+}
+
+/**
+ * Whether retention keeps a finished run for a rerun: one of its steps' latest records is superseded by a rerun
+ * mark (`phasekit rerun --from`, `rerunFrom`), so the run waits to be resumed and run that step again. The rule of
+ * every store's gc (and so of `phasekit rm`); `steps` are the run's latest step records as its store reads them.
+ */
+export function awaitsRerun(steps: Iterable<{ superseded?: boolean | undefined }>): boolean {
+  for (const s of steps) if (s.superseded === true) return true;
+  return false;
 }
 
 /** Removes finished runs past the limits from `planRoot`; see the module comment for what is never removed. */
@@ -105,6 +116,11 @@ export async function gc(options: GcOptions): Promise<GcReport> {
       report.kept.push({ ...entry, reason: "locked" });
       continue;
     }
+    const waits = await waitsForRerun(run.runDir).catch(unreadableHistory);
+    if (waits !== false) {
+      report.kept.push({ ...entry, ...(waits === true ? { reason: "rerun-pending" } : { reason: "corrupt-metadata", error: waits.error }) });
+      continue;
+    }
     if (o.dryRun) {
       report.removed.push({ ...entry, reason });
       continue;
@@ -135,6 +151,9 @@ async function removeUnderLock(fs: FsPort, o: Settings, runDir: string, generati
     if (!again.ok || again.metadata === null || again.metadata.generation !== generation || !isFinished(again.metadata)) {
       return { reason: "changed-meanwhile" };
     }
+    // A rerun is marked under this same lock, so one made since the scan is seen here.
+    const waits = await waitsForRerun(runDir).catch(unreadableHistory);
+    if (waits !== false) return waits === true ? { reason: "rerun-pending" } : { reason: "corrupt-metadata", error: waits.error };
     const aside = path.join(path.dirname(runDir), `.gc-${path.basename(runDir)}-${randomBytes(6).toString("hex")}`);
     await fs.rename(runDir, aside);
     await fs.rm(aside, { recursive: true, force: true });
@@ -145,6 +164,22 @@ async function removeUnderLock(fs: FsPort, o: Settings, runDir: string, generati
     // After the move the lock went with the folder, so this release reports LOCK_NOT_OWNED: expected, ignored.
     await lock.release();
   }
+}
+
+/** `awaitsRerun` over the run log of `runDir` (a run without one has no rerun mark). */
+async function waitsForRerun(runDir: string): Promise<boolean> {
+  const view = await readRunLog(runDir);
+  try {
+    return view !== null && awaitsRerun(view.entries());
+  } finally {
+    view?.close();
+  }
+}
+
+// A history that cannot be read keeps the run (as unreadable metadata does), saying why.
+function unreadableHistory(error: unknown): { error: string } {
+  if (isWorkflowError(error)) return { error: error.message };
+  throw error;
 }
 
 async function listFolders(fs: FsPort, planRoot: string): Promise<string[]> {

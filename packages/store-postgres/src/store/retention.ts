@@ -1,6 +1,6 @@
-/** Retention: removes finished runs past `keep` / `olderThan`, never a live-leased or unreadable one. */
+/** Retention: removes finished runs past `keep` / `olderThan`, never a live-leased, unreadable or rerun-pending one. */
 import { workflowError } from "@phasekit/core";
-import { validateMetadata } from "@phasekit/adapters-pi/store-kit";
+import { awaitsRerun, validateMetadata } from "@phasekit/adapters-pi/store-kit";
 import { type GcReport, type StoreGcOptions, type WorkflowMetadata } from "@phasekit/adapters-pi";
 import { query, type Db } from "../db/db.js";
 import { runLabel } from "./runs.js";
@@ -11,7 +11,8 @@ const FINISHED = new Set(["completed", "cancelled", "failed"]);
  * Same rules as the fs store's gc; each delete re-checks generation and lease in its own statement. A run's age
  * for `olderThan` is measured on the database's clock (since its last metadata write, `written_at`), never the
  * writer's: a machine whose clock is off would make runs look older or younger than they are. `keep` orders by
- * the runs' own updatedAt, as on the fs store.
+ * the runs' own updatedAt, as on the fs store. A finished run that waits for a rerun is kept by the fs store's rule
+ * (`awaitsRerun`, over the run's superseded step rows: supersede.ts flags them).
  */
 export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport> {
   if (options.keep === undefined && options.olderThan === undefined) {
@@ -45,12 +46,15 @@ export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport>
       options.olderThan !== undefined && ageMs > options.olderThan ? "older-than" : options.keep !== undefined && i >= options.keep ? "beyond-keep" : undefined;
     if (reason === undefined) report.kept.push({ ...entry, reason: "within-limits" });
     else if (live) report.kept.push({ ...entry, reason: "locked" });
+    else if (awaitsRerun(await supersededSteps(db, slug))) report.kept.push({ ...entry, reason: "rerun-pending" });
     else if (options.dryRun) report.removed.push({ ...entry, reason });
     else {
-      // Journal, steps, artifacts and control rows go with the run (ON DELETE CASCADE).
+      // Journal, steps, artifacts and control rows go with the run (ON DELETE CASCADE). A rerun marked since the
+      // check above (it flags rows, the generation stays) keeps the run: the statement itself re-checks the flag.
       const d = await query(
         db,
-        "DELETE FROM phasekit_runs WHERE namespace = $1 AND slug = $2 AND generation = $3 AND (holder IS NULL OR lease_until < now())",
+        `DELETE FROM phasekit_runs r WHERE namespace = $1 AND slug = $2 AND generation = $3 AND (holder IS NULL OR lease_until < now())
+           AND NOT EXISTS (SELECT 1 FROM phasekit_steps s WHERE s.namespace = r.namespace AND s.slug = r.slug AND s.record @> '{"superseded": true}')`,
         [db.namespace, slug, m.generation],
       );
       if (d.rowCount === 1) report.removed.push({ ...entry, reason });
@@ -58,4 +62,14 @@ export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport>
     }
   }
   return report;
+}
+
+/** The superseded flags of the run's step rows (supersede.ts sets them), each value once: what `awaitsRerun` reads. */
+async function supersededSteps(db: Db, slug: string): Promise<Array<{ superseded: boolean }>> {
+  const r = await query<{ superseded: boolean }>(
+    db,
+    "SELECT DISTINCT coalesce(record->'superseded' = 'true'::jsonb, false) AS superseded FROM phasekit_steps WHERE namespace = $1 AND slug = $2",
+    [db.namespace, slug],
+  );
+  return r.rows;
 }
