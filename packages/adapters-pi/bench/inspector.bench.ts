@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { BenchRow, BenchSuite } from "../../../bench/harness.js";
 import { goalRow, medians } from "../../../bench/harness.js";
-import { STEPS_PAGE } from "../src/cli/inspector-api.js";
+import { STEPS_PAGE } from "../src/cli/inspector-steps.js";
 import { runDetail } from "../src/cli/run-view.js";
 import { startInspector } from "../src/cli/ui-server.js";
 import { createReporter } from "../src/run/reporter.js";

@@ -7,8 +7,8 @@ const panel = document.getElementById("panel");
 const updated = document.getElementById("updated");
 const token = new URLSearchParams(location.search).get("token") ?? "";
 let timer = null;
-// The page of steps shown (null: the server's default, the newest); reset when another page is opened.
-let stepOffset = null;
+// The page of steps shown, by the cursor of the page next to it (null: the newest); reset when another page is opened.
+let stepsAt = null;
 // Journal entries whose raw JSON is open, kept across the live page's refreshes.
 const openRaw = new Set();
 // The journal entries the page holds for the run shown: a refresh asks only for the newer ones.
@@ -57,8 +57,15 @@ function duration(ms) {
   const m = Math.round(ms / 60000);
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
 }
+// The answer early.js asked for before this module loaded, taken once by the first request for that URL.
+function early(url, init) {
+  const e = window.phasekitEarly;
+  if (e?.url !== url || init.method !== undefined) return null;
+  window.phasekitEarly = undefined;
+  return e.response;
+}
 async function api(url, init = {}) {
-  const res = await fetch(url, { cache: "no-store", ...init, headers: { "x-phasekit-token": token, ...(init.headers ?? {}) } });
+  const res = await (early(url, init) ?? fetch(url, { cache: "no-store", ...init, headers: { "x-phasekit-token": token, ...(init.headers ?? {}) } }));
   const body = await res.json();
   if (!res.ok) throw new Error(body.error?.message ?? res.statusText);
   return body;
@@ -210,7 +217,7 @@ async function showPayload(id, stepId) {
 
 async function showRun(id) {
   const held = journalHeld.id === id ? journalHeld.entries : [];
-  const params = new URLSearchParams(stepOffset == null ? {} : { stepOffset });
+  const params = new URLSearchParams(stepsAt ?? {});
   if (held.length > 0) {
     params.set("journalAfter", held[held.length - 1].seq);
     // The last state held: the server tells the first new state against it.
@@ -238,12 +245,13 @@ async function showRun(id) {
       el("td", { class: "mono" }, st.stepId), el("td", {}, badge(st.status)), el("td", {}, st.attempt), el("td", {}, duration(st.durationMs)),
       el("td", {}, (st.verdict?.explanation ?? "").replace(/(v1:sha256:[0-9a-f]{12})[0-9a-f]+/g, "$1…")), el("td", { class: "error" }, st.error ?? ""),
       el("td", {}, el("button", { class: "link", "data-payload": st.stepId, onclick: () => showPayload(id, st.stepId).catch(showError) }, "payload"), " ", travelButtons(id, st.stepId, helpers))));
-  const { offset, limit, total } = run.stepsPage;
-  const go = (to) => () => { stepOffset = Math.max(0, Math.min(to, total - 1)); showRun(id).then(stamp, showError); };
+  // The pages next to this one by their cursors: each step once, however many steps the run records meanwhile.
+  const { offset, total, before, after } = run.stepsPage;
+  const go = (at) => () => { stepsAt = at; showRun(id).then(stamp, showError); };
   const pager = total > run.steps.length
-    ? el("p", { id: "steps-pager" }, offset > 0 ? [el("button", { id: "steps-earlier", onclick: go(offset - limit) }, "← earlier"), " "] : "",
+    ? el("p", { id: "steps-pager" }, before ? [el("button", { id: "steps-earlier", onclick: go({ stepsBefore: before }) }, "← earlier"), " "] : "",
         `steps ${offset + 1}–${offset + run.steps.length} of ${total}`,
-        offset + run.steps.length < total ? [" ", el("button", { id: "steps-later", onclick: go(offset + limit) }, "later →")] : "")
+        after ? [" ", el("button", { id: "steps-later", onclick: go({ stepsAfter: after }) }, "later →")] : "")
     : "";
   const steps = el("section", {}, el("h3", {}, "Steps"), pager,
     run.stepsError ? el("p", { class: "error", id: "steps-error" }, run.stepsError.message) : "",
@@ -283,7 +291,7 @@ function route() {
 }
 window.addEventListener("hashchange", () => {
   panel.replaceChildren();
-  stepOffset = null;
+  stepsAt = null;
   openRaw.clear();
   journalHeld = { id: null, entries: [] };
   unwatch();

@@ -7,7 +7,8 @@ import { readRunLog, type RunLogView } from "../store/run-log/reader.js";
 import type { StepRecord } from "../engine/records.js";
 import { checkStoredOutput, readRunSteps, type StoredOutputCheck } from "../store/run-steps.js";
 import type { RunLocation } from "../run/target.js";
-import type { Roots } from "./run-view.js";
+import type { Roots } from "./run-types.js";
+import type { PlanStore } from "../store/plan-store-port.js";
 import { storeAt, storeStepOutput, storeStepRecords } from "./store-runs.js";
 
 /** The history of one run, open for the length of one `withHistory` call. */
@@ -18,12 +19,23 @@ export interface OpenHistory {
   log?: RunLogView;
 }
 
+/** The reads of a history already open (`view`: null for a run without a run log, read from its earlier format). */
+export async function historyIn(runDir: string, view: RunLogView | null): Promise<OpenHistory> {
+  const records = await readRunSteps(runDir, view);
+  return { records, checkOutput: (record) => checkStoredOutput(runDir, record, view), ...(view === null ? {} : { log: view }) };
+}
+
+/** The same reads of run `slug` in a store named by URL (its step records read once). */
+export async function storeHistory(store: PlanStore, slug: string): Promise<OpenHistory> {
+  const records = await storeStepRecords(store, slug);
+  return { records, checkOutput: (record) => storeStepOutput(store, slug, record) };
+}
+
 /** Opens the history of `runDir` once, hands it to `fn`, and closes it. */
 export async function withHistory<T>(runDir: string, fn: (h: OpenHistory) => Promise<T>): Promise<T> {
   const view = await readRunLog(runDir);
   try {
-    const records = await readRunSteps(runDir, view);
-    return await fn({ records, checkOutput: (record) => checkStoredOutput(runDir, record, view), ...(view === null ? {} : { log: view }) });
+    return await fn(await historyIn(runDir, view));
   } finally {
     view?.close();
   }
@@ -32,9 +44,7 @@ export async function withHistory<T>(runDir: string, fn: (h: OpenHistory) => Pro
 /** Opens the history of the run at `location` (a plan folder, or the store `roots` names) for `fn`. */
 export async function withRunHistory<T>(roots: Roots, location: RunLocation, fn: (h: OpenHistory) => Promise<T>): Promise<T> {
   if (roots.store === undefined) return withHistory(location.runDir, fn);
-  const store = await storeAt(roots.store, roots.repoRoot);
-  const records = await storeStepRecords(store, location.slug);
-  return fn({ records, checkOutput: (record) => storeStepOutput(store, location.slug, record) });
+  return fn(await storeHistory(await storeAt(roots.store, roots.repoRoot), location.slug));
 }
 
 /** What a step took and gave, as far as the history keeps it. */

@@ -3,14 +3,16 @@
  * reuse verdicts, diagram, journal; each part on its own, so a damaged journal leaves the rest readable), a
  * step's payload paged, and the control actions.
  */
-import { migrateState } from "@phasekit/core";
+import { migrateState, type WorkflowRegistry } from "@phasekit/core";
 import { loadDefinitionFolders } from "../definitions/folders.js";
 import { controlRun, type ControlAction } from "./control-actions.js";
 import { buildDiagram, toMermaid } from "./diagram.js";
 import { approveGateOf } from "./inspector-gate.js";
-import { budgetLine, budgetSpentIn, budgetView, type BudgetSpent } from "./budget-view.js";
-import { stepPayload, withRunHistory } from "./history-view.js";
-import { holderLive, locateRun, runDetail, type Roots } from "./run-view.js";
+import { budgetLine, budgetSpentIn, budgetView } from "./budget-view.js";
+import { stepPayload } from "./history-view.js";
+import { pageOfSteps, type StepWindow } from "./inspector-steps.js";
+import { locateRun, withRunRead, type Roots } from "./run-view.js";
+import { viewStep } from "./run-summary.js";
 import { stepVerdict } from "./step-verdict.js";
 import { storeAt } from "./store-runs.js";
 import { journalPage, type JournalSince } from "./journal-page.js";
@@ -26,65 +28,50 @@ export interface ApiContext {
 /** A part of the page that could not be read: its typed error, shown in place of the part. */
 export type PartError = { code: string; message: string };
 
-/** Steps a run page holds at most (the rest are paged: a 10,000-step run's first screen stays small). */
-export const STEPS_PAGE = 200;
-
-/** Which steps a page shows: from `offset` (default: the last page, where a live run's newest steps are). */
-export interface StepWindow {
-  offset?: number;
-  limit?: number;
-}
-
 /**
- * The run page: the run, a page of its steps with reuse verdicts, its diagram and its journal (with `since`, a
- * live page's refresh: only the entries past those it holds, `journalAfter` saying so).
+ * The run page: the run, a page of its steps with reuse verdicts, its diagram and its journal (`since`: only the
+ * entries past those the page holds), all from one reading of the run.
  */
 export async function runPage(o: ApiContext, id: string, window: StepWindow = {}, since?: JournalSince): Promise<object> {
-  const detail = await runDetail(o.roots, id, o.now().getTime());
-  const location = await locateRun(o.roots, o.roots.store === undefined ? detail.summary.runDir : detail.summary.id);
-  const live = await holderLive(o.roots, location);
-  const total = detail.steps.length;
-  const limit = Math.min(Math.max(1, window.limit ?? STEPS_PAGE), STEPS_PAGE);
-  const offset = Math.min(window.offset ?? Math.max(0, total - limit), Math.max(0, total - 1));
-  const shown = detail.steps.slice(offset, offset + limit);
-  // Verdicts read stored outputs: only for the steps shown, all from one opening of the history.
-  // What the run spent is read from the same opening of a plan folder's history (a third opening cost a
-  // 10,000-step page ~60 ms); undefined: read it on its own below.
-  let spent: BudgetSpent | null | undefined;
-  const steps = await part(() =>
-    withRunHistory(o.roots, location, async (h) => {
-      const byId = new Map(h.records.map((r) => [r.stepId, r]));
+  return withRunRead(o.roots, id, o.now().getTime(), async (r) => {
+    const { shown, page } = pageOfSteps(r.records, window);
+    // Verdicts read stored outputs: only for the steps shown.
+    const steps = await part(async () => {
       const out = [];
-      for (const s of shown) out.push({ ...s, verdict: await stepVerdict(byId.get(s.stepId) ?? null, null, { live, checkOutput: h.checkOutput }) });
-      if (h.log !== undefined) spent = await budgetSpentIn(h.log).catch(() => undefined);
+      for (const s of shown) out.push({ ...viewStep(s, r.live), verdict: await stepVerdict(s, null, { live: r.live, checkOutput: r.checkOutput }) });
       return out;
-    }),
-  );
-  const journal = await part(async () => journalPage(o.roots, location, since));
-  const budget = await part(async () => budgetView(spent !== undefined ? { spent } : o.roots.store === undefined ? detail.summary.runDir : { store: await storeAt(o.roots.store, o.roots.repoRoot), slug: detail.summary.id }, detail.metadata?.createdAt, detail.metadata?.state, o.defDirs.length === 0 ? null : loadDefinitionFolders(o.defDirs).registry, o.now().getTime()));
-  return {
-    schema: "phasekit.inspector-run/2",
-    summary: detail.summary,
-    metadata: detail.metadata,
-    pending: detail.pending,
-    steps: steps.ok ? steps.value : shown,
-    stepsPage: { offset, limit, total },
-    stepsError: detail.stepsError ?? (steps.ok ? null : steps.error),
-    diagram: diagramOf(o, detail.metadata?.state),
-    /** The current phase's approve gate (name, prompt, payload schema) when the definitions place the run. */
-    approveGate: approveGateOf(o.defDirs.length === 0 ? null : loadDefinitionFolders(o.defDirs).registry, detail.metadata?.state),
-    budget: budget.ok && budget.value !== null ? { ...budget.value, text: budgetLine(budget.value) } : null,
-    journal: journal.ok ? journal.value : [],
-    journalAfter: since?.after ?? 0,
-    journalError: journal.ok ? null : journal.error,
-  };
+    });
+    const journal = await part(() => journalPage(o.roots, r.location, since, r.journal));
+    // What the run spent: from the same opening of a plan folder's history; through its store otherwise.
+    const spent = r.log !== undefined ? await budgetSpentIn(r.log).catch(() => null) : undefined;
+    const registry = o.defDirs.length === 0 ? null : loadDefinitionFolders(o.defDirs).registry;
+    const store = spent === undefined && o.roots.store !== undefined ? await storeAt(o.roots.store, o.roots.repoRoot) : undefined;
+    const budget = await part(async () => budgetView(store === undefined ? { spent: spent ?? null } : { store, slug: r.summary.id }, r.metadata?.createdAt, r.metadata?.state, registry, o.now().getTime()));
+    return {
+      schema: "phasekit.inspector-run/2",
+      summary: r.summary,
+      metadata: r.metadata,
+      pending: r.pending,
+      steps: steps.ok ? steps.value : shown.map((s) => viewStep(s, r.live)),
+      stepsPage: page,
+      stepsError: r.stepsError ?? (steps.ok ? null : steps.error),
+      diagram: diagramOf(registry, r.metadata?.state),
+      /** The current phase's approve gate (name, prompt, payload schema) when the definitions place the run. */
+      approveGate: approveGateOf(registry, r.metadata?.state),
+      budget: budget.ok && budget.value !== null ? { ...budget.value, text: budgetLine(budget.value) } : null,
+      journal: journal.ok ? journal.value : [],
+      /** The journal holds only the entries past this seq (0: all of it). */
+      journalAfter: since?.after ?? 0,
+      journalError: journal.ok ? null : journal.error,
+    };
+  });
 }
 
-function diagramOf(o: ApiContext, raw: unknown): object | null {
-  if (raw === undefined || o.defDirs.length === 0) return null;
+function diagramOf(registry: WorkflowRegistry | null, raw: unknown): object | null {
+  if (raw === undefined || registry === null) return null;
   const state = migrateState(raw);
   if (!state.ok) return null;
-  const d = buildDiagram(loadDefinitionFolders(o.defDirs).registry, state.state.workflowKey, state.state);
+  const d = buildDiagram(registry, state.state.workflowKey, state.state);
   return d === null ? null : { ...d, mermaid: toMermaid(d) };
 }
 

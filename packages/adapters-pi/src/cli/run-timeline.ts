@@ -6,7 +6,8 @@
  */
 import { duration } from "./format.js";
 import { journalSentences } from "./journal-text.js";
-import { locateRun, runDetail, runJournal, type Roots, type StepView } from "./run-view.js";
+import { withRunRead, type Roots, type RunRead, type StepView } from "./run-view.js";
+import { viewStep } from "./run-summary.js";
 import type { JournalEntry } from "../store/journal.js";
 import { METADATA_DELTA_EVENT, METADATA_EVENT } from "../store/journal.js";
 
@@ -53,9 +54,13 @@ export const TIMELINE_PAGE = 200;
 
 /** The timeline of run `target` (optionally only step `step`'s items), paged from `offset` (default: the newest). */
 export async function runTimeline(roots: Roots, target: string, nowMs: number, o: { step?: string; offset?: number; limit?: number } = {}): Promise<RunTimeline> {
-  const detail = await runDetail(roots, target, nowMs);
+  return withRunRead(roots, target, nowMs, async (r) => timelineOf(r, o));
+}
+
+/** The timeline of a run read once (its steps and its journal from the same opening of its history). */
+async function timelineOf(r: RunRead, o: { step?: string; offset?: number; limit?: number }): Promise<RunTimeline> {
   // A damaged journal leaves the steps' timeline readable (the page shows the journal's own error elsewhere).
-  const journal = await runJournal(await locateRun(roots, target), roots).catch(() => [] as JournalEntry[]);
+  const journal = await r.journal().catch(() => [] as JournalEntry[]);
   const sentences = journalSentences(journal);
   const items: TimelineEntry[] = [];
   const attempts: Record<string, FailedAttempt[]> = {};
@@ -70,7 +75,7 @@ export async function runTimeline(roots: Roots, target: string, nowMs: number, o
       items.push({ at: e.at, kind, text: sentences[i] ?? e.event, seq: e.seq, ...(typeof from === "string" ? { run: from } : {}) });
     }
   });
-  for (const s of detail.steps) items.push(stepItem(s));
+  for (const s of r.records) items.push(stepItem(viewStep(s, r.live)));
   // Stable: items at the same instant keep the journal's (history) order, steps after it.
   items.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   noteWaits(items);
@@ -78,7 +83,7 @@ export async function runTimeline(roots: Roots, target: string, nowMs: number, o
   const limit = Math.min(Math.max(1, o.limit ?? TIMELINE_PAGE), TIMELINE_PAGE);
   const total = shown.length;
   const offset = Math.min(o.offset ?? Math.max(0, total - limit), Math.max(0, total - 1));
-  const s = detail.summary;
+  const s = r.summary;
   return {
     schema: "phasekit.timeline/1",
     id: s.id,

@@ -5,21 +5,25 @@
  */
 import path from "node:path";
 import { isFinished, workflowError } from "@phasekit/core";
-import { describeHolder, describeOwner } from "../lock/holder.js";
-import { judgeLiveness, type Liveness } from "../lock/liveness.js";
+import { judgeLiveness } from "../lock/liveness.js";
+import { nodeFs } from "../io/fs-port.js";
 import { readControlRequest } from "../store/control-signals.js";
 import { resolveRunTarget, type RunLocation } from "../run/target.js";
 import type { StepRecord } from "../engine/records.js";
-import { readRunSteps, stepFacts } from "../store/run-steps.js";
-import type { JournalEntry } from "../store/journal.js";
-import type { RunLogView } from "../store/run-log/reader.js";
-import type { WorkflowMetadata } from "../store/metadata-schema.js";
+import { checkStoredOutput, readRunSteps, stepFacts } from "../store/run-steps.js";
+import { journalAfter, type JournalEntry } from "../store/journal.js";
+import { readLegacyJournal, renderJournal } from "../store/journal-view.js";
+import { readMetadataWithLog } from "../store/log-metadata.js";
+import { readRunLog, type RunLogView } from "../store/run-log/reader.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
-import type { StoreLeaseView } from "../store/plan-store-port.js";
-import { locateStoreRun, storeAt, storeLease, storeRunFacts, storeStepRecords } from "./store-runs.js";
+import { METADATA_FILE } from "../store/plan-store-port.js";
+import { settle } from "../store/settle.js";
+import { historyIn, storeHistory, type OpenHistory } from "./history-view.js";
+import { lockOfFolder, lockOfLease, readError, shownOrder, summarize, viewStep } from "./run-summary.js";
+import { locateStoreRun, storeAt, storeLease, storeRunFacts, storeStepOutput } from "./store-runs.js";
 
 export type { Roots, ShownStatus, RunSummary, StepView, RunDetail } from "./run-types.js";
-import type { Roots, ShownStatus, RunSummary, StepView, RunDetail } from "./run-types.js";
+import type { Roots, ShownStatus, RunSummary, RunDetail } from "./run-types.js";
 
 /** A store over the plan root of `roots`. */
 export function storeOf(roots: Roots): PlanStore {
@@ -87,43 +91,96 @@ async function listStoreRuns(store: PlanStore, nowMs: number): Promise<RunSummar
 
 /** The detail of one run; `opened`: its plan folder's history already open (the caller closes it), read for the steps. */
 export async function runDetail(roots: Roots, target: string, nowMs: number, opened?: RunLogView | null): Promise<RunDetail> {
-  if (roots.store !== undefined) return storeRunDetail(await storeAt(roots.store, roots.repoRoot), target, nowMs);
+  const detail = async ({ summary, metadata, stepsError, pending, records, live }: RunRead): Promise<RunDetail> => ({
+    summary,
+    metadata,
+    steps: shownOrder(records).map((i) => viewStep(records[i] as StepRecord, live)),
+    stepsError,
+    pending,
+  });
+  return withRunRead(roots, target, nowMs, detail, opened);
+}
+
+/**
+ * What one reading of a run gives a request: its detail's facts, every step's latest record, and the reads of
+ * the same opening of its history (stored outputs, the journal). A plan folder's history is opened once per
+ * reading: each opening scans it, so a page that opened it once per part paid that scan per part.
+ */
+export interface RunRead extends Omit<RunDetail, "steps">, OpenHistory {
+  location: RunLocation;
+  /** Every step's latest record in history order (empty when `stepsError` says why). */
+  records: StepRecord[];
+  /** The run's holder is alive: a started step is in flight. */
+  live: boolean;
+  /** The run's journal (only its entries past seq `after`, when given), from the same opening. */
+  journal(after?: number): Promise<JournalEntry[]>;
+}
+
+/**
+ * Reads run `target` once for `fn` (a plan folder's history opened once, closed after; `opened`: the caller's,
+ * left open). A history that cannot be opened leaves its metadata, steps and journal unreadable, each saying why.
+ */
+export async function withRunRead<T>(roots: Roots, target: string, nowMs: number, fn: (r: RunRead) => Promise<T>, opened?: RunLogView | null): Promise<T> {
+  if (roots.store !== undefined) return fn(await storeRunRead(await storeAt(roots.store, roots.repoRoot), target, nowMs));
   const location = await locateRun(roots, target);
-  const store = createFsPlanStore({ repoRoot: roots.repoRoot, planRoot: location.planRoot });
+  const { runDir, slug } = location;
+  const open = opened !== undefined ? { ok: true as const, view: opened } : await readRunLog(runDir).then((view) => ({ ok: true as const, view }), (error: unknown) => ({ ok: false as const, error }));
+  const view = open.ok ? open.view : null;
   try {
-    const read = await store.readMetadata(location.slug);
-    const lock = lockOfFolder(await judgeLiveness(location.runDir));
-    const stepsRead = await readRunSteps(location.runDir, opened).then(
-      (records) => ({ records, error: null }),
-      (error: unknown) => ({ records: [] as StepRecord[], error: readError(error) }),
+    const read = await settle(async () => {
+      if (!open.ok) throw open.error;
+      return readMetadataWithLog(path.join(runDir, METADATA_FILE), nodeFs, view?.state());
+    });
+    const lock = lockOfFolder(await judgeLiveness(runDir));
+    const steps = await (open.ok ? historyIn(runDir, view) : Promise.reject(open.error)).then(
+      (h) => ({ h, error: null }),
+      (error: unknown) => ({ h: { records: [], checkOutput: (r: StepRecord) => checkStoredOutput(runDir, r, view) } as OpenHistory, error: readError(error) }),
     );
-    const records = stepsRead.records;
-    const summary = summarize(location.slug, location.runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, stepFacts(records));
-    const steps = viewSteps(records, lock.verdict === "live");
-    const control = await readControlRequest(location.runDir);
-    return { summary, metadata: read.ok ? read.metadata : null, steps, stepsError: stepsRead.error, pending: control.ok ? control.request : null };
+    const control = await readControlRequest(runDir);
+    return await fn({
+      ...steps.h,
+      location,
+      summary: summarize(slug, runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, stepFacts(steps.h.records)),
+      metadata: read.ok ? read.metadata : null,
+      stepsError: steps.error,
+      pending: control.ok ? control.request : null,
+      live: lock.verdict === "live",
+      async journal(after) {
+        if (!open.ok) throw open.error;
+        const legacy = await readLegacyJournal(runDir, nodeFs);
+        if (!legacy.ok) throw legacy.error;
+        return renderJournal(legacy.legacy, view, journalAfter({ after }));
+      },
+    });
   } finally {
-    await store.close();
+    if (opened === undefined) view?.close();
   }
 }
 
-/** `runDetail` on a store named by URL. */
-async function storeRunDetail(store: PlanStore, target: string, nowMs: number): Promise<RunDetail> {
+/** `withRunRead` on a store named by URL: each part asked of the store once. */
+async function storeRunRead(store: PlanStore, target: string, nowMs: number): Promise<RunRead> {
   const location = await locateStoreRun(store, target);
-  const read = await store.readMetadata(location.slug);
-  const lock = lockOfLease(await storeLease(store, location.slug));
-  const stepsRead = await storeStepRecords(store, location.slug).then(
-    (records) => ({ records, error: null }),
-    (error: unknown) => ({ records: [] as StepRecord[], error: readError(error) }),
+  const { slug, runDir } = location;
+  const read = await store.readMetadata(slug);
+  const lock = lockOfLease(await storeLease(store, slug));
+  const steps = await storeHistory(store, slug).then(
+    (h) => ({ h, error: null }),
+    (error: unknown) => ({ h: { records: [], checkOutput: (r: StepRecord) => storeStepOutput(store, slug, r) } as OpenHistory, error: readError(error) }),
   );
-  const summary = summarize(location.slug, location.runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, stepFacts(stepsRead.records));
-  const control = await store.readControl(location.slug);
+  const control = await store.readControl(slug);
   return {
-    summary,
+    ...steps.h,
+    location,
+    summary: summarize(slug, runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, stepFacts(steps.h.records)),
     metadata: read.ok ? read.metadata : null,
-    steps: viewSteps(stepsRead.records, lock.verdict === "live"),
-    stepsError: stepsRead.error,
+    stepsError: steps.error,
     pending: control.ok ? control.request : null,
+    live: lock.verdict === "live",
+    async journal(after) {
+      const r = await store.readJournal(slug, after === undefined ? undefined : { after });
+      if (!r.ok) throw r.error;
+      return r.entries;
+    },
   };
 }
 
@@ -164,83 +221,6 @@ export async function runJournal(location: RunLocation, roots: Roots, after?: nu
 /** The latest record of every step (the run log, or an earlier format's checkpoint log), read without writing. */
 export async function readStepRecords(runDir: string): Promise<StepRecord[]> {
   return readRunSteps(runDir);
-}
-
-function viewSteps(records: StepRecord[], live: boolean): StepView[] {
-  return [...records]
-    .sort((a, b) => a.startedAt.localeCompare(b.startedAt))
-    .map((r) => ({
-      stepId: r.stepId,
-      status: r.status === "started" ? (live ? "in-flight" : "interrupted") : r.status,
-      attempt: r.attempt,
-      startedAt: r.startedAt,
-      finishedAt: r.finishedAt ?? null,
-      durationMs: r.finishedAt === undefined ? null : Date.parse(r.finishedAt) - Date.parse(r.startedAt),
-      inputFingerprint: r.inputFingerprint,
-      outputFingerprint: r.outputFingerprint ?? null,
-      error: r.error ?? null,
-      superseded: r.superseded === true,
-    }));
-}
-
-function summarize(
-  id: string,
-  runDir: string,
-  m: WorkflowMetadata | null,
-  error: { code: string; message: string } | null,
-  lock: LockSeen | null,
-  nowMs: number,
-  /** What the run log says of steps (workflow.json's step fields are only as new as its last write). */
-  facts: { current: string | null; last: string | null } | null,
-): RunSummary {
-  const held = lock !== null && lock.verdict !== "none";
-  let status: ShownStatus = error !== null ? "unreadable" : m === null ? "new" : m.status;
-  // A run that says `running` but whose runner is not alive by the lock's liveness rule has crashed: it resumes
-  // when asked. A holder on another host whose heartbeat looks stale stays `running` (lock "stale: …") until a
-  // watch settles it: one look cannot tell a dead holder from a skewed clock.
-  if (m !== null && m.status === "running" && lock?.verdict !== "live") status = "crashed";
-  return {
-    id,
-    runDir,
-    status,
-    ownerTool: m?.ownerTool ?? null,
-    phase: m?.phase ?? null,
-    currentStep: status === "running" || status === "crashed" ? (facts?.current ?? m?.currentStepId ?? null) : (m?.currentStepId ?? null),
-    lastStep: facts?.last ?? m?.lastCompletedStepId ?? null,
-    createdAt: m?.createdAt ?? null,
-    updatedAt: m?.updatedAt ?? null,
-    ageMs: m === null ? null : Math.max(0, nowMs - Date.parse(m.updatedAt)),
-    lockHolder: held ? lock.holder : null,
-    lockStale: held && lock.stale,
-    error: error === null ? null : readError(error),
-  };
-}
-
-/** A lock as a summary shows it, whichever rule judged it. */
-interface LockSeen {
-  verdict: "none" | "live" | "dead";
-  /** The holder in one line. */
-  holder: string;
-  /** Its liveness could not be vouched for (unverified, or a heartbeat watched going quiet; an expired lease). */
-  stale: boolean;
-}
-
-/** The lock folder's verdict as shown. */
-function lockOfFolder(lock: Liveness): LockSeen {
-  const gone = lock.verdict === "dead" && lock.by === "pid";
-  return { verdict: lock.verdict, holder: `${gone ? "gone: " : ""}${describeHolder(lock.holder)}`, stale: lock.by === "unverified" || (lock.verdict === "dead" && lock.by === "heartbeat") };
-}
-
-/** A store's lease as shown: an expired lease nobody took is a dead holder, shown stale (it may still renew). */
-function lockOfLease(lease: StoreLeaseView | null): LockSeen {
-  if (lease === null) return { verdict: "none", holder: "", stale: false };
-  return { verdict: lease.live ? "live" : "dead", holder: `${describeOwner(lease.owner)}, lease until ${lease.until}`, stale: !lease.live };
-}
-
-/** A typed read error as shown (a foreign error is INTERNAL: never swallowed silently, always named). */
-function readError(error: unknown): { code: string; message: string } {
-  const e = error as { code?: unknown; message?: unknown };
-  return { code: typeof e.code === "string" ? e.code : "INTERNAL", message: typeof e.message === "string" ? e.message.replace(/^(\[[^\]]*\] )+/, "") : String(error) };
 }
 
 /** True when the shown status is final. */

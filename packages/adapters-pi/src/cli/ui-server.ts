@@ -5,7 +5,7 @@
  * secret token (Jupyter's model: other local users can reach the port, not the token); a write (POST) carries it
  * in a header and a JSON body, which no other origin can send without a preflight this server never grants.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,6 +14,8 @@ import { validateSlug } from "../io/plan-paths.js";
 import { CONTROL_ACTIONS, type ControlAction } from "./control-actions.js";
 import { approveFromPage } from "./inspector-approve.js";
 import { act, payloadPage, PAYLOAD_PAGE, runPage, type ApiContext } from "./inspector-api.js";
+import { stepCursors } from "./inspector-steps.js";
+import { cookieOf, MAX_BODY, optionalInt, readBody, safeDecode, same, send } from "./inspector-http.js";
 import { failureAnswer } from "./inspector-failure.js";
 import { JSON_SCHEMAS } from "./io.js";
 import { listRuns, locateRun, runDetail, type Roots } from "./run-view.js";
@@ -45,6 +47,7 @@ export interface Inspector {
 const ASSETS: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
+  "/early.js": { file: "early.js", type: "text/javascript; charset=utf-8" },
   "/style.css": { file: "style.css", type: "text/css; charset=utf-8" },
   "/time-travel.js": { file: "time-travel.js", type: "text/javascript; charset=utf-8" },
   "/approval.js": { file: "approval.js", type: "text/javascript; charset=utf-8" },
@@ -52,7 +55,6 @@ const ASSETS: Record<string, { file: string; type: string }> = {
 };
 
 const TOKEN_HEADER = "x-phasekit-token";
-const MAX_BODY = 16 * 1024;
 
 /** Starts the inspector on 127.0.0.1. */
 export async function startInspector(options: InspectorOptions): Promise<Inspector> {
@@ -122,7 +124,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: Ap
     const state = optionalInt(url, "journalState");
     if (offset === null || limit === null || after === null || state === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: "stepOffset, stepLimit, journalAfter and journalState are whole numbers ≥ 0" } });
     const since = after === undefined ? undefined : { after, state: state ?? 0 };
-    return answer(res, run[1] as string, (id) => runPage(o, id, { ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }, since));
+    return answer(res, run[1] as string, (id) => runPage(o, id, { ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }), ...stepCursors(url) }, since));
   }
   const events = /^\/api\/runs\/([^/]+)\/events$/.exec(url.pathname);
   if (events !== null) {
@@ -202,62 +204,7 @@ async function answer(res: http.ServerResponse, rawId: string, fn: (id: string) 
   }
 }
 
-/** A query parameter as a whole number ≥ 0: undefined when absent, null when malformed. */
-function optionalInt(url: URL, name: string): number | undefined | null {
-  const text = url.searchParams.get(name);
-  if (text === null) return undefined;
-  const n = Number(text);
-  return /^\d+$/.test(text) && Number.isSafeInteger(n) ? n : null;
-}
-
 function notFound(message: string): never {
   throw workflowError("cli", "NOT_FOUND", message);
 }
 
-function readBody(req: http.IncomingMessage): Promise<Record<string, unknown> | null> {
-  return new Promise((resolve) => {
-    let size = 0;
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-    });
-    req.on("end", () => {
-      if (size > MAX_BODY) return resolve(null);
-      try {
-        const v: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
-        resolve(typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
-      } catch {
-        resolve(null);
-      }
-    });
-    req.on("error", () => resolve(null));
-  });
-}
-
-function cookieOf(req: http.IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const [k, ...v] = part.trim().split("=");
-    if (k === name) return v.join("=");
-  }
-  return undefined;
-}
-
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-function safeDecode(text: string): string | null {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return null;
-  }
-}
-
-function send(res: http.ServerResponse, status: number, body: object): void {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
-  res.end(JSON.stringify(body));
-}
