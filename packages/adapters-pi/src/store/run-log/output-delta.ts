@@ -66,7 +66,7 @@ export function verifiedText(value: JsonValue, fingerprint: string): string | un
   return text !== fast && fingerprintOfCanonical(text) === fingerprint ? text : undefined;
 }
 
-/** Most links a chain may have before a reader refuses it: twice the longest chain any writer makes (PostgreSQL writes whole every 65 outputs, the fs log every MAX_OUTPUT_CHAIN + 1). */
+/** Most links a chain may have before a reader refuses it: at least twice the longest chain a writer makes (PostgreSQL writes whole every 65 outputs, the fs log every MAX_OUTPUT_CHAIN + 1). */
 export const MAX_CHAIN_LINKS = 4 * MAX_OUTPUT_CHAIN;
 
 interface Link {
