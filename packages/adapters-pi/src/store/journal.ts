@@ -59,6 +59,38 @@ export function journalAfter(options: JournalReadOptions | undefined): number {
   });
 }
 
+/**
+ * The one check of an entry a caller appends, for every store: the journal's schema (seq left to the store) and
+ * the events only `writeMetadata` writes. INVALID_OPTIONS naming the run, the field and its value otherwise.
+ */
+export function checkJournalAppend(slug: string, entry: unknown): Result<{ entry: JournalAppend }> {
+  const event = (entry as { event?: unknown } | null)?.event;
+  if (event === METADATA_EVENT || event === METADATA_DELTA_EVENT) {
+    return {
+      ok: false,
+      error: workflowError("store", "INVALID_OPTIONS", `run ${slug}: the journal event "${event}" is written only by writeMetadata.`, {
+        field: "event",
+        value: event,
+        hint: "name the event after what happened, e.g. step-reused",
+      }),
+    };
+  }
+  const checked = journalEntrySchema.omit({ seq: true }).safeParse(entry);
+  if (checked.success) return { ok: true, entry: checked.data };
+  const issue = checked.error.issues[0];
+  const field = issue?.path.map(String).join(".") || "entry";
+  let value: unknown = entry;
+  for (const key of issue?.path ?? []) value = (value as Record<PropertyKey, unknown> | null | undefined)?.[key];
+  return {
+    ok: false,
+    error: workflowError("store", "INVALID_OPTIONS", `run ${slug}: the journal entry's ${field} is invalid: ${issue?.message ?? "unknown"}.`, {
+      field,
+      value: typeof value === "string" ? value.slice(0, 80) : typeof value === "object" && value !== null ? "object" : value,
+      hint: "pass { generation, at, event, data? } with a non-empty event name of at most 128 characters",
+    }),
+  };
+}
+
 /** Reads every entry; a missing file is an empty journal; a bad line before the last is CORRUPT_FILE naming it. */
 export async function readJournal(file: string, options: { fs?: FsPort } = {}): Promise<JournalReadResult> {
   const fs = options.fs ?? nodeFs;

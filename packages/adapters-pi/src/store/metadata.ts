@@ -17,6 +17,17 @@ import {
 
 const SCOPE = "workflow.json";
 
+/** The one check every store makes before writing run `slug`'s metadata: the document names that run (INVALID_STATE otherwise). */
+export function slugMismatch(slug: string, next: { slug?: unknown } | null | undefined): WorkflowError | undefined {
+  const found = next?.slug;
+  if (found === slug) return undefined;
+  return workflowError("store", "INVALID_STATE", `metadata for run ${slug} names slug ${JSON.stringify(found)}.`, {
+    field: "slug",
+    value: typeof found === "string" ? found.slice(0, 80) : typeof found,
+    hint: `pass metadata whose slug is ${JSON.stringify(slug)}`,
+  });
+}
+
 /** Outcome of a read: the metadata, `null` when the file does not exist, or a typed error. */
 export type ReadMetadataResult = { ok: true; metadata: WorkflowMetadata | null } | { ok: false; error: WorkflowError };
 

@@ -9,7 +9,7 @@ import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/co
 import { cleanTempFiles, syncDir } from "../io/atomic-write.js";
 import { assertRealDir } from "../io/safe-open.js";
 import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
-import { journalAfter, journalEntrySchema, METADATA_DELTA_EVENT, METADATA_EVENT, type JournalAppend } from "./journal.js";
+import { checkJournalAppend, journalAfter, type JournalAppend } from "./journal.js";
 import { JOURNAL_EVENT, journalEventData, lastJournalSeq, readLegacyJournal, renderJournal, type LegacyJournal } from "./journal-view.js";
 import { readRunLog } from "./run-log/reader.js";
 import { acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
@@ -24,7 +24,7 @@ import { openRunLog, type RunLog } from "./run-log/run-log.js";
 import { RUN_ARTIFACTS_DIR } from "./run-log/file-names.js";
 import { gc } from "./retention.js";
 import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
-import type { ReadMetadataResult } from "./metadata.js";
+import { slugMismatch, type ReadMetadataResult } from "./metadata.js";
 import { createFsControl } from "./control-fs.js";
 import type { WorkflowMetadataInput } from "./metadata-schema.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
@@ -128,7 +128,8 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
 
   const writeMetadataVia = async (own: Lease | undefined, slug: string, next: WorkflowMetadataInput, expectedGeneration: number | null): ReturnType<PlanStore["writeMetadata"]> => {
     return settle(async () => {
-      if (next.slug !== slug) return { ok: false, error: slugMismatch(slug, next.slug) };
+      const mismatch = slugMismatch(slug, next);
+      if (mismatch !== undefined) return { ok: false, error: mismatch };
       const dir = await openRun(slug);
       const file = path.join(dir, METADATA_FILE);
       return throughLease(own, slug, dir, "write its metadata", (log) => writeMetadataWithLog(log, file, fs, next, expectedGeneration));
@@ -137,14 +138,13 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
 
   const appendJournalVia = async (own: Lease | undefined, slug: string, entry: JournalAppend): ReturnType<PlanStore["appendJournal"]> => {
     return settle(async () => {
-      if (entry.event === METADATA_EVENT || entry.event === METADATA_DELTA_EVENT) return { ok: false, error: reservedEvent(slug, entry.event) };
-      const checked = journalEntrySchema.omit({ seq: true }).safeParse(entry);
-      if (!checked.success) return { ok: false, error: badEntry(slug, checked.error.issues[0]) };
+      const checked = checkJournalAppend(slug, entry);
+      if (!checked.ok) return checked;
       const dir = await openRun(slug);
       const legacy = await legacyOf(dir);
       return throughLease(own, slug, dir, "append to its journal", async (log) => {
-        await log.event(JOURNAL_EVENT, journalEventData(checked.data));
-        return { ok: true as const, entry: { ...checked.data, seq: lastJournalSeq(legacy, log) } };
+        await log.event(JOURNAL_EVENT, journalEventData(checked.entry));
+        return { ok: true as const, entry: { ...checked.entry, seq: lastJournalSeq(legacy, log) } };
       });
     });
   };
@@ -267,28 +267,4 @@ interface Lease {
   dir: string;
   log: Promise<RunLog>;
   clock: { now: () => number };
-}
-
-function slugMismatch(slug: string, found: string): WorkflowError {
-  return workflowError("store", "INVALID_STATE", `metadata for run ${slug} names slug ${JSON.stringify(found)}.`, {
-    field: "slug",
-    value: found,
-    hint: `pass metadata whose slug is ${JSON.stringify(slug)}`,
-  });
-}
-
-function reservedEvent(slug: string, event: string): WorkflowError {
-  return workflowError("store", "INVALID_OPTIONS", `run ${slug}: the journal event "${event}" is written only by writeMetadata.`, {
-    field: "event",
-    value: event,
-    hint: "name the event after what happened, e.g. step-reused",
-  });
-}
-
-function badEntry(slug: string, issue: { path: PropertyKey[]; message: string } | undefined): WorkflowError {
-  const field = issue?.path.map(String).join(".") || "entry";
-  return workflowError("store", "INVALID_OPTIONS", `run ${slug}: the journal entry's ${field} is invalid: ${issue?.message ?? "unknown"}.`, {
-    field,
-    hint: "pass { generation, at, event, data? } with a non-empty event name of at most 128 characters",
-  });
 }

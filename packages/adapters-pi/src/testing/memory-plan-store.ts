@@ -6,14 +6,14 @@
  * runs (another process, in effect).
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import { journalAfter, type JournalAppend, type JournalEntry } from "../store/journal.js";
+import { checkJournalAppend, journalAfter, type JournalAppend, type JournalEntry } from "../store/journal.js";
 import { validateSlug } from "../io/plan-paths.js";
 import type { PlanRunEntry, PlanStore, StoreLock } from "../store/plan-store.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { GcReport } from "../store/retention.js";
 import { createMemoryCheckpoints, newMemoryHistory, type MemoryHistory } from "./memory-checkpoints.js";
 import { notHeld } from "../store/read-checkpoints.js";
-import { buildDocument, validateMetadata } from "../store/metadata.js";
+import { buildDocument, slugMismatch, validateMetadata } from "../store/metadata.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 import { approvalMismatch, newControlRequest, withdrawRefusal, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
 
@@ -85,7 +85,8 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
   const writeMetadataVia = (lease: Lease | undefined, slug: string, next: WorkflowMetadataInput, expectedGeneration: number | null): ReturnType<PlanStore["writeMetadata"]> =>
     guard(() => {
       const run = runOf(slug);
-      if (next.slug !== slug) return { ok: false as const, error: workflowError("store", "INVALID_STATE", `slug mismatch ${next.slug}`, { field: "slug" }) };
+      const mismatch = slugMismatch(slug, next);
+      if (mismatch !== undefined) return { ok: false as const, error: mismatch };
       if (lease !== undefined && run.holder !== lease) return { ok: false as const, error: lost(slug, lease, "writing the metadata") };
       // Without a lease, a write would race the live holder (as on the fs store): refused while one holds the run.
       if (lease === undefined && run.holder !== null && !run.holder.expired) {
@@ -106,13 +107,14 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
   // A journal line is a history entry: fenced like every other write of the run.
   const appendJournalVia = (lease: Lease | undefined, slug: string, entry: JournalAppend): ReturnType<PlanStore["appendJournal"]> =>
     guard(() => {
-      if (entry.event === "metadata") return { ok: false as const, error: workflowError("store", "INVALID_OPTIONS", "reserved event", { field: "event" }) };
+      const checked = checkJournalAppend(slug, entry);
+      if (!checked.ok) return checked;
       const run = runOf(slug);
       if (lease !== undefined && run.holder !== lease) return { ok: false as const, error: lost(slug, lease, "appending to the journal") };
       if (lease === undefined && run.holder !== null && !run.holder.expired) {
         return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${run.holder.tool}`, { value: { tool: run.holder.tool } }) };
       }
-      const full = { ...entry, seq: run.journal.length + 1 };
+      const full = { ...checked.entry, seq: run.journal.length + 1 };
       run.journal.push(full);
       return { ok: true as const, entry: full };
     });

@@ -53,7 +53,29 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
         expect(!w.ok && w.error.code).toBe("INVALID_SLUG");
       }
       const other = await store.writeMetadata("run-a", sampleMetadata("run-b"), null);
-      expect(!other.ok && other.error.code).toBe("INVALID_STATE");
+      // The one check, worded alike on every store: the run, the field and the value it found.
+      expect(!other.ok && other.error).toMatchObject({ code: "INVALID_STATE", message: expect.stringContaining('metadata for run run-a names slug "run-b"'), details: { field: "slug", value: "run-b" } });
+    });
+
+    it("refuses a journal entry the journal could not hold, with the same error on every store, and appends nothing", async () => {
+      const store = await fresh();
+      const w = await store.writeMetadata("run-k", sampleMetadata("run-k", 0), null);
+      if (!w.ok) throw w.error;
+      const at = "2026-01-01T00:00:00.000Z";
+      const cases: Array<[unknown, string, unknown]> = [
+        [{ generation: 1, at, event: "metadata-delta" }, "event", "metadata-delta"],
+        [{ generation: 1, at, event: "" }, "event", ""],
+        [{ generation: 1, at, event: "x".repeat(129) }, "event", "x".repeat(80)],
+        [{ generation: -1, at, event: "e" }, "generation", -1],
+        [{ generation: 1, at: "", event: "e" }, "at", ""],
+        [{ generation: 1, at, event: "e", extra: true }, "entry", "object"],
+      ];
+      for (const [entry, field, value] of cases) {
+        const r = await store.appendJournal("run-k", entry as Parameters<PlanStore["appendJournal"]>[1]);
+        expect(!r.ok && r.error, JSON.stringify(entry).slice(0, 60)).toMatchObject({ code: "INVALID_OPTIONS", message: expect.stringContaining("run run-k"), details: { field, value } });
+      }
+      const j = await store.readJournal("run-k");
+      expect(j.ok && j.entries.map((e) => e.event)).toEqual(["metadata"]);
     });
 
     it("journals every write so the latest metadata can be rebuilt", async () => {

@@ -4,8 +4,8 @@
  * through writes under its one unreleased lease on the run, as a writer without a lease when it holds none, and
  * not at all when it holds several (it cannot tell whose write it is).
  */
-import { workflowError } from "@phasekit/core";
 import type { PlanStore } from "@phasekit/adapters-pi";
+import { slugMismatch } from "@phasekit/adapters-pi/store-kit";
 import type { Db, Fence } from "../db/db.js";
 import { ambiguousHolder } from "../db/errors.js";
 import type { Lease } from "../lease/lease.js";
@@ -64,9 +64,8 @@ export function holderWrites(db: Db, slugOf: (slug: string) => string, fenceOf: 
     writeMetadata: (slug, next, expected) =>
       settle(async () => {
         const s = slugOf(slug);
-        if (next.slug !== s) {
-          return { ok: false, error: workflowError("store-postgres", "INVALID_STATE", `metadata for run ${s} names slug ${JSON.stringify(next.slug)}.`, { field: "slug", value: next.slug }) };
-        }
+        const mismatch = slugMismatch(s, next);
+        if (mismatch !== undefined) return { ok: false, error: mismatch };
         return writeRunMetadata(db, s, fenceOf(s), next, expected);
       }),
     appendJournal: (slug, entry) =>

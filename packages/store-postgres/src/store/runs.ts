@@ -1,6 +1,6 @@
 /** Metadata (compare-and-set by generation) and the journal, each write fenced by the holder's epoch. */
 import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
-import { buildDocument, validateMetadata } from "@phasekit/adapters-pi/store-kit";
+import { buildDocument, checkJournalAppend, validateMetadata } from "@phasekit/adapters-pi/store-kit";
 import { type JournalAppend, type JournalEntry, type JournalReadResult, type ReadMetadataResult, type WorkflowMetadata, type WorkflowMetadataInput } from "@phasekit/adapters-pi";
 import { fencedWrite, fenceParams, fenceSql, query, type Db, type Fence } from "../db/db.js";
 import { isTerminatedConnection, lockLost, locked, storeError } from "../db/errors.js";
@@ -94,18 +94,11 @@ export async function readRunJournal(db: Db, slug: string, after = 0): Promise<J
 
 /** Appends a non-snapshot event with the next `seq`, fenced like every write. */
 export async function appendRunJournal(db: Db, slug: string, fence: Fence, entry: JournalAppend): Promise<Result<{ entry: JournalEntry }>> {
-  if (entry.event === METADATA_EVENT) {
-    return {
-      ok: false,
-      error: workflowError(SCOPE, "INVALID_OPTIONS", `run ${slug}: the journal event "${METADATA_EVENT}" is written only by writeMetadata.`, {
-        field: "event",
-        value: METADATA_EVENT,
-        hint: "name the event after what happened, e.g. step-reused",
-      }),
-    };
-  }
+  // The fs store's check (schema, reserved events): nothing it refuses is appended here.
+  const checked = checkJournalAppend(slug, entry);
+  if (!checked.ok) return checked;
   const [e, t] = fenceParams(fence);
-  const stored = storableJson(entry);
+  const stored = storableJson(checked.entry);
   try {
     await ensureRun(db, slug);
     // Not sent again after a cut connection: a second try would append the event twice.
