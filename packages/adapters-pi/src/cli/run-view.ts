@@ -91,14 +91,12 @@ async function listStoreRuns(store: PlanStore, nowMs: number): Promise<RunSummar
 
 /** The detail of one run; `opened`: its plan folder's history already open (the caller closes it), read for the steps. */
 export async function runDetail(roots: Roots, target: string, nowMs: number, opened?: RunLogView | null): Promise<RunDetail> {
-  const detail = async ({ summary, metadata, stepsError, pending, records, live }: RunRead): Promise<RunDetail> => ({
-    summary,
-    metadata,
-    steps: shownOrder(records).map((i) => viewStep(records[i] as StepRecord, live)),
-    stepsError,
-    pending,
-  });
-  return withRunRead(roots, target, nowMs, detail, opened);
+  return withRunRead(roots, target, nowMs, async (r) => detailOf(r), opened);
+}
+
+/** The detail a reading of a run gives (its steps in the order shown). */
+export function detailOf({ summary, metadata, stepsError, pending, records, live }: RunRead): RunDetail {
+  return { summary, metadata, steps: shownOrder(records).map((i) => viewStep(records[i] as StepRecord, live)), stepsError, pending };
 }
 
 /**

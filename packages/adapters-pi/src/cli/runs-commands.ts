@@ -8,7 +8,7 @@ import { journalLine, journalSentences, type SentenceCarry } from "./journal-tex
 import type { RunLocation } from "../run/target.js";
 import { CliFailure, EXIT, fail, JSON_SCHEMAS, plainMessage, printJson, usage, type CliIo } from "./io.js";
 import { stepPayload } from "./history-view.js";
-import { holderLive, listRuns, locateRun, runDetail, runJournal, stillGoing, type Roots, type RunDetail, type RunSummary } from "./run-view.js";
+import { holderLive, listRuns, locateRun, runDetail, runJournal, stillGoing, withRunRead, type Roots, type RunDetail, type RunSummary } from "./run-view.js";
 import { loadDefinitionFolders } from "../definitions/folders.js";
 import { readPinIn } from "../run/definitions-pin.js";
 import { budgetLine, budgetView, type BudgetView } from "./budget-view.js";
@@ -87,8 +87,9 @@ export function registerRunCommands(program: Command, io: CliIo): void {
       // An unreadable state ends the follow only when a second look agrees and no live holder may be mid-write.
       let unreadableLooks = 0;
       while (o.follow === true) {
-        const detail = await runDetail(c.roots, c.roots.store === undefined ? location.runDir : location.slug, io.now().getTime());
-        print(await runJournal(location, c.roots, seen));
+        // One reading of the run per look: its summary and the entries past the last one printed.
+        const detail = await withRunRead(c.roots, c.roots.store === undefined ? location.runDir : location.slug, io.now().getTime(), async (r) => ({ summary: r.summary, journal: await r.journal(seen) }));
+        print(detail.journal);
         const live = await holderLive(c.roots, location);
         const unreadable = detail.summary.error;
         unreadableLooks = unreadable !== null && !live ? unreadableLooks + 1 : 0;

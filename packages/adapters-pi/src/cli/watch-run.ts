@@ -2,8 +2,8 @@
  * `watchRun(target)`: a run's history as typed events, as they happen, for code that reacts or renders. It reads
  * what `phasekit journal --follow`, `show` and the inspector's timeline read (run-view.ts: the run's detail, journal
  * and holder; the timeline's kinds; the journal's sentences; budget-view.ts: what the run spent), looking again every `intervalMs`, and ends when the
- * run has nothing more coming (the followers' one rule, `stillGoing`). Each look reads only the journal entries
- * past the last one seen, and opens a plan folder's history once. Nothing here writes.
+ * run has nothing more coming (the followers' one rule, `stillGoing`). Each look is one reading of the run (a plan
+ * folder's history opened once) and takes only the journal entries past the last one seen. Nothing here writes.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { JournalEntry } from "../store/journal.js";
@@ -12,8 +12,7 @@ import type { BudgetUsage } from "@phasekit/core";
 import { budgetSpentIn, type BudgetSpent } from "./budget-view.js";
 import { journalSentences, type SentenceCarry } from "./journal-text.js";
 import { kindOf } from "./run-timeline.js";
-import { readRunLog } from "../store/run-log/reader.js";
-import { holderLive, locateRun, runDetail, runJournal, stillGoing, type Roots, type RunDetail, type ShownStatus, type StepView } from "./run-view.js";
+import { detailOf, holderLive, locateRun, stillGoing, withRunRead, type Roots, type RunDetail, type ShownStatus, type StepView } from "./run-view.js";
 import { workflowError } from "@phasekit/core";
 
 /** Where the run is and how to watch it. */
@@ -77,10 +76,7 @@ export async function* watchRun(target: string, options: WatchRunOptions): Async
   let unreadableLooks = 0;
   const carry: SentenceCarry = {};
   while (options.signal?.aborted !== true) {
-    const { detail, spent } = await look(roots, ref, location.runDir);
-    // Only the entries past the last one seen are read. A damaged journal leaves the steps and the status
-    // watchable, as on the timeline.
-    const journal = await runJournal(location, roots, seenSeq).catch(() => [] as JournalEntry[]);
+    const { detail, spent, journal } = await look(roots, ref, seenSeq);
     const fresh: RunEvent[] = [...journalEvents(journal, carry), ...stepEvents(detail.steps, shownSteps)];
     if (spent !== null && JSON.stringify(spent.used) !== shownBudget) {
       shownBudget = JSON.stringify(spent.used);
@@ -109,20 +105,17 @@ export async function* watchRun(target: string, options: WatchRunOptions): Async
 }
 
 /**
- * One look at the run: its detail and what it spent. A plan folder's history is opened once for both (the steps
- * and `budgetSpentIn`, as the inspector's run page reads them); one that cannot be opened is left to
- * `runDetail`, which reports it. A store named by URL keeps its budget entries where this reader does not look
- * yet (docs/gates.md).
+ * One look at the run, from one reading of it (a plan folder's history opened once): its detail, what it spent
+ * (`budgetSpentIn`, as the inspector's run page reads it; a store named by URL keeps its budget entries where
+ * this reader does not look yet, docs/gates.md) and the journal entries past seq `after`. A damaged journal
+ * leaves the steps and the status watchable, as on the timeline.
  */
-async function look(roots: Roots, ref: string, runDir: string): Promise<{ detail: RunDetail; spent: BudgetSpent | null }> {
-  if (roots.store !== undefined) return { detail: await runDetail(roots, ref, Date.now()), spent: null };
-  const view = await readRunLog(runDir).catch(() => undefined);
-  try {
-    const detail = await runDetail(roots, ref, Date.now(), view);
-    return { detail, spent: view === undefined || view === null ? null : await budgetSpentIn(view).catch(() => null) };
-  } finally {
-    view?.close();
-  }
+async function look(roots: Roots, ref: string, after: number): Promise<{ detail: RunDetail; spent: BudgetSpent | null; journal: JournalEntry[] }> {
+  return withRunRead(roots, ref, Date.now(), async (r) => ({
+    detail: detailOf(r),
+    spent: r.log === undefined ? null : await budgetSpentIn(r.log).catch(() => null),
+    journal: await r.journal(after).catch(() => [] as JournalEntry[]),
+  }));
 }
 
 function journalEvents(journal: readonly JournalEntry[], carry: SentenceCarry): RunEvent[] {
