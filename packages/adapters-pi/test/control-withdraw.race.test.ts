@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { nodeFs, type FsPort } from "../src/io/fs-port.js";
 import { controlFile, newControlRequest, writeControlRequest } from "../src/store/control-signals.js";
 import { createFsPlanStore } from "../src/store/plan-store.js";
-import { withdrawRaceCases } from "./contract/withdraw-race-cases.js";
+import { displacedTakeCases, withdrawRaceCases } from "./contract/withdraw-race-cases.js";
+import { lockDirOf } from "../src/lock/holder.js";
 import { createMemoryPlanStore } from "./helpers/memory-plan-store.js";
 
 const dirs: string[] = [];
@@ -23,10 +24,14 @@ const tempRoot = (): string => {
 };
 
 describe("withdraw race: fs store", () => {
-  withdrawRaceCases(async () => {
+  const fsSetup = async () => {
     const repoRoot = tempRoot();
-    return { store: createFsPlanStore({ repoRoot }), other: createFsPlanStore({ repoRoot }), repoRoot };
-  });
+    // The lock folder gone (a stale-lock breaker took it): the holder notices only when it asks its lock.
+    const loseLock = async (slug: string) => rmSync(lockDirOf(path.join(repoRoot, "ai_plan", slug)), { recursive: true, force: true });
+    return { store: createFsPlanStore({ repoRoot }), other: createFsPlanStore({ repoRoot }), repoRoot, loseLock };
+  };
+  withdrawRaceCases(fsSetup);
+  displacedTakeCases(fsSetup);
 
   it("a withdrawal landing inside the holder's clear (after its read, before its rename): only the withdrawal is told it removed the pause", async () => {
     const repoRoot = tempRoot();
@@ -51,8 +56,10 @@ describe("withdraw race: fs store", () => {
 });
 
 describe("withdraw race: memory store", () => {
-  withdrawRaceCases(async () => {
+  const memorySetup = async () => {
     const store = createMemoryPlanStore();
-    return { store, other: store.reopen(), repoRoot: tempRoot() };
-  });
+    return { store, other: store.reopen(), repoRoot: tempRoot(), loseLock: async (slug: string) => store.expireLock(slug) };
+  };
+  withdrawRaceCases(memorySetup);
+  displacedTakeCases(memorySetup);
 });

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, it } from "vitest";
-import { withdrawRaceCases } from "../../adapters-pi/test/contract/withdraw-race-cases.js";
+import pg from "pg";
+import { displacedTakeCases, withdrawRaceCases } from "../../adapters-pi/test/contract/withdraw-race-cases.js";
 import type { PlanStore } from "@phasekit/adapters-pi";
 import { openPostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
@@ -23,16 +24,29 @@ if (!started.ok) {
     for (const s of open.splice(0)) await s.close();
     dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
   });
-  afterAll(() => cluster.destroy());
+  const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
+  afterAll(async () => {
+    await admin.end();
+    cluster.destroy();
+  });
+  const setup = async () => {
+    const namespace = `withdraw-${randomUUID()}`;
+    const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
+    const other = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
+    open.push(store, other);
+    const repoRoot = mkdtempSync(path.join(tmpdir(), "pk-withdraw-pg-"));
+    dirs.push(repoRoot);
+    // The lease runs out (a holder stalled past it): the next lock takes the run.
+    const loseLock = async (slug: string): Promise<void> => {
+      await admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1 AND slug = $2", [namespace, slug]);
+    };
+    return { store, other, repoRoot, loseLock };
+  };
   describe("withdraw race: postgres", () => {
-    withdrawRaceCases(async () => {
-      const namespace = `withdraw-${randomUUID()}`;
-      const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
-      const other = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
-      open.push(store, other);
-      const repoRoot = mkdtempSync(path.join(tmpdir(), "pk-withdraw-pg-"));
-      dirs.push(repoRoot);
-      return { store, other, repoRoot };
-    });
+    withdrawRaceCases(setup);
+    // Only before the take: the harness ends the lease by the database's clock while the holder's own stays fresh
+    // (it renewed a moment ago), which no real takeover does; a holder that stood still past its lease finds it
+    // stale and confirms it. The take itself is fenced here, so a displaced holder's take is refused anyway.
+    displacedTakeCases(setup, ["between its read of a pause and its take"]);
   });
 }

@@ -220,7 +220,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       const r = await h.store.readControl(h.slug, signal).catch(() => undefined);
       return r?.ok ? r.request : null;
     },
-    takeControl: async (request) => (held === undefined ? null : takeRequest(held.store, held.slug, request).catch(() => null)),
+    takeControl: async (request) => (held === undefined ? null : takeRequest(held.store, held.slug, request, held.lock).catch(() => null)),
     async clearControl(request) {
       const h = held;
       if (h === undefined) return;

@@ -6,7 +6,7 @@
  * accepted for a running, paused or failed run: its next resume ends cancelled.
  */
 import { isSupersededRequest, withdrawRefusal, type ApprovalDecision, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
-import type { PlanStore } from "../store/plan-store.js";
+import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import { resolveRunTarget, withPlanRootStore, type PlanRootsOptions } from "./target.js";
 
 /**
@@ -96,10 +96,22 @@ export async function clearEndedRequests(store: PlanStore, slug: string): Promis
  * `withdrawn: false`. A pause taken by a holder that then crashes is not honoured by the next run, as a pause
  * filed for a crashed run is refused. A request that cannot be withdrawn is returned as it is: it stays until
  * its effect is recorded, so a crash in between leaves it for the next run.
+ *
+ * A displaced holder never takes what the run's new holder must see: `lock` is asked before the take, and again
+ * after it, since only PostgreSQL fences the clear itself; a pause taken by a holder found displaced then is
+ * filed again (same reason and time) for the holder that has the run now, and the LOCK_LOST is thrown.
  */
-export async function takeRequest(store: PlanStore, slug: string, request: ControlRequest): Promise<ControlRequest | null> {
+export async function takeRequest(store: PlanStore, slug: string, request: ControlRequest, lock: Pick<StoreLock, "assertHeld">): Promise<ControlRequest | null> {
   if (withdrawRefusal(slug, request) !== undefined) return request;
+  await lock.assertHeld();
   const taken = await store.clearControl(slug, request);
   if (!taken.ok) throw taken.error;
-  return taken.cleared ? request : null;
+  if (!taken.cleared) return null;
+  try {
+    await lock.assertHeld();
+  } catch (error) {
+    await store.requestControl(slug, request.signal, { reason: request.reason, now: () => request.requestedAt }).catch(() => undefined);
+    throw error;
+  }
+  return request;
 }

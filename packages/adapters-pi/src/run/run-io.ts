@@ -85,7 +85,7 @@ export function createRunIo(deps: RunIoDeps, stepFacts: () => StepFacts): RunIo 
     if (r.request === null) return;
     // A pause is taken before it is acted on (a withdrawal acknowledged meanwhile means the run goes on); a stop
     // stays until the lifecycle has written cancelled: a crash in between keeps it.
-    const request = await takeRequest(deps.store, deps.slug, r.request);
+    const request = await takeRequest(deps.store, deps.slug, r.request, deps.lock);
     if (request === null) return;
     const code = request.signal === "pause" ? "RUN_PAUSED" : "RUN_STOPPED";
     throw workflowError("run", code, `run ${deps.slug}: ${request.signal} requested (${request.reason}).`, {

@@ -6,7 +6,7 @@
 import { expect, it } from "vitest";
 import { createReporter, runWorkflow } from "../../src/index.js";
 import type { ControlRequest } from "../../src/store/control-signals.js";
-import type { PlanStore } from "../../src/store/plan-store.js";
+import type { PlanStore, StoreLock } from "../../src/store/plan-store.js";
 
 /** A store and a second store object over the same runs (another process), plus a repo root for runWorkflow. */
 export interface WithdrawRaceSetup {
@@ -66,6 +66,41 @@ async function runWithPause(setup: WithdrawRaceSetup, slug: string, hooks: Hooks
     return "done";
   });
   return { result, ran };
+}
+
+/** A setup that can also take a run's lock from its holder the way a stall does (as holders-contract.ts's loseLock). */
+export interface DisplacedSetup extends WithdrawRaceSetup {
+  loseLock(slug: string): Promise<void>;
+}
+
+const MOMENTS = ["between its read of a pause and its take", "right after it took a pause"] as const;
+/** When the holder loses its lock, in `displacedTakeCases`. */
+export type Moment = (typeof MOMENTS)[number];
+
+/**
+ * A holder displaced while it takes a pause (the fs and memory stores clear without a fence; PostgreSQL fences
+ * the clear itself): the pause stays pending for the run's new holder, and the displaced one ends LOCK_LOST.
+ */
+export function displacedTakeCases(make: () => Promise<DisplacedSetup>, moments: readonly Moment[] = MOMENTS): void {
+  for (const moment of moments) {
+    it(`a holder displaced ${moment}: the pause stays pending for the run's new holder`, async () => {
+      const setup = await make();
+      const slug = moment.startsWith("between") ? "displaced-before" : "displaced-after";
+      let newHolder: StoreLock | undefined;
+      const displace = async (): Promise<void> => {
+        if (newHolder !== undefined) return;
+        await setup.loseLock(slug);
+        const got = await setup.other.lock(slug, { owner: { tool: "b" } });
+        if (!got.ok) throw got.error;
+        newHolder = got.lock;
+      };
+      const hooks: Hooks = moment.startsWith("between") ? { afterRead: displace } : { afterClear: displace };
+      await expect(runWithPause(setup, slug, hooks)).rejects.toMatchObject({ code: "LOCK_LOST" });
+      expect(newHolder).toBeDefined();
+      expect(await setup.other.readControl(slug, "pause")).toMatchObject({ ok: true, request: { signal: "pause", reason: "hold on" } });
+      await newHolder?.release();
+    });
+  }
 }
 
 /** Registers the cases; `make` gives a fresh setup per case. */
