@@ -14,7 +14,7 @@ export type { LoadedDefinitions, DefinitionLoadProblem, DefinitionRoots } from "
 export { rebuildState, summariesOf, STATE_ENTRY, SUMMARY_ENTRY } from "./session-entries.js";
 export type { RebuiltState, PhaseSummary } from "./session-entries.js";
 export { createDurableRuns } from "./durable-runs.js";
-export type { DurableRuns, DurableOptions } from "./durable-runs.js";
+export type { DurableRuns, DurableOptions } from "./durable-contract.js";
 export { phaseListWidget } from "./widget.js";
 export { piReporter } from "./ui-reporter.js";
 export type { PiReporterOptions } from "./ui-reporter.js";

@@ -8,7 +8,8 @@ import { active, emptyRegistry, endOfRunText, isLive, move, readState, statusLin
 import { defaultDefinitionRoots, definitionFoldersSignature, loadDefinitionFolders, type DefinitionLoadProblem, type DefinitionRoots, type LoadedDefinitions } from "./definition-folders.js";
 import * as fs from "node:fs";
 import { createActiveTools } from "./active-tools.js";
-import { createDurableRuns, type DurableRuns } from "./durable-runs.js";
+import { createDurableRuns } from "./durable-runs.js";
+import type { DurableRuns } from "./durable-contract.js";
 import type { PlanStore } from "../store/plan-store.js";
 import type { PiApi, PiContext } from "./host.js";
 import { COMPLETE_MESSAGE, rebuildState, rememberWritten, STATE_ENTRY } from "./session-entries.js";

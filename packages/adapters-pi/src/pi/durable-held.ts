@@ -1,0 +1,39 @@
+/** The run a pi session holds (durable-runs.ts): its lease, and its state written through that lease. */
+import type { PlanStore, StoreLock } from "../store/plan-store.js";
+import { toPersisted, type WorkflowState } from "./core-bridge.js";
+import type { DurableResult } from "./durable-contract.js";
+import type { RecordedRun } from "./durable-budget.js";
+import { failed } from "./durable-failure.js";
+
+/** The tool named as the owner of a run a pi session holds. */
+export const PI_TOOL = "pi";
+
+/** A held run: writes go through `store`, the lease's (fencing belongs to the acquisition, not the store object). */
+export interface Held {
+  store: PlanStore;
+  slug: string;
+  lock: StoreLock;
+  generation: number | null;
+  createdAt: string;
+  /** The state last written (its generation and notified flag): writing it again would change nothing. */
+  wrote?: string;
+  /** The budget total last recorded in the run's history (read when the run was taken). */
+  budget: RecordedRun | null;
+}
+
+/** Writes `state` as the held run's metadata (compare-and-set on its generation); nothing when it is already there. */
+export async function writeHeld(h: Held, state: WorkflowState, now: number): Promise<DurableResult> {
+  // A session change re-claims the run it already holds: skip the write when that very state is on disk.
+  const key = `${state.generation}:${state.status}:${state.completionNotified}`;
+  if (h.wrote === key) return { ok: true };
+  const iso = new Date(now).toISOString();
+  const r = await h.store.writeMetadata(
+    h.slug,
+    { slug: h.slug, ownerTool: PI_TOOL, currentTool: PI_TOOL, status: state.status, createdAt: h.createdAt, updatedAt: iso, state: toPersisted(state) },
+    h.generation,
+  );
+  if (!r.ok) return failed(h.store, h.slug, r.error, "could not write");
+  h.generation = r.metadata.generation;
+  h.wrote = key;
+  return { ok: true };
+}
