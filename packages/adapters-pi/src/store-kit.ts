@@ -26,7 +26,8 @@ export { approvalMismatch, newControlRequest, parseControlRequest, withdrawRefus
 export { isReservedStepKey, RESERVED_STEP_PREFIX } from "./engine/reserved-keys.js";
 export { validateSlug } from "./io/plan-paths.js";
 export { FINISHED_STATUSES, finishedError } from "./store/run-status.js";
-export { awaitsRerun } from "./store/retention.js";
+export { awaitsRerun, checkRetentionLimits, retentionVerdicts } from "./engine/retention-policy.js";
+export type { FinishedRun, RetentionLimits } from "./engine/retention-policy.js";
 // The output-delta codec (docs/decisions.md D16): the fs run log and the PostgreSQL artifacts store step outputs
 // as deltas with the same rule (a delta only when under half the value), operations and chain length.
 export { smallDelta, applyDelta, parseDelta, DeltaError } from "./store/run-log/state-delta.js";

@@ -21,6 +21,7 @@ import { readRunMetadata } from "./log-metadata.js";
 import { readRunLog } from "./run-log/reader.js";
 import type { ReadMetadataResult } from "./metadata.js";
 import type { WorkflowMetadata } from "./metadata-schema.js";
+import { awaitsRerun, checkRetentionLimits, retentionVerdicts, type GcEntry, type GcKeptReason, type GcReport } from "../engine/retention-policy.js";
 
 const SCOPE = "gc";
 
@@ -41,40 +42,7 @@ export interface GcOptions {
   fs?: FsPort | undefined;
 }
 
-/** Why a run folder was removed. */
-export type GcRemovedReason = "beyond-keep" | "older-than" | "dead-fork";
-/** Why a folder was kept. */
-export type GcKeptReason = "active" | "locked" | "rerun-pending" | "corrupt-metadata" | "no-metadata" | "not-a-run" | "within-limits" | "changed-meanwhile" | "remove-failed";
-
-/** One folder in the report. */
-export interface GcEntry<R extends string> {
-  /** The run's id; for `dead-fork`, the hidden folder's name. */
-  slug: string;
-  runDir: string;
-  reason: R;
-  status?: string;
-  updatedAt?: string;
-  /** For `corrupt-metadata` and `remove-failed`: what went wrong. */
-  error?: string;
-}
-
-/** What `gc` did. */
-export interface GcReport {
-  removed: GcEntry<GcRemovedReason>[];
-  kept: GcEntry<GcKeptReason>[];
-}
-
-/**
- * Whether retention keeps a finished run for a rerun: one of its steps' latest records is superseded by a rerun
- * mark (`phasekit rerun --from`, `rerunFrom`), so the run waits to be resumed and run that step again. The rule of
- * every store's gc (and so of `phasekit rm`); `steps` are the run's latest step records as its store reads them.
- */
-export function awaitsRerun(steps: Iterable<{ superseded?: boolean | undefined }>): boolean {
-  for (const s of steps) if (s.superseded === true) return true;
-  return false;
-}
-
-/** Removes finished runs past the limits from `planRoot`; see the module comment for what is never removed. */
+/** Removes the finished runs of the plan root past the limits, by the rule every store applies (engine/retention-policy.ts). */
 export async function gc(options: GcOptions): Promise<GcReport> {
   const o = checkOptions(options);
   const fs = options.fs ?? nodeFs;
@@ -99,10 +67,9 @@ export async function gc(options: GcOptions): Promise<GcReport> {
     else if (!isFinished(read.metadata)) kept("active", describe(read.metadata));
     else finished.push({ slug, runDir, metadata: read.metadata });
   }
-  finished.sort((a, b) => Date.parse(b.metadata.updatedAt) - Date.parse(a.metadata.updatedAt) || a.slug.localeCompare(b.slug));
   const nowMs = o.now().getTime();
-  for (const [index, run] of finished.entries()) {
-    const reason = removalReason(index, Date.parse(run.metadata.updatedAt), nowMs, o);
+  const aged = finished.map((f) => ({ ...f, updatedAt: f.metadata.updatedAt, ageMs: nowMs - Date.parse(f.metadata.updatedAt) }));
+  for (const { run, reason } of retentionVerdicts(aged, o)) {
     const entry = { slug: run.slug, runDir: run.runDir, ...describe(run.metadata) };
     if (reason === undefined) {
       report.kept.push({ ...entry, reason: "within-limits" });
@@ -130,12 +97,6 @@ export async function gc(options: GcOptions): Promise<GcReport> {
     else report.kept.push({ ...entry, ...outcome });
   }
   return report;
-}
-
-function removalReason(index: number, updatedMs: number, nowMs: number, o: Settings): GcRemovedReason | undefined {
-  if (o.olderThan !== undefined && nowMs - updatedMs > o.olderThan) return "older-than";
-  if (o.keep !== undefined && index >= o.keep) return "beyond-keep";
-  return undefined;
 }
 
 type RemoveOutcome = "removed" | { reason: GcKeptReason; error?: string };
@@ -216,10 +177,8 @@ function checkOptions(o: GcOptions): Settings {
   const bad = (field: string, value: unknown, hint: string) =>
     workflowError(SCOPE, "INVALID_OPTIONS", `gc: option ${field} is invalid (${String(value)}).`, { field, value, hint });
   if (typeof o?.planRoot !== "string" || o.planRoot === "") throw bad("planRoot", o?.planRoot, "pass the plan root folder");
-  if (o.keep !== undefined && !(Number.isInteger(o.keep) && o.keep >= 0)) throw bad("keep", o.keep, "use an integer ≥ 0");
-  if (o.olderThan !== undefined && !(Number.isFinite(o.olderThan) && o.olderThan >= 0)) throw bad("olderThan", o.olderThan, "use a number of milliseconds ≥ 0");
-  if (o.keep === undefined && o.olderThan === undefined) throw bad("keep", undefined, "pass keep, olderThan, or both");
+  const { keep, olderThan } = checkRetentionLimits(o);
   if (typeof o.now !== "function") throw bad("now", typeof o.now, "pass a clock: () => Date");
   const staleMs = o.staleMs ?? DEFAULT_LOCK_STALE_MS;
-  return { planRoot: path.resolve(o.planRoot), keep: o.keep, olderThan: o.olderThan, now: o.now, dryRun: o.dryRun === true, staleMs };
+  return { planRoot: path.resolve(o.planRoot), keep, olderThan, now: o.now, dryRun: o.dryRun === true, staleMs };
 }

@@ -5,12 +5,12 @@
  * run's lease reads its checkpoints and writes none of them. `reopen()` gives a second store object over the same
  * runs (another process, in effect).
  */
-import { workflowError, type WorkflowError } from "@phasekit/core";
+import { isFinished, workflowError, type WorkflowError } from "@phasekit/core";
 import { checkJournalAppend, journalAfter, type JournalAppend, type JournalEntry } from "../store/journal.js";
 import { validateSlug } from "../io/plan-paths.js";
 import type { PlanRunEntry, PlanStore, StoreLock } from "../store/plan-store.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
-import type { GcReport } from "../store/retention.js";
+import { awaitsRerun, checkRetentionLimits, retentionVerdicts, type GcReport } from "../engine/retention-policy.js";
 import { createMemoryCheckpoints, newMemoryHistory, type MemoryHistory } from "./memory-checkpoints.js";
 import { notHeld } from "../store/read-checkpoints.js";
 import { buildDocument, slugMismatch, validateMetadata } from "../store/metadata.js";
@@ -185,33 +185,32 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
       if (held?.text === undefined || held.record.status !== "completed" || held.record.outputFingerprint !== record.outputFingerprint) return { ok: false, reason: "missing", message: `run ${slug} holds no completed record of ${record.stepId}` };
       return { ok: true, text: held.text };
     },
+    // Retention's rule (engine/retention-policy.ts), on this store's runs: a live holder keeps its run, a run
+    // waiting for a rerun is kept, the rest past the limits goes.
     async gc(options) {
-      if (options.keep === undefined && options.olderThan === undefined) {
-        throw workflowError("gc", "INVALID_OPTIONS", "gc needs keep or olderThan", { field: "keep" });
-      }
+      const limits = checkRetentionLimits(options);
       const report: GcReport = { removed: [], kept: [] };
-      const finished: Array<{ slug: string; m: WorkflowMetadata }> = [];
+      const finished: Array<{ slug: string; m: WorkflowMetadata; updatedAt: string; ageMs: number }> = [];
+      const now = options.now().getTime();
       for (const [slug, run] of runs) {
         const r = current(slug, run);
         const entry = { slug, runDir: `memory:${slug}` };
-        if (!r.ok) report.kept.push({ ...entry, reason: "corrupt-metadata" });
+        if (!r.ok) report.kept.push({ ...entry, reason: "corrupt-metadata", error: r.error.message });
         else if (r.metadata === null) report.kept.push({ ...entry, reason: "no-metadata" });
-        else if (!["completed", "cancelled", "failed"].includes(r.metadata.status)) report.kept.push({ ...entry, reason: "active" });
-        else finished.push({ slug, m: r.metadata });
+        else if (!isFinished(r.metadata)) report.kept.push({ ...entry, reason: "active", status: r.metadata.status, updatedAt: r.metadata.updatedAt });
+        else finished.push({ slug, m: r.metadata, updatedAt: r.metadata.updatedAt, ageMs: now - Date.parse(r.metadata.updatedAt) });
       }
-      finished.sort((a, b) => Date.parse(b.m.updatedAt) - Date.parse(a.m.updatedAt) || a.slug.localeCompare(b.slug));
-      const now = options.now().getTime();
-      finished.forEach(({ slug, m }, i) => {
-        const entry = { slug, runDir: `memory:${slug}`, status: m.status, updatedAt: m.updatedAt };
-        const reason =
-          options.olderThan !== undefined && now - Date.parse(m.updatedAt) > options.olderThan ? "older-than" : options.keep !== undefined && i >= options.keep ? "beyond-keep" : undefined;
+      for (const { run: f, reason } of retentionVerdicts(finished, limits)) {
+        const entry = { slug: f.slug, runDir: `memory:${f.slug}`, status: f.m.status, updatedAt: f.m.updatedAt };
+        const run = runs.get(f.slug);
         if (reason === undefined) report.kept.push({ ...entry, reason: "within-limits" });
-        else if (runs.get(slug)?.holder?.expired === false) report.kept.push({ ...entry, reason: "locked" });
+        else if (run?.holder?.expired === false) report.kept.push({ ...entry, reason: "locked" });
+        else if (awaitsRerun([...(run?.history.steps.values() ?? [])].map((s) => s.record))) report.kept.push({ ...entry, reason: "rerun-pending" });
         else {
-          if (!options.dryRun) runs.delete(slug);
+          if (options.dryRun !== true) runs.delete(f.slug);
           report.removed.push({ ...entry, reason });
         }
-      });
+      }
       return report;
     },
     requestControl: (slug, signal, input = {}) =>

@@ -324,11 +324,16 @@ export function runHistoryContract(name: string, open: () => Promise<PlanStore>)
         const marked = await (await store.checkpoints("rerun", { now: () => new Date() })).records();
         expect(marked.map((r) => [r.stepId, r.status, r.superseded ?? false])).toEqual([["a", "completed", false], ["b", "completed", true], ["c", "completed", true]]);
         await expect(rerunFrom({ store, target: "rerun", from: "zz" })).rejects.toMatchObject({ code: "NOT_FOUND", details: { field: "from", value: "zz" } });
+        // Retention keeps a finished run that waits for its rerun, on every store (engine/retention-policy.ts).
+        const waiting = await store.gc({ keep: 0, now: () => new Date(), dryRun: true });
+        expect(waiting.kept.find((e) => e.slug === "rerun")).toMatchObject({ reason: "rerun-pending" });
         const again = await runWorkflow({ repoRoot: root, target: "rerun", toolName: "history-contract", store, reenter: true, createReporter: () => createReporter({ onChange: () => undefined }) }, body);
         expect(again).toMatchObject({ status: "completed", result: ["a1", "b2", "c2"] });
         expect(Object.fromEntries(effects)).toEqual({ a: 1, b: 2, c: 2 });
         const after = await (await store.checkpoints("rerun", { now: () => new Date() })).records();
         expect(after.map((r) => [r.stepId, r.status, r.superseded ?? false])).toEqual([["a", "completed", false], ["b", "completed", false], ["c", "completed", false]]);
+        const done = await store.gc({ keep: 0, now: () => new Date(), dryRun: true });
+        expect(done.removed.find((e) => e.slug === "rerun")).toMatchObject({ reason: "beyond-keep" });
       } finally {
         await store.close();
       }

@@ -166,6 +166,27 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
       await held.lock.release();
     });
 
+    it("gc checks its limits the same way on every store: a negative, fractional or non-number keep or olderThan, or neither, is INVALID_OPTIONS and removes nothing", async () => {
+      const store = await fresh();
+      const done = { ...sampleMetadata("run-g", 0), status: "completed" as const };
+      const w = await store.writeMetadata("run-g", done, null);
+      if (!w.ok) throw w.error;
+      const now = (): Date => new Date();
+      const cases: Array<[Record<string, unknown>, string, unknown]> = [
+        [{ keep: -1 }, "keep", -1],
+        [{ keep: 1.5 }, "keep", 1.5],
+        [{ keep: Number.NaN }, "keep", Number.NaN],
+        [{ olderThan: -5 }, "olderThan", -5],
+        [{ olderThan: "1h" }, "olderThan", "1h"],
+        [{}, "keep", undefined],
+      ];
+      for (const [limits, field, value] of cases) {
+        await expect(store.gc({ ...limits, now } as Parameters<PlanStore["gc"]>[0]), JSON.stringify(limits)).rejects.toMatchObject({ code: "INVALID_OPTIONS", details: { field, value } });
+      }
+      const r = await store.readMetadata("run-g");
+      expect(r.ok && r.metadata?.status).toBe("completed");
+    });
+
     it("lists runs by slug with their metadata", async () => {
       const store = await fresh();
       await store.writeMetadata("run-b", sampleMetadata("run-b"), null);

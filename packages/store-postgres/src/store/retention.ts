@@ -1,23 +1,19 @@
 /** Retention: removes finished runs past `keep` / `olderThan`, never a live-leased, unreadable or rerun-pending one. */
-import { workflowError } from "@phasekit/core";
-import { awaitsRerun, validateMetadata } from "@phasekit/adapters-pi/store-kit";
+import { isFinished } from "@phasekit/core";
+import { awaitsRerun, checkRetentionLimits, retentionVerdicts, validateMetadata } from "@phasekit/adapters-pi/store-kit";
 import { type GcReport, type StoreGcOptions, type WorkflowMetadata } from "@phasekit/adapters-pi";
 import { query, type Db } from "../db/db.js";
 import { runLabel } from "./runs.js";
 
-const FINISHED = new Set(["completed", "cancelled", "failed"]);
-
 /**
- * Same rules as the fs store's gc; each delete re-checks generation and lease in its own statement. A run's age
+ * Retention's rule (the limits, the order, the reasons: adapters-pi's retentionVerdicts), on the runs' rows; each delete re-checks generation and lease in its own statement. A run's age
  * for `olderThan` is measured on the database's clock (since its last metadata write, `written_at`), never the
  * writer's: a machine whose clock is off would make runs look older or younger than they are. `keep` orders by
  * the runs' own updatedAt, as on the fs store. A finished run that waits for a rerun is kept by the fs store's rule
  * (`awaitsRerun`, over the run's superseded step rows: supersede.ts flags them).
  */
 export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport> {
-  if (options.keep === undefined && options.olderThan === undefined) {
-    throw workflowError("gc", "INVALID_OPTIONS", "gc needs keep or olderThan.", { field: "keep", hint: "pass keep: n or olderThan: ms" });
-  }
+  const limits = checkRetentionLimits(options);
   const rows = (
     await query<{ slug: string; metadata: unknown; live: boolean; age_ms: number | null }>(
       db,
@@ -27,7 +23,7 @@ export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport>
     )
   ).rows;
   const report: GcReport = { removed: [], kept: [] };
-  const finished: Array<{ slug: string; m: WorkflowMetadata; live: boolean; ageMs: number }> = [];
+  const finished: Array<{ slug: string; m: WorkflowMetadata; updatedAt: string; live: boolean; ageMs: number }> = [];
   for (const row of rows) {
     const entry = { slug: row.slug, runDir: runLabel(db, row.slug) };
     if (row.metadata === null) {
@@ -36,14 +32,12 @@ export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport>
     }
     const v = validateMetadata(entry.runDir, row.metadata);
     if (!v.ok) report.kept.push({ ...entry, reason: "corrupt-metadata", error: v.error.message });
-    else if (!FINISHED.has(v.metadata.status)) report.kept.push({ ...entry, reason: "active", status: v.metadata.status, updatedAt: v.metadata.updatedAt });
-    else finished.push({ slug: row.slug, m: v.metadata, live: row.live, ageMs: row.age_ms === null ? 0 : Number(row.age_ms) });
+    else if (!isFinished(v.metadata)) report.kept.push({ ...entry, reason: "active", status: v.metadata.status, updatedAt: v.metadata.updatedAt });
+    else finished.push({ slug: row.slug, m: v.metadata, updatedAt: v.metadata.updatedAt, live: row.live, ageMs: row.age_ms === null ? 0 : Number(row.age_ms) });
   }
-  finished.sort((a, b) => Date.parse(b.m.updatedAt) - Date.parse(a.m.updatedAt) || a.slug.localeCompare(b.slug));
-  for (const [i, { slug, m, live, ageMs }] of finished.entries()) {
+  for (const { run, reason } of retentionVerdicts(finished, limits)) {
+    const { slug, m, live } = run;
     const entry = { slug, runDir: runLabel(db, slug), status: m.status, updatedAt: m.updatedAt };
-    const reason =
-      options.olderThan !== undefined && ageMs > options.olderThan ? "older-than" : options.keep !== undefined && i >= options.keep ? "beyond-keep" : undefined;
     if (reason === undefined) report.kept.push({ ...entry, reason: "within-limits" });
     else if (live) report.kept.push({ ...entry, reason: "locked" });
     else if (awaitsRerun(await supersededSteps(db, slug))) report.kept.push({ ...entry, reason: "rerun-pending" });
