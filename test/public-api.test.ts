@@ -156,6 +156,7 @@ const STORE_KIT = [
   "checkStepKey",
   "checkpointsOver",
   "commitIntentRecord",
+  "controlRefusal",
   "decideStep",
   "fingerprint",
   "finishedError",

@@ -23,6 +23,7 @@ export { serializeWorkflowMetadata, buildDocument, validateMetadata, slugMismatc
 export { checkJournalAppend, journalAfter } from "./store/journal.js";
 export { workflowMetadataSchema, WORKFLOW_METADATA_VERSION } from "./store/metadata-schema.js";
 export { approvalMismatch, newControlRequest, parseControlRequest, withdrawRefusal } from "./store/control-signals.js";
+export { controlRefusal } from "./store/control-fs.js";
 export { isReservedStepKey, RESERVED_STEP_PREFIX } from "./engine/reserved-keys.js";
 export { validateSlug } from "./io/plan-paths.js";
 export { FINISHED_STATUSES, finishedError } from "./store/run-status.js";

@@ -54,7 +54,7 @@ export function createFsControl(
         // The run's status as readers see it (the run log's latest generation, not a stale file).
         const read = await readMetadata(slug);
         if (!read.ok) return read;
-        const refused = await refusal(slug, signal, read.metadata?.status ?? null, file, () => runnerAlive(runDir));
+        const refused = await controlRefusal(slug, signal, read.metadata?.status ?? null, file, () => runnerAlive(runDir));
         if (refused !== null) return { ok: false, error: refused };
         const mismatch = approvalMismatch(slug, signal, input.approval);
         if (mismatch !== undefined) return { ok: false, error: mismatch };
@@ -91,7 +91,7 @@ export function createFsControl(
  * Why a `signal` request for a run in `status` (null: no run) is refused, or null. Shared by every store so the
  * codes agree: NOT_FOUND, RUN_FINISHED, NOT_RUNNING (a pause left for a crashed run would pause its next resume).
  */
-export async function refusal(
+export async function controlRefusal(
   slug: string,
   signal: ControlSignal,
   status: string | null,

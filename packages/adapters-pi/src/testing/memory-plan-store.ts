@@ -16,6 +16,7 @@ import { notHeld } from "../store/read-checkpoints.js";
 import { buildDocument, slugMismatch, validateMetadata } from "../store/metadata.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 import { approvalMismatch, newControlRequest, withdrawRefusal, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
+import { controlRefusal } from "../store/control-fs.js";
 
 interface Run {
   text: string | null;
@@ -75,9 +76,9 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
     if (run.text === null) return { ok: true, metadata: null };
     return validateMetadata(`memory:${slug}`, JSON.parse(run.text));
   };
-  const guard = async <T>(fn: () => T): Promise<T | { ok: false; error: WorkflowError }> => {
+  const guard = async <T>(fn: () => T | Promise<T>): Promise<T | { ok: false; error: WorkflowError }> => {
     try {
-      return fn();
+      return await fn();
     } catch (error) {
       return { ok: false, error: error as WorkflowError };
     }
@@ -214,14 +215,13 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
       return report;
     },
     requestControl: (slug, signal, input = {}) =>
-      guard(() => {
+      guard(async () => {
         const run = peek(slug);
         const cur = current(slug, run);
         if (!cur.ok) return cur;
-        const status = cur.metadata?.status;
-        if (status === undefined) return { ok: false as const, error: workflowError("control", "NOT_FOUND", `no run ${slug}`, { value: slug }) };
-        if (status === "completed" || status === "cancelled") return { ok: false as const, error: workflowError("run", "RUN_FINISHED", `run ${slug} is ${status}`, { value: status }) };
-        if (signal === "pause" && (status !== "running" || run.holder === null)) return { ok: false as const, error: workflowError("control", "NOT_RUNNING", `run ${slug} is not running`, { value: status }) };
+        // The rule every store applies (codes and words alike); a holder whose lease expired runs nothing.
+        const refused = await controlRefusal(slug, signal, cur.metadata?.status ?? null, `memory:${slug}`, async () => run.holder !== null && !run.holder.expired);
+        if (refused !== null) return { ok: false as const, error: refused };
         const mismatch = approvalMismatch(slug, signal, input.approval);
         if (mismatch !== undefined) return { ok: false as const, error: mismatch };
         const request = newControlRequest(signal, input.reason ?? `${signal} requested`, input.now, undefined, input.approval);

@@ -271,7 +271,9 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
       expect(code(await store.requestControl("nobody", "stop"))).toBe("NOT_FOUND");
       expect(code(await store.requestControl("..", "stop"))).toBe("INVALID_SLUG");
       await store.writeMetadata("idle", { ...sampleMetadata("idle"), status: "running" }, null);
-      expect(code(await store.requestControl("idle", "pause"))).toBe("NOT_RUNNING");
+      const idle = await store.requestControl("idle", "pause");
+      // One rule and one wording on every store (controlRefusal).
+      expect(!idle.ok && idle.error).toMatchObject({ code: "NOT_RUNNING", message: expect.stringContaining("run idle cannot be paused: no process holds its lock (it crashed or ended).") });
       expect(code(await store.requestControl("idle", "stop"))).toBe("ok");
       await store.writeMetadata("paused", { ...sampleMetadata("paused"), status: "paused" }, null);
       expect(code(await store.requestControl("paused", "pause"))).toBe("NOT_RUNNING");

@@ -5,7 +5,7 @@
  * files the request: the run exists and is not finished, and a pause needs a live holder.
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import { approvalMismatch, FINISHED_STATUSES, finishedError, newControlRequest, parseControlRequest, withdrawRefusal } from "@phasekit/adapters-pi/store-kit";
+import { approvalMismatch, controlRefusal, FINISHED_STATUSES, newControlRequest, parseControlRequest, withdrawRefusal } from "@phasekit/adapters-pi/store-kit";
 import { type ControlRequest, type ControlRequestInput, type ControlSignal } from "@phasekit/adapters-pi";
 import { fencedWrite, fenceParams, fenceSql, query, type Db, type Fence } from "../db/db.js";
 import { storableJson } from "../db/storable.js";
@@ -119,13 +119,14 @@ async function whyNotFiled(db: Db, slug: string, signal: ControlSignal): Promise
     [db.namespace, slug],
   );
   const row = r.rows[0];
-  if (row === undefined || row.status === null) {
-    return workflowError("control", "NOT_FOUND", `no run ${slug} (looked for ${runLabel(db, slug)}).`, { value: slug, hint: "pass the slug of an existing run" });
-  }
-  if (FINISHED_STATUSES.has(row.status)) return finishedError(slug, row.status, `a ${signal} request`, "nothing to do: the run is over");
-  const why = row.status !== "running" ? `it is ${row.status}` : row.live ? "its status changed while the request was filed" : "no process holds its lease (it crashed or ended)";
-  return workflowError("control", "NOT_RUNNING", `run ${slug} cannot be paused: ${why}.`, {
-    value: row.status,
-    hint: "a pause applies to a running run; resume the run first, or send stop to end it",
-  });
+  // The fs store's rule and words (controlRefusal); the filing statement decided it atomically, so a run that is
+  // running and leased now changed while the request was filed.
+  const refused = await controlRefusal(slug, signal, row?.status ?? null, runLabel(db, slug), async () => row?.live === true);
+  return (
+    refused ??
+    workflowError("control", "NOT_RUNNING", `run ${slug} cannot be paused: its status changed while the request was filed.`, {
+      value: row?.status,
+      hint: "a pause applies to a running run; resume the run first, or send stop to end it",
+    })
+  );
 }
