@@ -34,7 +34,7 @@ export type PartError = { code: string; message: string };
  */
 export async function runPage(o: ApiContext, id: string, window: StepWindow = {}, since?: JournalSince): Promise<object> {
   return withRunRead(o.roots, id, o.now().getTime(), async (r) => {
-    const { shown, page } = pageOfSteps(r.records, window);
+    const { shown, page } = pageOfSteps(r.steps, window);
     // Verdicts read stored outputs: only for the steps shown.
     const steps = await part(async () => {
       const out = [];

@@ -7,6 +7,7 @@
 import { workflowError } from "@phasekit/core";
 import type { StepRecord } from "../engine/records.js";
 import { shownOrder } from "./run-summary.js";
+import type { StepList } from "./history-view.js";
 
 /** Steps a run page holds at most (the rest are paged: a 10,000-step run's first screen stays small). */
 export const STEPS_PAGE = 200;
@@ -39,19 +40,19 @@ export interface StepsPage {
   after: string | null;
 }
 
-/** A place in the order shown: a step's start time, then its history position. */
+/** A place in the order shown: a step's start time (ms), then its history position. */
 interface Place {
-  at: string;
+  at: number;
   pos: number;
 }
 
-/** The records (in history order) that `window` shows, in the order shown, and the page they make. */
-export function pageOfSteps(records: readonly StepRecord[], window: StepWindow): { shown: StepRecord[]; page: StepsPage } {
+/** The records `window` shows of a run's steps, in the order shown (only theirs are made), and the page they make. */
+export function pageOfSteps(steps: StepList, window: StepWindow): { shown: StepRecord[]; page: StepsPage } {
   if (window.before !== undefined && window.after !== undefined) {
     throw workflowError("cli", "INVALID_OPTIONS", "a steps page is asked before a cursor or after one, not both.", { field: "stepsBefore", hint: "follow one of the page's cursors" });
   }
-  const order = shownOrder(records);
-  const placeAt = (i: number): Place => ({ at: (records[order[i] as number] as StepRecord).startedAt, pos: order[i] as number });
+  const order = shownOrder(steps);
+  const placeAt = (i: number): Place => ({ at: steps.startedMs(order[i] as number), pos: order[i] as number });
   const total = order.length;
   const limit = Math.min(Math.max(1, window.limit ?? STEPS_PAGE), STEPS_PAGE);
   let from: number;
@@ -67,7 +68,7 @@ export function pageOfSteps(records: readonly StepRecord[], window: StepWindow):
   // An empty page (a cursor past either end) names the places just past the steps, so it still leads back.
   const before = from === 0 ? null : from < total ? cursorOf(placeAt(from)) : cursorOf(nextTo(placeAt(total - 1), 1));
   const after = to === total ? null : to > 0 ? cursorOf(placeAt(to - 1)) : cursorOf(nextTo(placeAt(0), -1));
-  return { shown: order.slice(from, to).map((i) => records[i] as StepRecord), page: { offset: from, limit, total, before, after } };
+  return { shown: order.slice(from, to).map((i) => steps.record(i)), page: { offset: from, limit, total, before, after } };
 }
 
 function nextTo(p: Place, by: 1 | -1): Place {
@@ -75,7 +76,7 @@ function nextTo(p: Place, by: 1 | -1): Place {
 }
 
 function cursorOf(p: Place): string {
-  return `${p.at}~${p.pos}`;
+  return `${new Date(p.at).toISOString()}~${p.pos}`;
 }
 
 function compare(a: Place, b: Place): number {
@@ -104,12 +105,12 @@ const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)~(-?\d{1,9})$/;
 
 function parseCursor(text: string, field: string): Place {
   const m = CURSOR.exec(text);
-  if (m === null) {
+  if (m === null || Number.isNaN(Date.parse(m[1] as string))) {
     throw workflowError("cli", "INVALID_OPTIONS", `${field} is not a steps cursor: ${JSON.stringify(text)}.`, {
       field,
       value: text,
       hint: "pass the `before` or `after` of a page's stepsPage as it was given",
     });
   }
-  return { at: m[1] as string, pos: Number(m[2]) };
+  return { at: Date.parse(m[1] as string), pos: Number(m[2]) };
 }

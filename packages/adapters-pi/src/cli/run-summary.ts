@@ -9,6 +9,7 @@ import type { StepRecord } from "../engine/records.js";
 import { describeHolder, describeOwner } from "../lock/holder.js";
 import type { Liveness } from "../lock/liveness.js";
 import type { RunSummary, ShownStatus, StepView } from "./run-types.js";
+import type { StepList } from "./history-view.js";
 
 /** A run's summary from its metadata (or why it cannot be read), its lock and what its history says of steps. */
 export function summarize(
@@ -72,13 +73,12 @@ export function readError(error: unknown): { code: string; message: string } {
 }
 
 /**
- * The positions of `records` (in history order: the order the run first recorded its steps) in the order steps
+ * The positions of a run's steps (in history order: the order the run first recorded them) in the order steps
  * are shown: by start time, a tie in history order. Positions, so a page can name where it stands (a cursor).
  */
-export function shownOrder(records: readonly StepRecord[]): number[] {
-  const at = records.map((r) => r.startedAt);
-  // ISO timestamps of one format compare as text in time order; `<` is several times cheaper than localeCompare.
-  return records.map((_, i) => i).sort((a, b) => (at[a] as string) < (at[b] as string) ? -1 : (at[a] as string) > (at[b] as string) ? 1 : a - b);
+export function shownOrder(steps: StepList): number[] {
+  const at = Array.from({ length: steps.count }, (_, i) => steps.startedMs(i));
+  return at.map((_, i) => i).sort((a, b) => (at[a] as number) - (at[b] as number) || a - b);
 }
 
 /** A step's latest record as shown (`live`: its run's holder is alive, so a started step is in flight). */

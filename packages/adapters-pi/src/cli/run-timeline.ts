@@ -75,7 +75,7 @@ async function timelineOf(r: RunRead, o: { step?: string; offset?: number; limit
       items.push({ at: e.at, kind, text: sentences[i] ?? e.event, seq: e.seq, ...(typeof from === "string" ? { run: from } : {}) });
     }
   });
-  for (const s of r.records) items.push(stepItem(viewStep(s, r.live)));
+  for (const s of r.steps.all()) items.push(stepItem(viewStep(s, r.live)));
   // Stable: items at the same instant keep the journal's (history) order, steps after it.
   items.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   noteWaits(items);

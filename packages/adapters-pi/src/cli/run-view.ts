@@ -18,7 +18,7 @@ import { readRunLog, type RunLogView } from "../store/run-log/reader.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
 import { METADATA_FILE } from "../store/plan-store-port.js";
 import { settle } from "../store/settle.js";
-import { historyIn, storeHistory, type OpenHistory } from "./history-view.js";
+import { listOfRecords, stepsIn, storeSteps, type OpenHistory, type StepList } from "./history-view.js";
 import { lockOfFolder, lockOfLease, readError, shownOrder, summarize, viewStep } from "./run-summary.js";
 import { locateStoreRun, storeAt, storeLease, storeRunFacts, storeStepOutput } from "./store-runs.js";
 
@@ -95,8 +95,8 @@ export async function runDetail(roots: Roots, target: string, nowMs: number, ope
 }
 
 /** The detail a reading of a run gives (its steps in the order shown). */
-export function detailOf({ summary, metadata, stepsError, pending, records, live }: RunRead): RunDetail {
-  return { summary, metadata, steps: shownOrder(records).map((i) => viewStep(records[i] as StepRecord, live)), stepsError, pending };
+export function detailOf({ summary, metadata, stepsError, pending, steps, live }: RunRead): RunDetail {
+  return { summary, metadata, steps: shownOrder(steps).map((i) => viewStep(steps.record(i), live)), stepsError, pending };
 }
 
 /**
@@ -104,10 +104,10 @@ export function detailOf({ summary, metadata, stepsError, pending, records, live
  * the same opening of its history (stored outputs, the journal). A plan folder's history is opened once per
  * reading: each opening scans it, so a page that opened it once per part paid that scan per part.
  */
-export interface RunRead extends Omit<RunDetail, "steps">, OpenHistory {
+export interface RunRead extends Omit<RunDetail, "steps">, Omit<OpenHistory, "records"> {
   location: RunLocation;
-  /** Every step's latest record in history order (empty when `stepsError` says why). */
-  records: StepRecord[];
+  /** The run's steps in history order, each one's record made when asked (none when `stepsError` says why). */
+  steps: StepList;
   /** The run's holder is alive: a started step is in flight. */
   live: boolean;
   /** The run's journal (only its entries past seq `after`, when given), from the same opening. */
@@ -130,15 +130,15 @@ export async function withRunRead<T>(roots: Roots, target: string, nowMs: number
       return readMetadataWithLog(path.join(runDir, METADATA_FILE), nodeFs, view?.state());
     });
     const lock = lockOfFolder(await judgeLiveness(runDir));
-    const steps = await (open.ok ? historyIn(runDir, view) : Promise.reject(open.error)).then(
+    const steps = await (open.ok ? stepsIn(runDir, view) : Promise.reject(open.error)).then(
       (h) => ({ h, error: null }),
-      (error: unknown) => ({ h: { records: [], checkOutput: (r: StepRecord) => checkStoredOutput(runDir, r, view) } as OpenHistory, error: readError(error) }),
+      (error: unknown) => ({ h: { steps: listOfRecords([]), checkOutput: (r: StepRecord) => checkStoredOutput(runDir, r, view) }, error: readError(error) }),
     );
     const control = await readControlRequest(runDir);
     return await fn({
       ...steps.h,
       location,
-      summary: summarize(slug, runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, stepFacts(steps.h.records)),
+      summary: summarize(slug, runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, steps.h.steps.facts()),
       metadata: read.ok ? read.metadata : null,
       stepsError: steps.error,
       pending: control.ok ? control.request : null,
@@ -161,15 +161,15 @@ async function storeRunRead(store: PlanStore, target: string, nowMs: number): Pr
   const { slug, runDir } = location;
   const read = await store.readMetadata(slug);
   const lock = lockOfLease(await storeLease(store, slug));
-  const steps = await storeHistory(store, slug).then(
+  const steps = await storeSteps(store, slug).then(
     (h) => ({ h, error: null }),
-    (error: unknown) => ({ h: { records: [], checkOutput: (r: StepRecord) => storeStepOutput(store, slug, r) } as OpenHistory, error: readError(error) }),
+    (error: unknown) => ({ h: { steps: listOfRecords([]), checkOutput: (r: StepRecord) => storeStepOutput(store, slug, r) }, error: readError(error) }),
   );
   const control = await store.readControl(slug);
   return {
     ...steps.h,
     location,
-    summary: summarize(slug, runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, stepFacts(steps.h.records)),
+    summary: summarize(slug, runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, steps.h.steps.facts()),
     metadata: read.ok ? read.metadata : null,
     stepsError: steps.error,
     pending: control.ok ? control.request : null,

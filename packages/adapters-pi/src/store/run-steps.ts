@@ -12,6 +12,7 @@ import { type StepRecord } from "../engine/records.js";
 import { CHECKPOINT_LOG_FILE, readLog } from "./checkpoint-log.js";
 import { toStepRecord } from "./log-checkpoints.js";
 import { readRunLog, type RunLogView } from "./run-log/reader.js";
+import type { StepEntry } from "./run-log/run-index.js";
 import { isReservedStepKey } from "../engine/reserved-keys.js";
 
 /**
@@ -22,10 +23,7 @@ export async function readRunSteps(runDir: string, opened?: RunLogView | null): 
   const view = opened !== undefined ? opened : await readRunLog(runDir);
   if (view !== null) {
     try {
-      return view
-        .entries()
-        .filter((e) => !isReservedStepKey(e.key))
-        .map(toStepRecord);
+      return runStepEntries(view).map(toStepRecord);
     } finally {
       if (opened === undefined) view.close();
     }
@@ -33,6 +31,14 @@ export async function readRunSteps(runDir: string, opened?: RunLogView | null): 
   const r = await readLog(nodeFs, path.join(runDir, CHECKPOINT_LOG_FILE));
   if (!r.ok) throw r.error;
   return [...r.log.steps.values()];
+}
+
+/**
+ * The body's steps of an open run log as its index holds them, in history order, no StepRecord made: a reader
+ * that shows a page of a long run's steps makes records for that page only (`toStepRecord`).
+ */
+export function runStepEntries(view: RunLogView): StepEntry[] {
+  return view.entries().filter((e) => !isReservedStepKey(e.key));
 }
 
 /** Whether the stored output of a completed step can be used: present and matching its fingerprint. */
