@@ -1,7 +1,9 @@
 /**
  * A typed fake of pi's extension API (the `PiApi` shape the extension is written against): it keeps a session
  * branch, records UI calls and sent messages, and emits events the way the hosts do. `settledHost: true`
- * behaves like 1.5.x (`on` returns an unsubscribe function, `agent_settled` exists).
+ * behaves like 1.5.x (`on` returns an unsubscribe function, `agent_settled` exists). The active tools (the set
+ * declared to the model) follow pi 1.5.x's `getActiveTools` / `setActiveTools`: pi's built-in tools and every
+ * registered tool start active; a set names tools to keep (in their order) and to add, unknown names ignored.
  */
 import type { BranchEntry, PiApi, PiCommandDefinition, PiContext, PiEvents, PiHandler, PiMessageRenderer, PiToolDefinition, PiToolResult } from "../pi/index.js";
 
@@ -12,6 +14,9 @@ export interface SentMessage {
   display: boolean;
   options?: { triggerTurn?: boolean; deliverAs?: string };
 }
+
+/** pi's tools active by default (`--tools` unset): what the fake's built-in tools are unless told otherwise. */
+const PI_DEFAULT_TOOLS: readonly string[] = ["read", "bash", "edit", "write"];
 
 /** The fake. */
 export interface FakePi {
@@ -25,6 +30,10 @@ export interface FakePi {
   readonly tools: Map<string, PiToolDefinition>;
   readonly commands: Map<string, PiCommandDefinition>;
   readonly renderers: Map<string, PiMessageRenderer>;
+  /** The active tools now: what a prompt sent at this moment would declare to the model. */
+  readonly activeTools: readonly string[];
+  /** Every `setActiveTools` call, in order, with the names it was given. */
+  readonly setActiveToolsCalls: string[][];
   sessionName: string | undefined;
   confirmAnswers: boolean[];
   /** Answers of `ui.select` (undefined: dismissed), and what it was asked. */
@@ -46,10 +55,17 @@ export interface FakePi {
 }
 
 /** Creates a fake; `branch` may hold entries of an earlier session. */
-export function createFakePi(options: { settledHost?: boolean; hasUI?: boolean; cwd?: string; branch?: BranchEntry[] } = {}): FakePi {
+export function createFakePi(options: { settledHost?: boolean; hasUI?: boolean; cwd?: string; branch?: BranchEntry[]; builtinTools?: readonly string[] } = {}): FakePi {
   const handlers = new Map<string, Array<(e: unknown, ctx: PiContext) => unknown>>();
   let generation = 0;
+  const builtins = [...(options.builtinTools ?? PI_DEFAULT_TOOLS)];
+  let active: string[] = [...builtins];
+  const known = (name: string): boolean => builtins.includes(name) || fake.tools.has(name);
   const fake: FakePi = {
+    get activeTools() {
+      return [...active];
+    },
+    setActiveToolsCalls: [],
     branch: options.branch ?? [],
     sent: [],
     userMessages: [],
@@ -75,7 +91,19 @@ export function createFakePi(options: { settledHost?: boolean; hasUI?: boolean; 
         handlers.set(event, list);
         return options.settledHost ? () => list.splice(list.indexOf(handler as never), 1) : undefined;
       },
-      registerTool: (t) => void fake.tools.set(t.name, t),
+      registerTool(t) {
+        fake.tools.set(t.name, t);
+        // A registered (direct) tool is active from its registration, as on pi 1.5.x.
+        if (!active.includes(t.name)) active.push(t.name);
+      },
+      getActiveTools: () => [...active],
+      setActiveTools(toolNames) {
+        fake.setActiveToolsCalls.push([...toolNames]);
+        // pi 1.5.x's loadout: the active tools still requested keep their order, the others requested follow;
+        // names that are no tool are ignored.
+        const requested = new Set(toolNames);
+        active = [...new Set([...active.filter((n) => requested.has(n)), ...toolNames])].filter(known);
+      },
       registerCommand: (name, c) => void fake.commands.set(name, c),
       registerMessageRenderer: (type, r) => void fake.renderers.set(type, r),
       sendMessage(message, opts) {

@@ -20,11 +20,11 @@ export function tempProject(): { root: string; cwd: string; workflows: string; g
 /** Loads the extension into a fake pi for `cwd`, with a manual clock and fixed run ids. */
 export function loadExtension(
   project: { cwd: string; workflows: string; global: string },
-  opts: { settledHost?: boolean; hasUI?: boolean; branch?: BranchEntry[]; options?: WorkflowExtensionOptions } = {},
+  opts: { settledHost?: boolean; hasUI?: boolean; branch?: BranchEntry[]; options?: WorkflowExtensionOptions; builtinTools?: readonly string[] } = {},
 ): { pi: FakePi; clock: { now: number } } {
   const clock = { now: 1_700_000_000_000 };
   let ids = 0;
-  const pi = createFakePi({ settledHost: opts.settledHost, hasUI: opts.hasUI, cwd: project.cwd, branch: opts.branch });
+  const pi = createFakePi({ settledHost: opts.settledHost, hasUI: opts.hasUI, cwd: project.cwd, branch: opts.branch, ...(opts.builtinTools ? { builtinTools: opts.builtinTools } : {}) });
   createWorkflowExtension({
     roots: () => ({ global: project.global, project: project.workflows }),
     countdownMs: 3000,
