@@ -111,5 +111,6 @@ describe("phases and the active tools (fake host with getActiveTools/setActiveTo
     expect(sorted(pi.activeTools)).toEqual(SESSION_SET);
     gate.open();
     await cancelled;
+    await pi.emit("session_shutdown", {}); // lets the run's lock go before the folder is removed
   });
 });
