@@ -94,7 +94,13 @@ export function registerRunCommands(program: Command, io: CliIo): void {
         const unreadable = detail.summary.error;
         unreadableLooks = unreadable !== null && !live ? unreadableLooks + 1 : 0;
         if (unreadable !== null && unreadableLooks >= 2) throw new CliFailure({ code: unreadable.code, message: `run ${location.slug} cannot be followed: ${plainMessage(unreadable.message)}` }, EXIT.failed);
-        if (unreadable === null && !stillGoing(detail.summary.status, live)) break;
+        if (unreadable === null && !stillGoing(detail.summary.status, live)) {
+          // The status and the journal were read at one instant; a holder that has just written the status
+          // journals after it (`paused` follows the paused state): one more read after it had a moment.
+          if (live) await new Promise((r) => setTimeout(r, o.interval));
+          print(await runJournal(location, c.roots, seen));
+          break;
+        }
         await new Promise((r) => setTimeout(r, o.interval));
       }
     });

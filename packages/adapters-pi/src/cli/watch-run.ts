@@ -12,7 +12,7 @@ import type { BudgetUsage } from "@phasekit/core";
 import { budgetSpentIn, type BudgetSpent } from "./budget-view.js";
 import { journalSentences, type SentenceCarry } from "./journal-text.js";
 import { kindOf } from "./run-timeline.js";
-import { detailOf, holderLive, locateRun, stillGoing, withRunRead, type Roots, type RunDetail, type ShownStatus, type StepView } from "./run-view.js";
+import { detailOf, holderLive, locateRun, runJournal, stillGoing, withRunRead, type Roots, type RunDetail, type ShownStatus, type StepView } from "./run-view.js";
 import { workflowError } from "@phasekit/core";
 
 /** Where the run is and how to watch it. */
@@ -97,6 +97,11 @@ export async function* watchRun(target: string, options: WatchRunOptions): Async
     unreadableLooks = s.error !== null && !live ? unreadableLooks + 1 : 0;
     if (s.error !== null && unreadableLooks >= 2) throw workflowError("watch", s.error.code as "CORRUPT_FILE", `run ${location.slug} cannot be watched: ${s.error.message}`, { file: location.runDir });
     if (s.error === null && !stillGoing(s.status, live)) {
+      // This look read the status and the journal at one instant; a holder that has just written the status
+      // journals after it (`paused` follows the paused state) and then lets go. One more read after it had a
+      // moment takes what it wrote.
+      if (live) await sleep(interval, undefined, options.signal === undefined ? {} : { signal: options.signal }).catch(() => undefined);
+      yield* journalEvents(await runJournal(location, roots, seenSeq).catch(() => [] as JournalEntry[]), carry);
       yield { type: "end", at: new Date().toISOString(), status: s.status };
       return;
     }
