@@ -112,6 +112,23 @@ if (!started.ok) {
       expect(counted.texts.length - miss).toBe(2);
     });
 
+    it("a lease's checkpoints are opened once: asking for them again (the pi extension does at every turn end) loads the step index once and shares what was written", async () => {
+      const { counted, holder } = await resumed(5);
+      const at = counted.texts.length;
+      const first = await holder.checkpoints("run", { now: () => new Date() });
+      await first.records();
+      // One load (its statements: the steps and the commits).
+      const oneLoad = counted.texts.slice(at).filter(isIndexLoad).length;
+      expect(oneLoad).toBeGreaterThan(0);
+      for (let i = 0; i < 4; i++) {
+        const again = await holder.checkpoints("run", { now: () => new Date() });
+        expect(await again.records()).toHaveLength(5 + i);
+        await again.step(`more${i}`, {}, () => i);
+      }
+      expect(counted.texts.slice(at).filter(isIndexLoad)).toHaveLength(oneLoad);
+      expect((await first.records()).map((r) => r.stepId)).toContain("more3");
+    });
+
     it("an output read ahead is still checked against its address, and a body that replays out of order gets the right outputs", async () => {
       const { holder, namespace } = await resumed(10);
       const cps = await holder.checkpoints("run", { now: () => new Date() });

@@ -4,7 +4,7 @@
  * through writes under its one unreleased lease on the run, as a writer without a lease when it holds none, and
  * not at all when it holds several (it cannot tell whose write it is).
  */
-import type { PlanStore } from "@phasekit/adapters-pi";
+import type { CheckpointStore, PlanStore } from "@phasekit/adapters-pi";
 import { slugMismatch } from "@phasekit/adapters-pi/store-kit";
 import type { Db, Fence } from "../db/db.js";
 import { ambiguousHolder } from "../db/errors.js";
@@ -12,6 +12,15 @@ import type { Lease } from "../lease/lease.js";
 import { createPgCheckpoints } from "./checkpoints.js";
 import { clearControl } from "./control.js";
 import { appendRunJournal, writeRunMetadata } from "./runs.js";
+
+/** A lease's checkpoint store of one run, and the clock it stamps with. */
+interface Opened {
+  checkpoints: CheckpointStore;
+  clock: { now: () => Date };
+}
+
+// By lease: a released lease's entries go with it.
+const opened = new WeakMap<object, Map<string, Opened>>();
 
 /** The PlanStore methods that write as a holder. */
 export type HolderWrites = Pick<PlanStore, "writeMetadata" | "appendJournal" | "clearControl" | "checkpoints">;
@@ -81,7 +90,21 @@ export function holderWrites(db: Db, slugOf: (slug: string) => string, fenceOf: 
     async checkpoints(slug, opts) {
       const s = slugOf(slug);
       // The checkpoint store carries the fence it was made with: a lease taken later never becomes its own.
-      return createPgCheckpoints(db, s, fenceOf(s), opts.now);
+      const fence = fenceOf(s);
+      if (fence?.lease === undefined) return createPgCheckpoints(db, s, fence, opts.now);
+      // One per lease and run (its step index loads once, not at every call: the pi extension asks at every turn
+      // end), shared by every caller under that lease, so each sees the others' writes; the latest clock stamps.
+      const mine = opened.get(fence.lease) ?? new Map<string, Opened>();
+      opened.set(fence.lease, mine);
+      const known = mine.get(s);
+      if (known !== undefined) {
+        known.clock.now = opts.now;
+        return known.checkpoints;
+      }
+      const clock = { now: opts.now };
+      const checkpoints = createPgCheckpoints(db, s, fence, () => clock.now());
+      mine.set(s, { checkpoints, clock });
+      return checkpoints;
     },
   };
 }
