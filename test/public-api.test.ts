@@ -161,6 +161,7 @@ const STORE_KIT = [
   "fingerprint",
   "finishedError",
   "generateRunId",
+  "historyOverEntries",
   "isFingerprint",
   "isReservedStepKey",
   "isSuperseded",

@@ -8,6 +8,9 @@
 export { checkpointsOver } from "./engine/checkpoints.js";
 export type { HistoryPort, MarkRequest } from "./engine/history-port.js";
 export type { StepPort, StepStart, StoredOutput, FreshOutput } from "./engine/step-port.js";
+export { historyOverEntries } from "./engine/entry-history.js";
+export type { EntryHistoryOptions } from "./engine/entry-history.js";
+export type { EntryPort, HistoryEntry, StoredEntry } from "./engine/entry-port.js";
 export { decideStep, isSuperseded, keysFrom, rerunMarksOf, RERUN_EVENT } from "./engine/reuse-decision.js";
 export type { StepDecision, PriorStep, RerunMark } from "./engine/reuse-decision.js";
 export { checkStepKey, commitIntentRecord } from "./engine/checkpoint-port.js";

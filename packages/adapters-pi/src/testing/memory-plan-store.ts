@@ -11,7 +11,9 @@ import { validateSlug } from "../io/plan-paths.js";
 import type { PlanRunEntry, PlanStore, StoreLock } from "../store/plan-store.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import { awaitsRerun, checkRetentionLimits, retentionVerdicts, type GcReport } from "../engine/retention-policy.js";
-import { createMemoryCheckpoints, newMemoryHistory, type MemoryHistory } from "./memory-checkpoints.js";
+import { createMemoryCheckpoints } from "./memory-checkpoints.js";
+import { claimEpoch, newMemoryHistory, type MemoryHistory } from "./memory-history.js";
+import { fingerprintOfCanonical } from "../engine/fingerprint.js";
 import { notHeld } from "../store/read-checkpoints.js";
 import { buildDocument, slugMismatch, validateMetadata } from "../store/metadata.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
@@ -70,7 +72,7 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
   };
   const checkpointsVia = async (lease: Lease | undefined, slug: string): Promise<CheckpointStore> => {
     const run = lease === undefined ? peek(slug) : runOf(slug);
-    return createMemoryCheckpoints(slug, run.history, mayWrite(slug, run, lease));
+    return createMemoryCheckpoints(slug, run.history, run, lease?.epoch ?? null, mayWrite(slug, run, lease));
   };
   const current = (slug: string, run: Run): { ok: true; metadata: WorkflowMetadata | null } | { ok: false; error: WorkflowError } => {
     if (run.text === null) return { ok: true, metadata: null };
@@ -164,7 +166,9 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
         if (previous !== null && !previous.expired) {
           return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${previous.tool}`, { holder: previous.tool }) };
         }
-        const lease: Lease = { tool: options.owner.tool, epoch: ++run.epoch, controller: new AbortController(), expired: false };
+        // The entry port's claim, in the same turn as the check: only a granted lock claims an epoch.
+        const epoch = claimEpoch(run);
+        const lease: Lease = { tool: options.owner.tool, epoch, controller: new AbortController(), expired: false };
         run.holder = lease;
         mine.set(slug, lease);
         // The displaced holder's signal says so (its heartbeat would); its writes are refused whether it looks or not.
@@ -182,9 +186,10 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
     // Through this store object's lease on the run, if it holds one; else a reader's view.
     checkpoints: (slug) => checkpointsVia(mine.get(slug), slug),
     async readStepOutput(slug, record) {
-      const held = runs.get(slug)?.history.steps.get(record.stepId);
-      if (held?.text === undefined || held.record.status !== "completed" || held.record.outputFingerprint !== record.outputFingerprint) return { ok: false, reason: "missing", message: `run ${slug} holds no completed record of ${record.stepId}` };
-      return { ok: true, text: held.text };
+      const fp = record.outputFingerprint;
+      const text = fp === undefined ? undefined : runs.get(slug)?.history.blobs.get(fp);
+      if (fp === undefined || text === undefined) return { ok: false, reason: "missing", message: `run ${slug} holds no output of ${record.stepId}` };
+      return fingerprintOfCanonical(text) === fp ? { ok: true, text } : { ok: false, reason: "corrupt", message: `the stored output of ${record.stepId} does not match its fingerprint` };
     },
     // Retention's rule (engine/retention-policy.ts), on this store's runs: a live holder keeps its run, a run
     // waiting for a rerun is kept, the rest past the limits goes.
@@ -206,7 +211,7 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
         const run = runs.get(f.slug);
         if (reason === undefined) report.kept.push({ ...entry, reason: "within-limits" });
         else if (run?.holder?.expired === false) report.kept.push({ ...entry, reason: "locked" });
-        else if (awaitsRerun([...(run?.history.steps.values() ?? [])].map((s) => s.record))) report.kept.push({ ...entry, reason: "rerun-pending" });
+        else if (awaitsRerun(await (await checkpointsVia(undefined, f.slug)).records())) report.kept.push({ ...entry, reason: "rerun-pending" });
         else {
           if (options.dryRun !== true) runs.delete(f.slug);
           report.removed.push({ ...entry, reason });

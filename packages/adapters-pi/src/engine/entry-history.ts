@@ -1,0 +1,150 @@
+/**
+ * The engine's history port over the entry port (entry-port.ts): a backend that only claims epochs, appends
+ * fenced entries, reads from a position and keeps blobs gets the whole `CheckpointStore` (checkpoints.ts) from
+ * this: the index of every step's latest record (folded from the entries once per lease, kept current by the
+ * holder's own appends), rerun marks judged by epoch (reuse-decision.ts), output checks, and what compaction keeps.
+ */
+import { workflowError } from "@phasekit/core";
+import type { EntryPort, HistoryEntry, StoredEntry } from "./entry-port.js";
+import { fingerprintOfCanonical } from "./fingerprint.js";
+import type { HistoryPort } from "./history-port.js";
+import type { CommitRecord, StepRecord } from "./records.js";
+import { isSuperseded, type RerunMark } from "./reuse-decision.js";
+
+/** Options of `historyOverEntries`. */
+export interface EntryHistoryOptions {
+  /** The run's slug, named in hints. */
+  run: string;
+  /** The lease's epoch (its appends are fenced by it); null for a reader, which re-reads on every call. */
+  epoch: number | null;
+  now: () => Date;
+  /** The store's rule on who may write (a reader: LOCK_NOT_OWNED; a displaced lease: LOCK_LOST), before any work. */
+  mayWrite: (what: string) => void;
+}
+
+/** The entries folded: each step's and commit's latest entry, the rerun marks, where the holder appends next. */
+interface Folded {
+  steps: Map<string, StoredEntry>;
+  commits: Map<string, StoredEntry>;
+  marks: RerunMark[];
+  markEntries: StoredEntry[];
+  count: number;
+  next: number;
+}
+
+const emptyFold = (): Folded => ({ steps: new Map(), commits: new Map(), marks: [], markEntries: [], count: 0, next: 0 });
+
+function foldInto(f: Folded, stored: readonly StoredEntry[]): void {
+  for (const s of stored) {
+    const e = s.entry;
+    if (e.t === "commit") f.commits.set(e.record.id, s);
+    else if (e.t === "rerun") {
+      f.marks.push({ epoch: s.epoch, from: e.from, keys: e.keys });
+      f.markEntries.push(s);
+    } else {
+      // Re-set so a key keeps its first place in the map: the order the run first recorded its steps.
+      f.steps.set(e.key, s);
+    }
+    f.count++;
+    f.next = Math.max(f.next, s.pos + 1);
+  }
+}
+
+/** The port's record of a step entry, flagged `superseded` where a later lease's mark names it. */
+function recordOf(s: StoredEntry, marks: readonly RerunMark[]): StepRecord {
+  const e = s.entry as Exclude<HistoryEntry, { t: "commit" } | { t: "rerun" }>;
+  const base = { v: 1 as const, kind: "step" as const, stepId: e.key, attempt: e.attempt, inputFingerprint: e.input };
+  const record: StepRecord =
+    e.t === "start"
+      ? { ...base, status: "started", startedAt: e.at }
+      : e.t === "fail"
+        ? { ...base, status: "failed", startedAt: e.startedAt, finishedAt: e.at, error: e.error }
+        : { ...base, status: "completed", outputFingerprint: e.output, startedAt: e.startedAt, finishedAt: e.at };
+  return isSuperseded(e.key, s.epoch, marks) ? { ...record, superseded: true } : record;
+}
+
+/** The history port of one run over `port`, for the lease of `options.epoch` (or a reader). */
+export async function historyOverEntries(port: EntryPort, options: EntryHistoryOptions): Promise<HistoryPort<StepRecord, StepRecord>> {
+  const { epoch, mayWrite } = options;
+  const load = async (): Promise<Folded> => {
+    const f = emptyFold();
+    foldInto(f, await port.read(0));
+    return f;
+  };
+  // A holder folds once and then knows every append (its fence keeps others out); a reader reads afresh.
+  let held = epoch === null ? null : await load();
+  const view = async (): Promise<Folded> => held ?? load();
+  const write = async (entries: HistoryEntry[]): Promise<void> => {
+    if (held === null || epoch === null) throw workflowError("checkpoints", "LOCK_NOT_OWNED", `run ${options.run}: ${port.file} was opened to read.`, { file: port.file });
+    await port.append(epoch, entries);
+    const f = held;
+    foldInto(
+      f,
+      entries.map((entry, i) => ({ pos: f.next + i, epoch, entry })),
+    );
+  };
+  const stamp = (): string => options.now().toISOString();
+  const started = (r: StepRecord) => ({ key: r.stepId, attempt: r.attempt, input: r.inputFingerprint, startedAt: r.startedAt });
+
+  return {
+    file: port.file,
+    run: options.run,
+    now: options.now,
+    mayWrite,
+    async latest(key) {
+      const f = await view();
+      const s = f.steps.get(key);
+      return s === undefined ? undefined : recordOf(s, f.marks);
+    },
+    async stored(_record, outputFingerprint) {
+      const text = await port.getBlob(outputFingerprint);
+      if (text === undefined) return { ok: false, reason: "artifact-missing" };
+      return fingerprintOfCanonical(text) === outputFingerprint ? { ok: true, output: JSON.parse(text) } : { ok: false, reason: "artifact-corrupt" };
+    },
+    async start({ key, attempt, inputFingerprint }) {
+      const at = stamp();
+      await write([{ t: "start", key, attempt, input: inputFingerprint, at }]);
+      return { v: 1, kind: "step", stepId: key, status: "started", attempt, inputFingerprint, startedAt: at };
+    },
+    // The store's rule, once more right before the body: a lease displaced since the start never starts the work.
+    beforeBody: (s) => mayWrite(`ctx.step("${s.stepId}")`),
+    async fail(s, error) {
+      const at = stamp();
+      await write([{ t: "fail", ...started(s), at, error }]);
+    },
+    async complete(s, { text, fingerprint }) {
+      await port.putBlob(fingerprint, text);
+      const at = stamp();
+      await write([{ t: "done", ...started(s), at, output: fingerprint }]);
+      return { ...s, status: "completed", outputFingerprint: fingerprint, finishedAt: at };
+    },
+    view: (record) => record,
+    async records() {
+      const f = await view();
+      return [...f.steps.values()].map((s) => recordOf(s, f.marks));
+    },
+    async commits() {
+      const out = new Map<string, CommitRecord>();
+      for (const [id, s] of (await view()).commits) out.set(id, (s.entry as { record: CommitRecord }).record);
+      return out;
+    },
+    async putCommit(record) {
+      await write([{ t: "commit", record }]);
+      return record;
+    },
+    async mark({ from, keys, at, reason }) {
+      await write([{ t: "rerun", from, keys, at, ...(reason === undefined ? {} : { reason }) }]);
+    },
+    // Keeps each step's and commit's latest entry with the epoch that wrote it and every mark (a mark is judged by
+    // epoch, so positions may close up), and the outputs completed records name; the rest goes.
+    async compact() {
+      const f = await view();
+      const keep = [...f.steps.values(), ...f.commits.values(), ...f.markEntries].sort((a, b) => a.pos - b.pos);
+      const blobs = new Set<string>();
+      for (const s of f.steps.values()) if (s.entry.t === "done") blobs.add(s.entry.output);
+      const { removedBlobs } = await port.compact(epoch ?? -1, keep, blobs);
+      held = await load();
+      return { recordsBefore: f.count, recordsAfter: keep.length, artifactsRemoved: removedBlobs };
+    },
+  };
+}

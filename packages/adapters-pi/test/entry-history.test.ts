@@ -1,0 +1,77 @@
+/**
+ * The engine over the entry port (engine/entry-history.ts), on the memory backend (the one that implements only
+ * that port): fencing by epoch, what compaction keeps (each step's latest entry with its epoch, every rerun mark,
+ * the outputs completed records name) and that reuse, marks and attempts read the same after it.
+ */
+import { describe, expect, it } from "vitest";
+import { checkpointsOver } from "../src/engine/checkpoints.js";
+import { historyOverEntries } from "../src/engine/entry-history.js";
+import { claimEpoch, memoryEntryPort, newMemoryHistory } from "../src/testing/memory-history.js";
+
+const now = (): Date => new Date("2026-03-01T00:00:00.000Z");
+const anyone = (): void => undefined;
+
+async function lease(history: ReturnType<typeof newMemoryHistory>, epochs: { epoch: number }) {
+  const epoch = claimEpoch(epochs);
+  const port = memoryEntryPort("r", history, epochs);
+  return checkpointsOver(await historyOverEntries(port, { run: "r", epoch, now, mayWrite: anyone }));
+}
+
+describe("the engine over the entry port", () => {
+  it("a displaced lease's appends are refused by the port's epoch fence, and its body never starts", async () => {
+    const history = newMemoryHistory();
+    const epochs = { epoch: 0 };
+    const old = await lease(history, epochs);
+    await old.step("a", {}, () => 1);
+    const fresh = await lease(history, epochs);
+    let ran = false;
+    await expect(
+      old.step("b", {}, () => {
+        ran = true;
+        return 2;
+      }),
+    ).rejects.toMatchObject({ code: "LOCK_LOST" });
+    expect(ran).toBe(false);
+    expect(await fresh.step("a", {}, () => 99)).toMatchObject({ reused: true, output: 1 });
+    expect((await fresh.records()).map((r) => r.stepId)).toEqual(["a"]);
+  });
+
+  it("compaction keeps each step's latest entry, every mark and the outputs still named; reuse and marks read the same after it", async () => {
+    const history = newMemoryHistory();
+    const epochs = { epoch: 0 };
+    const first = await lease(history, epochs);
+    await first.step("a", { v: 1 }, () => ({ big: "a".repeat(100) }));
+    await first.step("a", { v: 2 }, () => ({ big: "A".repeat(100) }));
+    await first.step("b", {}, () => "b1");
+    await first.recordCommitIntent({ id: "c1", message: "m", files: ["x"] });
+    await first.markCommitted("c1", { sha: "abcdef1" });
+    const marker = await lease(history, epochs);
+    expect(await marker.supersede?.("b", {})).toEqual({ keys: ["b"] });
+    const holder = await lease(history, epochs);
+    const report = await holder.compact();
+    expect(report).toEqual({ recordsBefore: 9, recordsAfter: 4, artifactsRemoved: 1 });
+    expect(history.entries.map((s) => s.entry.t)).toEqual(["done", "done", "commit", "rerun"]);
+    expect((await holder.records()).map((r) => [r.stepId, r.status, r.superseded ?? false])).toEqual([
+      ["a", "completed", false],
+      ["b", "completed", true],
+    ]);
+    expect(await holder.step("a", { v: 2 }, () => "ran")).toMatchObject({ reused: true, output: { big: "A".repeat(100) } });
+    expect(await holder.step("b", {}, () => "b2")).toMatchObject({ reused: false, reason: "superseded", output: "b2" });
+    expect(await holder.commits()).toEqual([expect.objectContaining({ id: "c1", status: "committed", sha: "abcdef1" })]);
+  });
+
+  it("a stored output that fails its check reruns as artifact-corrupt; a missing one as artifact-missing", async () => {
+    const history = newMemoryHistory();
+    const epochs = { epoch: 0 };
+    const first = await lease(history, epochs);
+    const a = await first.step("a", {}, () => ({ n: 1 }));
+    await first.step("b", {}, () => ({ n: 2 }));
+    history.blobs.set(a.record.outputFingerprint as string, '{"n":666}');
+    const b = (await first.record("b"))?.outputFingerprint as string;
+    history.blobs.delete(b);
+    const next = await lease(history, epochs);
+    expect(await next.step("a", {}, () => ({ n: 1 }))).toMatchObject({ reused: false, reason: "artifact-corrupt" });
+    expect(await next.step("b", {}, () => ({ n: 2 }))).toMatchObject({ reused: false, reason: "artifact-missing" });
+    expect(await next.step("a", {}, () => "again")).toMatchObject({ reused: true, output: { n: 1 } });
+  });
+});
