@@ -16,6 +16,15 @@ export function storableJson<T>(value: T): T {
   return text === undefined || !SUSPECT.test(text) ? value : (clean(JSON.parse(text)) as T);
 }
 
+/**
+ * `storableJson(value)` as the JSON text a jsonb parameter takes: the value is stringified once (a parameter
+ * given as an object is stringified again by the driver).
+ */
+export function storableJsonText(value: unknown): string {
+  const text = JSON.stringify(value);
+  return !SUSPECT.test(text) ? text : JSON.stringify(clean(JSON.parse(text)));
+}
+
 function clean(value: unknown): unknown {
   if (typeof value === "string") return storableText(value, Number.POSITIVE_INFINITY);
   if (Array.isArray(value)) return value.map(clean);

@@ -13,7 +13,8 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 import { checkpointsOver, type HistoryPort } from "@phasekit/adapters-pi/store-kit";
 import type { CheckpointStore, CommitRecord, StepRecord } from "@phasekit/adapters-pi";
 import { fencedWrite, fenceParams, fenceSql, query, stillHolding, type Db, type Fence } from "../db/db.js";
-import { storableJson } from "../db/storable.js";
+import { STEP_WRITES, type StepWrite } from "./step-writes.js";
+import { storableJson, storableJsonText } from "../db/storable.js";
 import { lockLost, storeError } from "../db/errors.js";
 import { compactArtifacts } from "./compact.js";
 import { runLabel, whyRefused } from "./runs.js";
@@ -40,36 +41,21 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
   // Delta writes not settled yet: a compaction waits for them, or it could delete a base before their row lands.
   const deltas = new Set<Promise<unknown>>();
 
-  // One statement: the record (and, for a completion, its artifact) lands only if the run row still names this
-  // holder's epoch. FOR SHARE makes a concurrent takeover wait for this statement, or this statement re-check
-  // the row after the takeover committed (and find the epoch changed).
-  // A `started` record never replaces the finished record of the same attempt (same startedAt, attempt and
-  // input), whatever order statements reach the table in; `fenced` (not the row count) says whether the fence
-  // let the statement write.
-  // Whether the artifact row was written by this statement (false when absent or already there). `repair`: the
-  // row there (the same fingerprint, content that failed its check) is replaced by this whole value; without
-  // it, a rerun of a step whose stored output was edited would keep the edited row and rerun on every resume.
-  async function putStep(record: StepRecord, artifact: ArtifactRow | null, durable: boolean, repair = false): Promise<boolean> {
+  // One statement (step-writes.ts): the record (and, for a completion, its artifact) lands only if the run row
+  // still names this holder's epoch. Resolves whether the artifact row was written by this statement (false
+  // when absent or already there). `repair`: the row there (the same fingerprint, content that failed its check)
+  // is replaced by this whole value; without it, a rerun of a step whose stored output was edited would keep the
+  // edited row and rerun on every resume.
+  async function putStep(record: StepRecord, artifact: ArtifactRow | null, write: StepWrite): Promise<boolean> {
     const [e, t] = fenceParams(fence);
     let ok: boolean;
     let inserted = false;
     try {
-      const text = `WITH f AS (SELECT r.epoch ${durable ? "" : ", set_config('synchronous_commit', 'off', true)"} FROM phasekit_runs r
-                    WHERE r.namespace = $1 AND r.slug = $2 AND ${fenceSql("$3", "$4")} FOR SHARE),
-              a AS (INSERT INTO phasekit_artifacts (namespace, slug, fingerprint, body, base)
-                    SELECT $1, $2, $7, $8, $9 FROM f WHERE $7::text IS NOT NULL
-                    ON CONFLICT (namespace, slug, fingerprint) DO UPDATE SET body = EXCLUDED.body, base = EXCLUDED.base WHERE $10::boolean RETURNING 1),
-              w AS (INSERT INTO phasekit_steps AS s (namespace, slug, step_id, record, epoch, first_started)
-                    SELECT $1, $2, $5, $6, f.epoch, $6::jsonb->>'startedAt' FROM f
-                    ON CONFLICT (namespace, slug, step_id) DO UPDATE SET record = EXCLUDED.record, epoch = EXCLUDED.epoch
-                    WHERE NOT (EXCLUDED.record->>'status' = 'started' AND s.record->>'status' <> 'started'
-                      AND s.record->>'startedAt' = EXCLUDED.record->>'startedAt' AND s.record->>'attempt' = EXCLUDED.record->>'attempt'
-                      AND s.record->>'inputFingerprint' = EXCLUDED.record->>'inputFingerprint'))
-         SELECT (SELECT count(*) FROM f) AS fenced, (SELECT count(*) FROM a) AS inserted`;
-      const values = [db.namespace, slug, e, t, record.stepId, storableJson(record), artifact?.fp ?? null, artifact?.body ?? null, artifact?.base ?? null, repair];
+      const base = [db.namespace, slug, e, t, record.stepId, storableJsonText(record)];
+      const values = artifact === null ? base : [...base, artifact.fp, artifact.body, artifact.base];
+      const { name, text } = write;
       // A named (prepared) statement: each connection parses and plans it once, not on every step. An upsert of
       // one row, fenced: sent again on a fresh connection if its own was cut under it.
-      const name = durable ? "phasekit_put_step_chained" : "phasekit_put_step_chained_async";
       const put = async (): Promise<true | undefined> => {
         const row = (await query<{ fenced: string; inserted: string }>(db, { name, text, values })).rows[0];
         inserted = Number(row?.inserted) === 1;
@@ -131,7 +117,7 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       // The `started` record is acknowledged before the body runs: its statement is fenced by epoch, so a holder
       // whose lease was taken never starts the work (two runners must not race on side effects). It is committed
       // without waiting for the WAL flush, so it costs a round trip, not a durable commit.
-      await putStep(started, null, false);
+      await putStep(started, null, STEP_WRITES.started);
       index?.wrote(started);
       return started;
     },
@@ -142,7 +128,7 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     },
     async fail(started, error) {
       const failed: StepRecord = { ...started, status: "failed", finishedAt: stamp(), error };
-      await putStep(failed, null, true);
+      await putStep(failed, null, STEP_WRITES.record);
       index?.wrote(failed);
     },
     async complete(started, { text, fingerprint: outputFingerprint, repair }) {
@@ -150,7 +136,7 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       // A rerun because the stored output failed its check stores it whole, in place of the row there: a delta
       // could name a base whose own chain passes through that row.
       const written = chain.row(outputFingerprint, text, repair);
-      const put = putStep(completed, written.row, true, repair);
+      const put = putStep(completed, written.row, repair ? STEP_WRITES.repair : STEP_WRITES.completed);
       if (written.row.base !== null) {
         const settled: Promise<unknown> = put.then(
           (): boolean => deltas.delete(settled),
