@@ -16,21 +16,22 @@ export async function readOutputs(db: Db, slug: string, wanted: readonly string[
   try {
     const r = await query<[string, string, string | null]>(db, {
       name: "phasekit_read_outputs_chained",
-      // Each lookup is a LATERAL probe on the artifact's whole key (OFFSET 0 keeps the wanted list one probe per
-      // output): as a join, the planner scanned every artifact of the run until the table was analyzed. UNION
+      // Each lookup is a LATERAL probe on the artifact's whole key, kept one by its own OFFSET 0 (the outer OFFSET 0
+      // keeps the wanted list one probe per output): a plain LATERAL subquery is flattened into a join, which the
+      // planner ran as a scan of every artifact of the run until the table was analyzed. UNION
       // (not UNION ALL) ends the walk on a loop a hand edit made: a row met again adds nothing.
       text: `WITH RECURSIVE w AS (
                SELECT fp, body, base FROM (
                  SELECT fp, body, base, n, sum(octet_length(body)) OVER (ORDER BY n) AS upto FROM (
                    SELECT u.fp, u.n, a.body, a.base FROM unnest($3::text[]) WITH ORDINALITY AS u(fp, n)
-                   CROSS JOIN LATERAL (SELECT a.body, a.base FROM phasekit_artifacts a WHERE a.namespace = $1 AND a.slug = $2 AND a.fingerprint = u.fp) a
+                   CROSS JOIN LATERAL (SELECT a.body, a.base FROM phasekit_artifacts a WHERE a.namespace = $1 AND a.slug = $2 AND a.fingerprint = u.fp OFFSET 0) a
                    OFFSET 0) s) t
                WHERE n = 1 OR upto <= $4),
              c(fp, body, base) AS (
                SELECT fp, body, base FROM w
                UNION
                SELECT b.fingerprint, b.body, b.base FROM c
-               CROSS JOIN LATERAL (SELECT a.fingerprint, a.body, a.base FROM phasekit_artifacts a WHERE a.namespace = $1 AND a.slug = $2 AND a.fingerprint = c.base) b)
+               CROSS JOIN LATERAL (SELECT a.fingerprint, a.body, a.base FROM phasekit_artifacts a WHERE a.namespace = $1 AND a.slug = $2 AND a.fingerprint = c.base OFFSET 0) b)
              SELECT fp, body, base FROM c`,
       values: [db.namespace, slug, [...wanted], budget],
       rowMode: "array",
