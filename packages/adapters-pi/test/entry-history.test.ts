@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { checkpointsOver } from "../src/engine/checkpoints.js";
 import { historyOverEntries } from "../src/engine/entry-history.js";
+import type { EntryPort } from "../src/engine/entry-port.js";
 import { claimEpoch, memoryEntryPort, newMemoryHistory } from "../src/testing/memory-history.js";
 
 const now = (): Date => new Date("2026-03-01T00:00:00.000Z");
@@ -73,5 +74,36 @@ describe("the engine over the entry port", () => {
     expect(await next.step("a", {}, () => ({ n: 1 }))).toMatchObject({ reused: false, reason: "artifact-corrupt" });
     expect(await next.step("b", {}, () => ({ n: 2 }))).toMatchObject({ reused: false, reason: "artifact-missing" });
     expect(await next.step("a", {}, () => "again")).toMatchObject({ reused: true, output: { n: 1 } });
+  });
+  it("a compaction while a step's append is on its way keeps that step's entry and output (the step is acknowledged after)", async () => {
+    const history = newMemoryHistory();
+    const epochs = { epoch: 0 };
+    const epoch = claimEpoch(epochs);
+    const memory = memoryEntryPort("r", history, epochs);
+    // A backend whose append has landed but not yet answered (a network round trip): "done" entries wait at a gate.
+    let landed!: () => void;
+    const appended = new Promise<void>((resolve) => (landed = resolve));
+    let answer!: () => void;
+    const gate = new Promise<void>((resolve) => (answer = resolve));
+    const port: EntryPort = {
+      ...memory,
+      async append(e, entries) {
+        await memory.append(e, entries);
+        if (entries.some((x) => x.t === "done")) {
+          landed();
+          await gate;
+        }
+      },
+    };
+    const store = checkpointsOver(await historyOverEntries(port, { run: "r", epoch, now, mayWrite: anyone }));
+    const step = store.step("a", {}, () => ({ out: 1 }));
+    await appended;
+    const compaction = store.compact();
+    answer();
+    await compaction;
+    expect(await step).toMatchObject({ reused: false, output: { out: 1 } });
+    expect(history.entries.map((s) => [s.entry.t, "key" in s.entry ? s.entry.key : ""])).toEqual([["done", "a"]]);
+    const next = await lease(history, epochs);
+    expect(await next.step("a", {}, () => "ran again")).toMatchObject({ reused: true, output: { out: 1 } });
   });
 });

@@ -74,6 +74,21 @@ export async function historyOverEntries(port: EntryPort, options: EntryHistoryO
   // A holder folds once and then knows every append (its fence keeps others out); a reader reads afresh.
   let held = epoch === null ? null : await load();
   const view = async (): Promise<Folded> => held ?? load();
+  // A compaction keeps what the fold knows: an append that landed but is not folded yet (its answer on its way)
+  // would be dropped with its output while its step is acknowledged. So writes and a compaction exclude each
+  // other: a compaction waits for the writes in flight, and a write waits for the compaction running.
+  const inflight = new Set<Promise<unknown>>();
+  let compacting: Promise<unknown> | null = null;
+  const writing = async <T>(fn: () => Promise<T>): Promise<T> => {
+    while (compacting !== null) await compacting.catch(() => undefined);
+    const p = fn();
+    inflight.add(p);
+    try {
+      return await p;
+    } finally {
+      inflight.delete(p);
+    }
+  };
   const write = async (entries: HistoryEntry[]): Promise<void> => {
     if (held === null || epoch === null) throw workflowError("checkpoints", "LOCK_NOT_OWNED", `run ${options.run}: ${port.file} was opened to read.`, { file: port.file });
     await port.append(epoch, entries);
@@ -103,19 +118,22 @@ export async function historyOverEntries(port: EntryPort, options: EntryHistoryO
     },
     async start({ key, attempt, inputFingerprint }) {
       const at = stamp();
-      await write([{ t: "start", key, attempt, input: inputFingerprint, at }]);
+      await writing(() => write([{ t: "start", key, attempt, input: inputFingerprint, at }]));
       return { v: 1, kind: "step", stepId: key, status: "started", attempt, inputFingerprint, startedAt: at };
     },
     // The store's rule, once more right before the body: a lease displaced since the start never starts the work.
     beforeBody: (s) => mayWrite(`ctx.step("${s.stepId}")`),
     async fail(s, error) {
       const at = stamp();
-      await write([{ t: "fail", ...started(s), at, error }]);
+      await writing(() => write([{ t: "fail", ...started(s), at, error }]));
     },
     async complete(s, { text, fingerprint }) {
-      await port.putBlob(fingerprint, text);
+      // The blob and the entry naming it in one write: a compaction between them would drop the blob.
       const at = stamp();
-      await write([{ t: "done", ...started(s), at, output: fingerprint }]);
+      await writing(async () => {
+        await port.putBlob(fingerprint, text);
+        await write([{ t: "done", ...started(s), at, output: fingerprint }]);
+      });
       return { ...s, status: "completed", outputFingerprint: fingerprint, finishedAt: at };
     },
     view: (record) => record,
@@ -129,22 +147,32 @@ export async function historyOverEntries(port: EntryPort, options: EntryHistoryO
       return out;
     },
     async putCommit(record) {
-      await write([{ t: "commit", record }]);
+      await writing(() => write([{ t: "commit", record }]));
       return record;
     },
     async mark({ from, keys, at, reason }) {
-      await write([{ t: "rerun", from, keys, at, ...(reason === undefined ? {} : { reason }) }]);
+      await writing(() => write([{ t: "rerun", from, keys, at, ...(reason === undefined ? {} : { reason }) }]));
     },
     // Keeps each step's and commit's latest entry with the epoch that wrote it and every mark (a mark is judged by
     // epoch, so positions may close up), and the outputs completed records name; the rest goes.
     async compact() {
-      const f = await view();
-      const keep = [...f.steps.values(), ...f.commits.values(), ...f.markEntries].sort((a, b) => a.pos - b.pos);
-      const blobs = new Set<string>();
-      for (const s of f.steps.values()) if (s.entry.t === "done") blobs.add(s.entry.output);
-      const { removedBlobs } = await port.compact(epoch ?? -1, keep, blobs);
-      held = await load();
-      return { recordsBefore: f.count, recordsAfter: keep.length, artifactsRemoved: removedBlobs };
+      while (compacting !== null) await compacting.catch(() => undefined);
+      const run = (async () => {
+        await Promise.allSettled([...inflight]);
+        const f = await view();
+        const keep = [...f.steps.values(), ...f.commits.values(), ...f.markEntries].sort((a, b) => a.pos - b.pos);
+        const blobs = new Set<string>();
+        for (const s of f.steps.values()) if (s.entry.t === "done") blobs.add(s.entry.output);
+        const { removedBlobs } = await port.compact(epoch ?? -1, keep, blobs);
+        held = await load();
+        return { recordsBefore: f.count, recordsAfter: keep.length, artifactsRemoved: removedBlobs };
+      })();
+      compacting = run;
+      try {
+        return await run;
+      } finally {
+        compacting = null;
+      }
     },
   };
 }
