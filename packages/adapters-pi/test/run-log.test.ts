@@ -225,6 +225,24 @@ describe("run log: snapshots", () => {
     await expect(openRunLog({ runDir })).rejects.toMatchObject({ code: "CORRUPT_FILE", details: { file: snap } });
   });
 
+  it("a failed attempt counts in a compaction's records as the holder writes it, as it does when the log is read again", async () => {
+    const attempts = async (runDir: string) => {
+      const log = await openRunLog({ runDir });
+      for (let i = 0; i < 3; i++) await expect(log.step("f", {}, () => Promise.reject(new Error("no")))).rejects.toThrow("no");
+      await log.step("ok", {}, () => 1);
+      return log;
+    };
+    const holder = await attempts(temp());
+    const live = await holder.compact();
+    await holder.close();
+    const runDir = temp();
+    await (await attempts(runDir)).close();
+    const reread = await openRunLog({ runDir });
+    expect(live.recordsBefore).toBe((await reread.compact()).recordsBefore);
+    expect(live.recordsBefore).toBe(8);
+    await reread.close();
+  });
+
   it("a holder displaced by a newer epoch never starts a step's work: LOCK_LOST before fn", async () => {
     const runDir = temp();
     const a = await openRunLog({ runDir });

@@ -156,6 +156,8 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       const at = now();
       await appendRecord({ t: "fail", e: epoch, k: s.k, in: s.in, a: s.a, err, at, st: s.at }, undefined, false);
       parts.index.steps.set(s.k, { key: s.k, status: "failed", epoch, inputFingerprint: s.in, attempt: s.a, error: err, at, startedAt: s.at });
+      // Counted as a reader counts it (run-index.ts): what auto-compaction and the report see does not lag the file.
+      parts.index.records++;
     },
     async complete(s, { text, fingerprint: outputFingerprint }) {
       const { k: key, in: inputFingerprint, a: attempt, at: st } = s;
