@@ -37,6 +37,10 @@ export interface EntryPort {
   putBlob(address: string, text: string): Promise<void>;
   /** The text stored under `address`, or undefined. */
   getBlob(address: string): Promise<string | undefined>;
-  /** Under `epoch` (LOCK_LOST when a later one was claimed): the history becomes `keep`, and blobs outside `blobs` go. */
+  /**
+   * Under `epoch` (LOCK_LOST when a later one was claimed): the history becomes `keep`, and blobs outside `blobs` go.
+   * The engine never calls it while one of its own appends or blob puts is unanswered (entry-history.ts), so a
+   * backend need not keep what lands during it.
+   */
   compact(epoch: number, keep: readonly StoredEntry[], blobs: ReadonlySet<string>): Promise<{ removedBlobs: number }>;
 }

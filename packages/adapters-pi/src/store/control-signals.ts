@@ -128,6 +128,7 @@ export function withdrawRefusal(slug: string, request: ControlRequest): Workflow
   });
 }
 
+/** A request as every store files it: the reason capped, its time, its filer, and (when given) the generation its filer saw and a decision. */
 export function newControlRequest(signal: ControlSignal, reason: string, now?: () => string, generation?: number, approval?: ApprovalDecision): ControlRequest {
   return {
     schemaVersion: 1,
