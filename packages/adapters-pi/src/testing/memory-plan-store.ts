@@ -5,13 +5,13 @@
  * run's lease reads its checkpoints and writes none of them. `reopen()` gives a second store object over the same
  * runs (another process, in effect).
  */
-import { isFinished, workflowError, type WorkflowError } from "@phasekit/core";
+import { workflowError, type WorkflowError } from "@phasekit/core";
 import { checkJournalAppend, journalAfter, type JournalAppend, type JournalEntry } from "../store/journal.js";
 import { validateSlug } from "../io/plan-paths.js";
 import type { PlanRunEntry, PlanStore, StoreLock } from "../store/plan-store.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
-import { awaitsRerun, checkRetentionLimits, retentionVerdicts, type GcReport } from "../engine/retention-policy.js";
 import { createMemoryCheckpoints } from "./memory-checkpoints.js";
+import { memoryGc } from "./memory-gc.js";
 import { claimEpoch, newMemoryHistory, type MemoryHistory } from "./memory-history.js";
 import { fingerprintOfCanonical } from "../engine/fingerprint.js";
 import { notHeld } from "../store/read-checkpoints.js";
@@ -191,34 +191,12 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
       if (fp === undefined || text === undefined) return { ok: false, reason: "missing", message: `run ${slug} holds no output of ${record.stepId}` };
       return fingerprintOfCanonical(text) === fp ? { ok: true, text } : { ok: false, reason: "corrupt", message: `the stored output of ${record.stepId} does not match its fingerprint` };
     },
-    // Retention's rule (engine/retention-policy.ts), on this store's runs: a live holder keeps its run, a run
-    // waiting for a rerun is kept, the rest past the limits goes.
-    async gc(options) {
-      const limits = checkRetentionLimits(options);
-      const report: GcReport = { removed: [], kept: [] };
-      const finished: Array<{ slug: string; m: WorkflowMetadata; updatedAt: string; ageMs: number }> = [];
-      const now = options.now().getTime();
-      for (const [slug, run] of runs) {
-        const r = current(slug, run);
-        const entry = { slug, runDir: `memory:${slug}` };
-        if (!r.ok) report.kept.push({ ...entry, reason: "corrupt-metadata", error: r.error.message });
-        else if (r.metadata === null) report.kept.push({ ...entry, reason: "no-metadata" });
-        else if (!isFinished(r.metadata)) report.kept.push({ ...entry, reason: "active", status: r.metadata.status, updatedAt: r.metadata.updatedAt });
-        else finished.push({ slug, m: r.metadata, updatedAt: r.metadata.updatedAt, ageMs: now - Date.parse(r.metadata.updatedAt) });
-      }
-      for (const { run: f, reason } of retentionVerdicts(finished, limits)) {
-        const entry = { slug: f.slug, runDir: `memory:${f.slug}`, status: f.m.status, updatedAt: f.m.updatedAt };
-        const run = runs.get(f.slug);
-        if (reason === undefined) report.kept.push({ ...entry, reason: "within-limits" });
-        else if (run?.holder?.expired === false) report.kept.push({ ...entry, reason: "locked" });
-        else if (awaitsRerun(await (await checkpointsVia(undefined, f.slug)).records())) report.kept.push({ ...entry, reason: "rerun-pending" });
-        else {
-          if (options.dryRun !== true) runs.delete(f.slug);
-          report.removed.push({ ...entry, reason });
-        }
-      }
-      return report;
-    },
+    gc: (options) =>
+      memoryGc(
+        [...runs].map(([slug, run]) => ({ slug, metadata: current(slug, run), live: run.holder?.expired === false, steps: async () => (await checkpointsVia(undefined, slug)).records() })),
+        options,
+        (slug) => runs.delete(slug),
+      ),
     requestControl: (slug, signal, input = {}) =>
       guard(async () => {
         const run = peek(slug);
