@@ -11,8 +11,24 @@ import { memoryEntryPort, type MemoryHistory } from "./memory-history.js";
 
 const AT = new Date("2026-01-01T00:00:00.000Z");
 
-/** The checkpoints of run `slug` for the lease of `epoch` (null: a reader); `mayWrite(what)` throws when this caller may not write. */
-export async function createMemoryCheckpoints(slug: string, history: MemoryHistory, epochs: { epoch: number }, epoch: number | null, mayWrite: (what: string) => void): Promise<CheckpointStore> {
-  const port = memoryEntryPort(slug, history, epochs);
-  return checkpointsOver(await historyOverEntries(port, { run: slug, epoch, now: () => AT, mayWrite }));
+// One checkpoint store per lease, as the fs run log and PostgreSQL keep one: the engine folds a holder's history
+// once and then knows only its own appends, so two folds under one lease would each miss the other's steps (a
+// body run again, a compaction through one cutting the other's entries). An epoch names one lease of one run.
+const leased = new WeakMap<MemoryHistory, Map<number, Promise<CheckpointStore>>>();
+
+/**
+ * The checkpoints of run `slug` for the lease of `epoch` (null: a reader, afresh at every call; a lease gets the
+ * same store at every call); `mayWrite(what)` throws when this caller may not write.
+ */
+export function createMemoryCheckpoints(slug: string, history: MemoryHistory, epochs: { epoch: number }, epoch: number | null, mayWrite: (what: string) => void): Promise<CheckpointStore> {
+  const open = async (): Promise<CheckpointStore> => checkpointsOver(await historyOverEntries(memoryEntryPort(slug, history, epochs), { run: slug, epoch, now: () => AT, mayWrite }));
+  if (epoch === null) return open();
+  const mine = leased.get(history) ?? new Map<number, Promise<CheckpointStore>>();
+  leased.set(history, mine);
+  const known = mine.get(epoch);
+  if (known !== undefined) return known;
+  const made = open();
+  mine.set(epoch, made);
+  made.catch(() => mine.delete(epoch));
+  return made;
 }

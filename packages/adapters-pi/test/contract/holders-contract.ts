@@ -127,4 +127,21 @@ export function holderCases(fresh: () => Promise<PlanStore>, harness: HolderHarn
     expect(await cpsB.step("late", {}, () => "B")).toMatchObject({ reused: false, reason: "no-record", output: "B" });
     expect(await b.lock.release()).toMatchObject({ ok: true, released: true });
   });
+
+  it("checkpoints asked twice under one lease are one history: each sees the other's steps, and a compaction through one keeps them", async () => {
+    const store = await fresh();
+    const held = await store.lock("twice", owner("holder"));
+    if (!held.ok) throw held.error;
+    const via = held.lock.store ?? store;
+    const first = await via.checkpoints("twice", { now });
+    const second = await via.checkpoints("twice", { now });
+    await first.step("a", {}, () => "A");
+    let ran = 0;
+    expect(await second.step("a", {}, () => ((ran += 1), "again"))).toMatchObject({ reused: true, output: "A" });
+    expect(ran).toBe(0);
+    await second.compact();
+    expect(await first.step("a", {}, () => ((ran += 1), "again"))).toMatchObject({ reused: true, output: "A" });
+    expect(ran).toBe(0);
+    await held.lock.release();
+  });
 }
