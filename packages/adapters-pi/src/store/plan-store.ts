@@ -5,10 +5,10 @@
  */
 import { settle } from "./settle.js";
 import path from "node:path";
-import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
+import type { WorkflowError } from "@phasekit/core";
 import { cleanTempFiles, syncDir } from "../io/atomic-write.js";
 import { assertRealDir } from "../io/safe-open.js";
-import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
+import { nodeFs, type FsPort } from "../io/fs-port.js";
 import { checkJournalAppend, journalAfter, type JournalAppend } from "./journal.js";
 import { JOURNAL_EVENT, journalEventData, lastJournalSeq, readLegacyJournal, renderJournal, type LegacyJournal } from "./journal-view.js";
 import { readRunLog } from "./run-log/reader.js";
@@ -19,10 +19,11 @@ import { DEFAULT_LOCK_STALE_MS, lockDirOf } from "../lock/holder.js";
 import { checkpointsOverRunLog } from "./log-checkpoints.js";
 import { readOnlyCheckpoints } from "./read-checkpoints.js";
 import { readMetadataWithLog, readRunMetadata, renderMetadataView, writeMetadataWithLog } from "./log-metadata.js";
-import { METADATA_FILE, type PlanRunEntry, type PlanStore, type StoreLock } from "./plan-store-port.js";
+import { METADATA_FILE, type PlanStore, type StoreLock } from "./plan-store-port.js";
 import { openRunLog, type RunLog } from "./run-log/run-log.js";
 import { RUN_ARTIFACTS_DIR } from "./run-log/file-names.js";
 import { gc } from "./retention.js";
+import { listPlanRuns } from "./plan-runs.js";
 import { ensurePrivateDir, resolveInsideWith, resolvePlanRoot, validateSlug } from "../io/plan-paths.js";
 import { slugMismatch, type ReadMetadataResult } from "./metadata.js";
 import { createFsControl } from "./control-fs.js";
@@ -209,27 +210,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
         return { ok: true, lock: leaseLock(r.lock, lease) };
       });
     },
-    async list() {
-      let names: string[];
-      try {
-        names = await fs.readdir(planRoot);
-      } catch (error) {
-        if (fsErrorCode(error) === "ENOENT") return [];
-        throw workflowError("store", "READ_FAILED", `cannot list ${planRoot}: ${String(error)}`, { file: planRoot }, error);
-      }
-      const out: PlanRunEntry[] = [];
-      for (const slug of names.sort()) {
-        if (!validateSlug(slug).ok) continue;
-        const st = await fs.lstat(path.join(planRoot, slug)).catch(() => undefined);
-        if (st === undefined || !st.isDirectory()) continue;
-        const r = await readMetaOf(path.join(planRoot, slug)).catch((error: unknown): ReadMetadataResult => {
-          if (isWorkflowError(error)) return { ok: false, error };
-          throw error;
-        });
-        out.push(r.ok ? { slug, ok: true, metadata: r.metadata } : { slug, ok: false, error: r.error });
-      }
-      return out;
-    },
+    list: () => listPlanRuns(fs, planRoot, readMetaOf),
     checkpoints: (slug, opts) => checkpointsVia(undefined, slug, opts),
     gc: (opts) => gc({ ...opts, planRoot, fs }),
     async close() {
