@@ -63,7 +63,10 @@ function recordOf(s: StoredEntry, marks: readonly RerunMark[]): StepRecord {
   return isSuperseded(e.key, s.epoch, marks) ? { ...record, superseded: true } : record;
 }
 
-/** The history port of one run over `port`, for the lease of `options.epoch` (or a reader). */
+/**
+ * The history port of one run over `port`, for the lease of `options.epoch` (or a reader). Make one per lease and
+ * share it: a second one under the same lease folds on its own and misses the first one's appends.
+ */
 export async function historyOverEntries(port: EntryPort, options: EntryHistoryOptions): Promise<HistoryPort<StepRecord, StepRecord>> {
   const { epoch, mayWrite } = options;
   const load = async (): Promise<Folded> => {
