@@ -129,7 +129,8 @@ export interface PlanStore extends StoreControl {
   /**
    * The run's checkpoints (completed-step reuse, commit intents). Through a store that holds the run's lock they
    * write to its fenced history (claimed when the lock was taken); without the lock they are a read-only view
-   * that claims nothing, and every write through it is LOCK_NOT_OWNED.
+   * that claims nothing, and every write through it is LOCK_NOT_OWNED. Asked again under the same lease, they are
+   * the same history: each caller sees the others' steps (a holder that asks at every turn reruns nothing).
    */
   checkpoints(slug: string, options: { now: () => Date }): Promise<CheckpointStore>;
   /** Removes finished runs past `keep` / `olderThan`; never a running, paused, locked or unreadable one. */
