@@ -121,7 +121,7 @@ export interface RunRead extends Omit<RunDetail, "steps">, Omit<OpenHistory, "re
 export async function withRunRead<T>(roots: Roots, target: string, nowMs: number, fn: (r: RunRead) => Promise<T>, opened?: RunLogView | null): Promise<T> {
   if (roots.store !== undefined) return fn(await storeRunRead(await storeAt(roots.store, roots.repoRoot), target, nowMs));
   const location = await locateRun(roots, target);
-  const { runDir, slug } = location;
+  const { runDir } = location;
   const open = opened !== undefined ? { ok: true as const, view: opened } : await readRunLog(runDir).then((view) => ({ ok: true as const, view }), (error: unknown) => ({ ok: false as const, error }));
   const view = open.ok ? open.view : null;
   try {
@@ -130,26 +130,17 @@ export async function withRunRead<T>(roots: Roots, target: string, nowMs: number
       return readMetadataWithLog(path.join(runDir, METADATA_FILE), nodeFs, view?.state());
     });
     const lock = lockOfFolder(await judgeLiveness(runDir));
-    const steps = await (open.ok ? stepsIn(runDir, view) : Promise.reject(open.error)).then(
-      (h) => ({ h, error: null }),
-      (error: unknown) => ({ h: { steps: listOfRecords([]), checkOutput: (r: StepRecord) => checkStoredOutput(runDir, r, view) }, error: readError(error) }),
-    );
     const control = await readControlRequest(runDir);
-    return await fn({
-      ...steps.h,
-      location,
-      summary: summarize(slug, runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, steps.h.steps.facts()),
-      metadata: read.ok ? read.metadata : null,
-      stepsError: steps.error,
-      pending: control.ok ? control.request : null,
-      live: lock.verdict === "live",
-      async journal(after) {
+    // Made right where it is awaited: a rejected promise left while other reads go on is an unhandled rejection.
+    const steps = open.ok ? stepsIn(runDir, view) : Promise.reject(open.error);
+    return await fn(
+      await runReadOf(location, nowMs, read, lock, steps, (r) => checkStoredOutput(runDir, r, view), control, async (after) => {
         if (!open.ok) throw open.error;
         const legacy = await readLegacyJournal(runDir, nodeFs);
         if (!legacy.ok) throw legacy.error;
         return renderJournal(legacy.legacy, view, journalAfter({ after }));
-      },
-    });
+      }),
+    );
   } finally {
     if (opened === undefined) view?.close();
   }
@@ -158,27 +149,44 @@ export async function withRunRead<T>(roots: Roots, target: string, nowMs: number
 /** `withRunRead` on a store named by URL: each part asked of the store once. */
 async function storeRunRead(store: PlanStore, target: string, nowMs: number): Promise<RunRead> {
   const location = await locateStoreRun(store, target);
-  const { slug, runDir } = location;
+  const { slug } = location;
   const read = await store.readMetadata(slug);
   const lock = lockOfLease(await storeLease(store, slug));
-  const steps = await storeSteps(store, slug).then(
-    (h) => ({ h, error: null }),
-    (error: unknown) => ({ h: { steps: listOfRecords([]), checkOutput: (r: StepRecord) => storeStepOutput(store, slug, r) }, error: readError(error) }),
-  );
   const control = await store.readControl(slug);
+  return runReadOf(location, nowMs, read, lock, storeSteps(store, slug), (r) => storeStepOutput(store, slug, r), control, async (after) => {
+    const r = await store.readJournal(slug, after === undefined ? undefined : { after });
+    if (!r.ok) throw r.error;
+    return r.entries;
+  });
+}
+
+/**
+ * A RunRead from its parts, whatever the backend: steps that cannot be read leave an empty list and say why
+ * (`stepsError`), each stored output still checked by `checkOutput`.
+ */
+async function runReadOf(
+  location: RunLocation,
+  nowMs: number,
+  read: Awaited<ReturnType<PlanStore["readMetadata"]>>,
+  lock: ReturnType<typeof lockOfLease>,
+  opening: Promise<Omit<OpenHistory, "records"> & { steps: StepList }>,
+  checkOutput: (r: StepRecord) => ReturnType<OpenHistory["checkOutput"]>,
+  control: Awaited<ReturnType<PlanStore["readControl"]>>,
+  journal: (after?: number) => Promise<JournalEntry[]>,
+): Promise<RunRead> {
+  const steps = await opening.then(
+    (h) => ({ h, error: null }),
+    (error: unknown) => ({ h: { steps: listOfRecords([]), checkOutput } as Omit<OpenHistory, "records"> & { steps: StepList }, error: readError(error) }),
+  );
   return {
     ...steps.h,
     location,
-    summary: summarize(slug, runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, steps.h.steps.facts()),
+    summary: summarize(location.slug, location.runDir, read.ok ? read.metadata : null, read.ok ? null : read.error, lock, nowMs, steps.h.steps.facts()),
     metadata: read.ok ? read.metadata : null,
     stepsError: steps.error,
     pending: control.ok ? control.request : null,
     live: lock.verdict === "live",
-    async journal(after) {
-      const r = await store.readJournal(slug, after === undefined ? undefined : { after });
-      if (!r.ok) throw r.error;
-      return r.entries;
-    },
+    journal,
   };
 }
 
