@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { workflowError } from "@phasekit/core";
+import { workflowError, type WorkflowError } from "@phasekit/core";
 import { validateSlug } from "../io/plan-paths.js";
 import { CONTROL_ACTIONS, type ControlAction } from "./control-actions.js";
 import { approveFromPage } from "./inspector-approve.js";
@@ -122,7 +122,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: Ap
     // A live page's refresh names the journal entries it holds (the last one, the last state): only newer ones come.
     const after = optionalInt(url, "journalAfter");
     const state = optionalInt(url, "journalState");
-    if (offset === null || limit === null || after === null || state === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: "stepOffset, stepLimit, journalAfter and journalState are whole numbers ≥ 0" } });
+    if (offset === null || limit === null || after === null || state === null) throw badQuery(url, ["stepOffset", "stepLimit", "journalAfter", "journalState"]);
     const since = after === undefined ? undefined : { after, state: state ?? 0 };
     return answer(res, run[1] as string, (id) => runPage(o, id, { ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }), ...stepCursors(url) }, since));
   }
@@ -130,8 +130,8 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: Ap
   if (events !== null) {
     const id = safeDecode(events[1] as string);
     if (id === null || !validateSlug(id).ok) return send(res, 400, { error: { code: "INVALID_SLUG", message: `not a run id: ${JSON.stringify(events[1])}` } });
-    const location = await locateRun(o.roots, id).catch(() => null);
-    if (location === null) return send(res, 404, { error: { code: "NOT_FOUND", message: `no run ${JSON.stringify(id)}` } });
+    // Answered as every error is (failureAnswer): NOT_FOUND is a 404, an ambiguous or unreadable target says so.
+    const location = await locateRun(o.roots, id);
     // A store named by URL has no folder to stat: what a reader shows of the run is its signature there (the
     // store's own, one small read, when it has one). The lease's renewals (its `until`) are not a change, its
     // holder coming, going or going stale is.
@@ -156,7 +156,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: Ap
     const offset = optionalInt(url, "offset");
     const limit = optionalInt(url, "limit");
     const step = url.searchParams.get("step");
-    if (offset === null || limit === null) return send(res, 400, { error: { code: "INVALID_OPTIONS", message: "offset and limit are whole numbers ≥ 0" } });
+    if (offset === null || limit === null) throw badQuery(url, ["offset", "limit"]);
     return answer(res, timeline[1] as string, (id) => timelinePage(o, id, { ...(step === null ? {} : { step }), ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }));
   }
   const output = /^\/api\/runs\/([^/]+)\/steps\/([^/]+)\/output$/.exec(url.pathname);
@@ -193,6 +193,16 @@ async function post(req: http.IncomingMessage, res: http.ServerResponse, o: ApiC
 }
 
 /** Runs `fn` for a bare run id (a path-like id would reach folders outside the plan root) and sends its answer. */
+/** INVALID_OPTIONS naming the first of `fields` that is no whole number ≥ 0, and its value. */
+function badQuery(url: URL, fields: readonly string[]): WorkflowError {
+  const field = fields.find((f) => optionalInt(url, f) === null) ?? fields[0];
+  return workflowError("cli", "INVALID_OPTIONS", `the query parameter ${field} must be a whole number ≥ 0, not ${JSON.stringify(url.searchParams.get(field ?? ""))}.`, {
+    field,
+    value: url.searchParams.get(field ?? ""),
+    hint: `${fields.join(", ")} are whole numbers ≥ 0; leave one out for its default`,
+  });
+}
+
 async function answer(res: http.ServerResponse, rawId: string, fn: (id: string) => Promise<object>): Promise<void> {
   const id = safeDecode(rawId);
   if (id === null || !validateSlug(id).ok) return send(res, 400, { error: { code: "INVALID_SLUG", message: `not a run id: ${JSON.stringify(rawId)}` } });

@@ -196,4 +196,11 @@ describe("live updates", () => {
     expect((await fetch(`${origin()}/api/runs/ten/events`)).status).toBe(403);
     expect((await get("/api/runs/nope/events")).status).toBe(404);
   });
+
+  it("answers a bad query with the typed error naming the field, its value and a hint", async () => {
+    const bad = await get("/api/runs/ten?stepLimit=-2");
+    expect(bad).toMatchObject({ status: 400, body: { error: { code: "INVALID_OPTIONS", message: expect.stringContaining("stepLimit"), hint: expect.any(String) } } });
+    const badTimeline = await get("/api/runs/ten/timeline?offset=x");
+    expect(badTimeline).toMatchObject({ status: 400, body: { error: { code: "INVALID_OPTIONS", message: expect.stringContaining('offset must be a whole number ≥ 0, not "x"'), hint: expect.any(String) } } });
+  });
 });
