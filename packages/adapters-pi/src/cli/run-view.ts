@@ -200,6 +200,17 @@ export function stillGoing(status: ShownStatus, holderLive: boolean): boolean {
   return status === "running" || ((isFinal(status) || status === "new") && holderLive);
 }
 
+/**
+ * What a follower (`journal --follow`, `watchRun`) does after a look, the one rule of both: go on; end, the run
+ * having nothing more coming (`stillGoing`); or give up on an unreadable run, only once a second look agrees and
+ * no live holder may be mid-write. `unreadableLooks` is the count so far, returned updated.
+ */
+export function followVerdict(unreadableLooks: number, summary: Pick<RunSummary, "status" | "error">, live: boolean): { unreadableLooks: number; verdict: "go-on" | "ended" | "unreadable" } {
+  const looks = summary.error !== null && !live ? unreadableLooks + 1 : 0;
+  if (summary.error !== null) return { unreadableLooks: looks, verdict: looks >= 2 ? "unreadable" : "go-on" };
+  return { unreadableLooks: looks, verdict: stillGoing(summary.status, live) ? "go-on" : "ended" };
+}
+
 /** Whether a run's holder is alive: the lock folder's rule, or the store's lease. */
 export async function holderLive(roots: Roots, location: RunLocation): Promise<boolean> {
   if (roots.store !== undefined) return (await storeLease(await storeAt(roots.store, roots.repoRoot), location.slug).catch(() => null))?.live === true;

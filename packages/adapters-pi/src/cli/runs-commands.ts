@@ -8,7 +8,7 @@ import { journalLine, journalSentences, type SentenceCarry } from "./journal-tex
 import type { RunLocation } from "../run/target.js";
 import { CliFailure, EXIT, fail, JSON_SCHEMAS, plainMessage, printJson, usage, type CliIo } from "./io.js";
 import { stepPayload } from "./history-view.js";
-import { holderLive, listRuns, locateRun, runDetail, runJournal, stillGoing, withRunRead, type Roots, type RunDetail, type RunSummary } from "./run-view.js";
+import { holderLive, listRuns, locateRun, runDetail, runJournal, followVerdict, withRunRead, type Roots, type RunDetail, type RunSummary } from "./run-view.js";
 import { loadDefinitionFolders } from "../definitions/folders.js";
 import { readPinIn } from "../run/definitions-pin.js";
 import { budgetLine, budgetView, type BudgetView } from "./budget-view.js";
@@ -92,9 +92,10 @@ export function registerRunCommands(program: Command, io: CliIo): void {
         print(detail.journal);
         const live = await holderLive(c.roots, location);
         const unreadable = detail.summary.error;
-        unreadableLooks = unreadable !== null && !live ? unreadableLooks + 1 : 0;
-        if (unreadable !== null && unreadableLooks >= 2) throw new CliFailure({ code: unreadable.code, message: `run ${location.slug} cannot be followed: ${plainMessage(unreadable.message)}` }, EXIT.failed);
-        if (unreadable === null && !stillGoing(detail.summary.status, live)) {
+        const next = followVerdict(unreadableLooks, detail.summary, live);
+        unreadableLooks = next.unreadableLooks;
+        if (next.verdict === "unreadable" && unreadable !== null) throw new CliFailure({ code: unreadable.code, message: `run ${location.slug} cannot be followed: ${plainMessage(unreadable.message)}` }, EXIT.failed);
+        if (next.verdict === "ended") {
           // The status and the journal were read at one instant; a holder that has just written the status
           // journals after it (`paused` follows the paused state): one more read after it had a moment.
           if (live) await new Promise((r) => setTimeout(r, o.interval));

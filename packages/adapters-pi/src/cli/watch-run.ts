@@ -2,7 +2,7 @@
  * `watchRun(target)`: a run's history as typed events, as they happen, for code that reacts or renders. It reads
  * what `phasekit journal --follow`, `show` and the inspector's timeline read (run-view.ts: the run's detail, journal
  * and holder; the timeline's kinds; the journal's sentences; budget-view.ts: what the run spent), looking again every `intervalMs`, and ends when the
- * run has nothing more coming (the followers' one rule, `stillGoing`). Each look is one reading of the run (a plan
+ * run has nothing more coming (the followers' one rule, `followVerdict`). Each look is one reading of the run (a plan
  * folder's history opened once) and takes only the journal entries past the last one seen. Nothing here writes.
  */
 import { setTimeout as sleep } from "node:timers/promises";
@@ -12,7 +12,7 @@ import type { BudgetUsage } from "@phasekit/core";
 import { budgetSpentIn, type BudgetSpent } from "./budget-view.js";
 import { journalSentences, type SentenceCarry } from "./journal-text.js";
 import { kindOf } from "./run-timeline.js";
-import { detailOf, holderLive, locateRun, runJournal, stillGoing, withRunRead, type Roots, type RunDetail, type ShownStatus, type StepView } from "./run-view.js";
+import { detailOf, holderLive, locateRun, runJournal, followVerdict, withRunRead, type Roots, type RunDetail, type ShownStatus, type StepView } from "./run-view.js";
 import { workflowError } from "@phasekit/core";
 
 /** Where the run is and how to watch it. */
@@ -93,10 +93,10 @@ export async function* watchRun(target: string, options: WatchRunOptions): Async
       yield { type: "status", at: s.updatedAt ?? new Date().toISOString(), status: s.status, phase: s.phase, reason };
     }
     const live = await holderLive(roots, location);
-    // An unreadable run ends the watch only when a second look agrees and no live holder may be mid-write.
-    unreadableLooks = s.error !== null && !live ? unreadableLooks + 1 : 0;
-    if (s.error !== null && unreadableLooks >= 2) throw workflowError("watch", s.error.code as "CORRUPT_FILE", `run ${location.slug} cannot be watched: ${s.error.message}`, { file: location.runDir });
-    if (s.error === null && !stillGoing(s.status, live)) {
+    const next = followVerdict(unreadableLooks, s, live);
+    unreadableLooks = next.unreadableLooks;
+    if (next.verdict === "unreadable" && s.error !== null) throw workflowError("watch", s.error.code as "CORRUPT_FILE", `run ${location.slug} cannot be watched: ${s.error.message}`, { file: location.runDir });
+    if (next.verdict === "ended") {
       // This look read the status and the journal at one instant; a holder that has just written the status
       // journals after it (`paused` follows the paused state) and then lets go. One more read after it had a
       // moment takes what it wrote.
