@@ -49,7 +49,11 @@ export interface DurableRuns {
   pendingControl(signal?: ControlSignal): Promise<ControlRequest | null>;
   /** Clears a request this session honoured (only if it is still that very request). */
   clearControl(request: ControlRequest): Promise<void>;
-  /** Takes a pending request before acting on it (`takeRequest`): null when it was withdrawn or replaced meanwhile. */
+  /**
+   * Takes a pending request before acting on it (`takeRequest`): null when it was withdrawn or replaced meanwhile,
+   * or could not be taken (the store failed, or this session lost the run: the lock's signal reports that, and a
+   * pause it had taken is filed again for the new holder); the request is then not acted on here.
+   */
   takeControl(request: ControlRequest): Promise<ControlRequest | null>;
   /**
    * Files a request for the held run through its store (`/workflow-approve`'s decision), under the store's one
