@@ -51,6 +51,8 @@ export class SegmentWriter {
   private lostError: WorkflowError | undefined;
   /** Set by the run log from its options. */
   beforeBody: BodyGuardOptions["beforeBody"];
+  // The open segment's identity: an fd names one inode for its whole life, so one fstat serves every fence.
+  private own: { ino: number; dev: number } | undefined;
 
   constructor(
     readonly handle: FsFileHandle,
@@ -149,7 +151,7 @@ export class SegmentWriter {
 
   /** What is at this segment's name instead of the file this holder writes, or undefined when it is that file. */
   private ownNameReplaced(): string | undefined {
-    const own = fstatSync(this.handle.fd);
+    const own = (this.own ??= fstatSync(this.handle.fd));
     try {
       const st = lstatSync(this.file);
       if (st.isFile() && st.ino === own.ino && st.dev === own.dev) return undefined;
