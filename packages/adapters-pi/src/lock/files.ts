@@ -16,7 +16,7 @@ import { fsErrorCode } from "../io/fs-port.js";
 import { MAX_FILE_BYTES, SAFE_OPEN_FLAGS } from "../io/safe-open.js";
 import { holderFileName, isHolderFileName, parseHolder, type LockHolder } from "./holder.js";
 import { judgeHeld } from "./liveness.js";
-import { refreshClock } from "./heartbeat.js";
+import { refreshClock, type RefreshStamp } from "./heartbeat.js";
 
 type Callback<T = void> = (error: NodeJS.ErrnoException | null, value?: T) => void;
 
@@ -24,10 +24,10 @@ type Callback<T = void> = (error: NodeJS.ErrnoException | null, value?: T) => vo
 export interface LockFsState {
   acquired: boolean;
   /**
-   * When the last refresh of the lock directory that succeeded was sent (`refreshClock`, monotonic): its send time,
-   * not its completion, since a contender's watch starts after the send and a callback can run late.
+   * When the last refresh of the lock directory that succeeded was sent (`refreshClock`): its send time, not its
+   * completion, since a contender's watch starts after the send and a callback can run late.
    */
-  lastRefreshMs: number;
+  lastRefreshMs: RefreshStamp;
   /** Set by a release that found its holder file gone: the lock had been taken over. */
   notOwned: boolean;
   /** The stale holder this acquisition displaced, if any. */

@@ -24,17 +24,33 @@ export function observedAgeMs(lockDir: string, holderNames: string, mtimeMs: num
   return now - last.sinceMs;
 }
 
-/** The holder's clock for its own refreshes: monotonic, so a wall-clock step never makes a lapsed heartbeat look fresh. */
-export const refreshClock = (): number => performance.now();
+/**
+ * When the holder sent a refresh, on two clocks: the monotonic one (a wall-clock step back never makes a lapsed
+ * heartbeat look fresh) and the wall clock (it goes on while the machine is suspended, when the monotonic one
+ * stands still and a contender on another host does not).
+ */
+export interface RefreshStamp {
+  mono: number;
+  wall: number;
+}
+
+/** Now, as a refresh stamp. */
+export const refreshClock = (): RefreshStamp => ({ mono: performance.now(), wall: Date.now() });
+
+/** Milliseconds since `sent`, by whichever clock says longer. */
+export function sinceRefresh(sent: RefreshStamp): number {
+  const now = refreshClock();
+  return Math.max(now.mono - sent.mono, now.wall - sent.wall);
+}
 
 /**
- * The holder's side of the rule: is its heartbeat, last sent at `lastSentMs` (`refreshClock`), past `staleMs`?
- * While it is not, no contender can have judged the lock dead: a contender watches a heartbeat unchanged for the
- * stale time from the moment it saw it, which is after the refresh was sent. So a heartbeat that is not overdue
- * proves the lock is still this holder's without any I/O.
+ * The holder's side of the rule: is its heartbeat, last sent at `sent`, past `staleMs` (by either clock)? While it
+ * is not, no contender can have judged the lock dead: a contender watches a heartbeat unchanged for the stale time
+ * from the moment it saw it, which is after the refresh was sent. So a heartbeat that is not overdue proves the
+ * lock is still this holder's without any I/O.
  */
-export function refreshOverdue(lastSentMs: number, staleMs: number): boolean {
-  return refreshClock() - lastSentMs > staleMs;
+export function refreshOverdue(sent: RefreshStamp, staleMs: number): boolean {
+  return sinceRefresh(sent) > staleMs;
 }
 
 /**
@@ -42,10 +58,10 @@ export function refreshOverdue(lastSentMs: number, staleMs: number): boolean {
  * (`lastRefreshMs()` changes), or for `settled()`. Null when fresh, refreshed or settled; else the ms since the
  * last refresh was sent.
  */
-export async function awaitOverdueRefresh(lastRefreshMs: () => number, staleMs: number, settled: () => boolean): Promise<number | null> {
+export async function awaitOverdueRefresh(lastRefreshMs: () => RefreshStamp, staleMs: number, settled: () => boolean): Promise<number | null> {
   const last = lastRefreshMs();
   for (const start = performance.now(); refreshOverdue(last, staleMs) && lastRefreshMs() === last && !settled(); await sleep(20)) {
-    if (performance.now() - start > staleMs) return Math.round(refreshClock() - last);
+    if (performance.now() - start > staleMs) return Math.round(sinceRefresh(last));
   }
   return null;
 }

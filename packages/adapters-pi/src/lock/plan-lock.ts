@@ -125,7 +125,7 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
     staleMs: s.staleMs,
     ...processIdentity(),
   };
-  const state: LockFsState = { acquired: false, lastRefreshMs: 0, notOwned: false, tookOverFrom: null, watch: null };
+  const state: LockFsState = { acquired: false, lastRefreshMs: { mono: Number.NEGATIVE_INFINITY, wall: Number.NEGATIVE_INFINITY }, notOwned: false, tookOverFrom: null, watch: null };
   const controller = new AbortController();
   let compromised = false;
   const lose = (why: string, cause?: unknown) => {
