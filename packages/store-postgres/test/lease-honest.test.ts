@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runWorkflow } from "@phasekit/adapters-pi";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
@@ -44,6 +44,21 @@ if (!started.ok) {
   const repoRoot = () => mkdtempSync(path.join(tmpdir(), "phasekit-pg-lease-"));
 
   describe("postgres: the lease is honest both ways", () => {
+    it("a lease is not fresh after a suspend (the wall clock moved past the lease while the monotonic one stood still): the body's check must ask the database", async () => {
+      const store = await open(`suspend-${randomUUID()}`, 60_000);
+      const held = await store.lock("run", { owner: { tool: "t" } });
+      if (!held.ok) throw held.error;
+      const lease = held.lock as unknown as { fresh(): boolean };
+      expect(lease.fresh()).toBe(true);
+      vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 3_600_000 });
+      try {
+        expect(lease.fresh()).toBe(false);
+      } finally {
+        vi.useRealTimers();
+      }
+      await held.lock.release();
+    });
+
     it("a step that blocks the event loop past a 1 s lease, nobody contending: the run completes, no LOCK_LOST", async () => {
       const store = await open(`block-${randomUUID()}`, 1_000);
       const r = await runWorkflow({ repoRoot: repoRoot(), toolName: "t", target: "blocked", store, lock: { staleMs: 1_000 } }, async (ctx) => {

@@ -11,11 +11,11 @@
  * another session) aborts with WRITE_FAILED naming why: the run stops, nobody is blamed. Writes are refused by
  * the database once `lease_until` has passed, until a renewal lands (db.ts, fencedWrite).
  */
-import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LockOwner, ReleasePlanLockOutcome, StoreLock } from "@phasekit/adapters-pi";
+import { refreshClock, sinceRefresh, type RefreshStamp } from "@phasekit/adapters-pi/store-kit";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { query, type Db, type LeaseGuard } from "../db/db.js";
 import { isConnectionError, locked, storeError } from "../db/errors.js";
@@ -46,7 +46,7 @@ export async function acquireLease(db: Db, heartbeat: HeartbeatConnection, slug:
   // The fs lock's holder file names its host; so does the lease, or a reader on another machine sees a bare pid.
   const owner = { ...options.owner, pid: options.owner.pid ?? process.pid, host: options.owner.host ?? hostname() };
   for (let attempt = 0; ; attempt++) {
-    const sent = performance.now();
+    const sent = refreshClock();
     let epoch: number | undefined;
     try {
       // Not retried on a cut connection: a lost reply may hide an epoch we took, and a second try would be LOCKED
@@ -75,9 +75,10 @@ export async function acquireLease(db: Db, heartbeat: HeartbeatConnection, slug:
   }
 }
 
-function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch: number, token: string, leaseMs: number, since: number, onReleased: () => void): Lease {
+function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch: number, token: string, leaseMs: number, since: RefreshStamp, onReleased: () => void): Lease {
   const controller = new AbortController();
-  // Monotonic time the last renewal that landed was sent: the row's lease runs at least leaseMs from then.
+  // When the last renewal that landed was sent, on both clocks (the fs lock's rule, sinceRefresh: a suspend stops
+  // the monotonic one): the row's lease runs at least leaseMs from then.
   let lastConfirmed = since;
   let stopped = false;
   let released = false;
@@ -115,7 +116,7 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
       if (controller.signal.aborted) return false;
       // A stopped lease is being given up: nothing renews it, so an expired one stays expired.
       if (stopped) return false;
-      const sent = performance.now();
+      const sent = refreshClock();
       let outcome: Renewal | undefined;
       let error: unknown;
       try {
@@ -129,11 +130,11 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
       }
       if (outcome === "taken") return taken();
       // Lateness alone is no loss: only failures past the lease (at least two, so one late try never decides).
-      if (failures >= 1 && performance.now() - lastConfirmed > leaseMs) return unconfirmed(outcome, error);
+      if (failures >= 1 && sinceRefresh(lastConfirmed) > leaseMs) return unconfirmed(outcome, error);
       await sleep(Math.max(20, Math.min(100, leaseMs / 10)));
     }
   };
-  const fresh = (): boolean => !controller.signal.aborted && !stopped && !released && performance.now() - lastConfirmed <= leaseMs;
+  const fresh = (): boolean => !controller.signal.aborted && !stopped && !released && sinceRefresh(lastConfirmed) <= leaseMs;
   const confirm = (): Promise<boolean> => {
     if (controller.signal.aborted) return Promise.resolve(false);
     inFlight ??= renewal().finally(() => (inFlight = undefined));
