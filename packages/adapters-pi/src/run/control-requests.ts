@@ -5,6 +5,7 @@
  * running and a live holder), since a pause left for a crashed run would pause its next resume. A stop is
  * accepted for a running, paused or failed run: its next resume ends cancelled.
  */
+import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
 import { isSupersededRequest, withdrawRefusal, type ApprovalDecision, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
 import { resolveRunTarget, withPlanRootStore, type PlanRootsOptions } from "./target.js";
@@ -99,7 +100,8 @@ export async function clearEndedRequests(store: PlanStore, slug: string): Promis
  *
  * A displaced holder never takes what the run's new holder must see: `lock` is asked before the take, and again
  * after it, since only PostgreSQL fences the clear itself; a pause taken by a holder found displaced then is
- * filed again (same reason and time) for the holder that has the run now, and the LOCK_LOST is thrown.
+ * filed again (same reason and time) for the holder that has the run now, and the LOCK_LOST is thrown; when the
+ * store refuses that filing, the error thrown names the request and the refusal (`notHandedOn`): never lost unsaid.
  */
 export async function takeRequest(store: PlanStore, slug: string, request: ControlRequest, lock: Pick<StoreLock, "assertHeld">): Promise<ControlRequest | null> {
   if (withdrawRefusal(slug, request) !== undefined) return request;
@@ -110,8 +112,31 @@ export async function takeRequest(store: PlanStore, slug: string, request: Contr
   try {
     await lock.assertHeld();
   } catch (error) {
-    await store.requestControl(slug, request.signal, { reason: request.reason, now: () => request.requestedAt }).catch(() => undefined);
-    throw error;
+    const refiled = await store.requestControl(slug, request.signal, { reason: request.reason, now: () => request.requestedAt }).catch((thrown: unknown) => ({ ok: false as const, error: thrown }));
+    throw refiled.ok ? error : notHandedOn(slug, request, error, refiled.error);
   }
   return request;
+}
+
+/**
+ * The displaced holder's error when the store refused to file its taken request again (the run's next holder
+ * ended, or the store failed): the request is pending nowhere now, so the error that ends this holder says so,
+ * naming it and the refusal. The lock's code stays, with its details: callers treat a lost lock as they did.
+ */
+function notHandedOn(slug: string, request: ControlRequest, lost: unknown, refusal: unknown): WorkflowError {
+  const why = isWorkflowError(refusal) ? `${refusal.code}: ${refusal.message}` : refusal instanceof Error ? refusal.message : String(refusal);
+  const by = `pid ${request.requestedBy.pid} on ${request.requestedBy.host}`;
+  const lockWords = lost instanceof Error ? lost.message : String(lost);
+  return workflowError(
+    "run",
+    isWorkflowError(lost) ? lost.code : "LOCK_LOST",
+    `run ${slug}: the ${request.signal} request ("${request.reason}", filed ${request.requestedAt} by ${by}) that this holder had taken could not be handed on to the run's next holder (${why}); it is pending nowhere now. This holder stops: its lock is gone (${lockWords}).`,
+    {
+      ...(isWorkflowError(lost) ? lost.details : {}),
+      request,
+      handOff: { ...(isWorkflowError(refusal) ? { code: refusal.code } : {}), message: refusal instanceof Error ? refusal.message : String(refusal) },
+      hint: `file the ${request.signal} again (phasekit ${request.signal} ${slug}) once the run is running, if it should still ${request.signal}`,
+    },
+    lost,
+  );
 }
