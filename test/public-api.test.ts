@@ -156,6 +156,7 @@ const STORE_KIT = [
   "checkStepKey",
   "checkpointsOver",
   "commitIntentRecord",
+  "commitsFrom",
   "controlRefusal",
   "decideStep",
   "fingerprint",

@@ -17,7 +17,8 @@ export type { EntryPort, HistoryEntry, StoredEntry } from "./engine/entry-port.j
 export { decideStep, isSuperseded, keysFrom, rerunMarksOf, RERUN_EVENT } from "./engine/reuse-decision.js";
 export type { StepDecision, PriorStep, RerunMark } from "./engine/reuse-decision.js";
 export { checkStepKey, commitIntentRecord } from "./engine/checkpoint-port.js";
-export { checkCommitRecord } from "./engine/commit-record.js";
+export { checkCommitRecord, commitsFrom } from "./engine/commit-record.js";
+export type { RecordPlace, StoredCommit } from "./engine/commit-record.js";
 export { stepErrorText, storableText, MAX_STEP_ERROR_CHARS } from "./engine/step-error.js";
 export { generateRunId } from "./run/id.js";
 export type { RandomBytes } from "./run/id.js";

@@ -61,6 +61,16 @@ describe("the engine over the entry port", () => {
     expect(await holder.commits()).toEqual([expect.objectContaining({ id: "c1", status: "committed", sha: "abcdef1" })]);
   });
 
+  it("a damaged commit entry is CORRUPT_FILE naming the history and the entry's position, never skipped", async () => {
+    const history = newMemoryHistory();
+    const epochs = { epoch: 0 };
+    const cps = await lease(history, epochs);
+    await cps.recordCommitIntent({ id: "c1", message: "m", files: ["a.ts"] });
+    const planted = history.entries.at(-1) as { pos: number; entry: { record: Record<string, unknown> } };
+    planted.entry.record = { ...planted.entry.record, files: "a.ts" };
+    await expect((await lease(history, epochs)).commits()).rejects.toMatchObject({ code: "CORRUPT_FILE", details: { file: expect.stringContaining("r"), entry: planted.pos, field: "files" } });
+  });
+
   it("a stored output that fails its check reruns as artifact-corrupt; a missing one as artifact-missing", async () => {
     const history = newMemoryHistory();
     const epochs = { epoch: 0 };

@@ -90,5 +90,19 @@ if (!started.ok) {
       expect((await rows("phasekit_commits")).map((r) => [r.id, r.status])).toEqual([["ok", "intended"]]);
       expect(await cps.markCommitted("ok", { sha: "abc1234" })).toMatchObject({ status: "committed", sha: "abc1234" });
     });
+
+    it("reads a damaged commit row as CORRUPT_FILE naming the run and the row, as the fs store names the segment and byte", async () => {
+      const { cps } = await held();
+      await cps.recordCommitIntent({ id: "c1", message: "m", files: ["a.ts"] });
+      await cps.recordCommitIntent({ id: "c2", message: "m", files: ["b.ts"] });
+      // Written behind phasekit's back (an operator's UPDATE, a restore of another version): no writer makes it.
+      await admin.query(`UPDATE phasekit_commits SET record = record || '{"status": "pushed"}'::jsonb WHERE commit_id = 'c2'`);
+      const damaged = { code: "CORRUPT_FILE", message: expect.stringContaining('commit record "c2" in row "c2"'), details: { file: expect.stringMatching(/^postgres:rec-.*\/run\/checkpoints$/), row: "c2", field: "status" } };
+      // The holder's store loaded before the UPDATE knows only what it wrote; a fresh reader and a fresh holder read the row.
+      const namespace = cps.file.slice("postgres:".length).split("/")[0] as string;
+      const again = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
+      stores.push(again);
+      await expect((await again.checkpoints("run", { now: () => new Date() })).commits()).rejects.toMatchObject(damaged);
+    });
   });
 }

@@ -1,6 +1,20 @@
-/** The one check of a commit record before any store writes it (the fs run log and PostgreSQL alike). */
-import { workflowError } from "@phasekit/core";
+/** The one check of a commit record: before any store writes it, and when any store reads it back. */
+import { workflowError, type WorkflowError } from "@phasekit/core";
+import type { z } from "zod";
 import { commitRecordSchema, type CommitRecord } from "./records.js";
+
+/** Where the field of the first issue points, and the value there (shortened for an error's details). */
+function firstIssue(record: unknown, error: z.ZodError): { field: string; value: unknown; message: string } {
+  const issue = error.issues[0];
+  const where = issue?.path ?? [];
+  let value: unknown = record;
+  for (const key of where) value = (value as Record<PropertyKey, unknown> | null | undefined)?.[key];
+  return {
+    field: where.join(".") || "$",
+    value: typeof value === "string" ? value.slice(0, 80) : typeof value === "object" && value !== null ? (Array.isArray(value) ? "array" : "object") : value,
+    message: issue?.message ?? "invalid record",
+  };
+}
 
 /**
  * The record, parsed by `commitRecordSchema`; INVALID_OPTIONS naming the store's `file`, the field and its value
@@ -9,16 +23,50 @@ import { commitRecordSchema, type CommitRecord } from "./records.js";
 export function checkCommitRecord(record: unknown, file: string): CommitRecord {
   const checked = commitRecordSchema.safeParse(record);
   if (checked.success) return checked.data;
-  const issue = checked.error.issues[0];
-  const where = issue?.path ?? [];
-  const field = where.join(".") || "$";
-  let value: unknown = record;
-  for (const key of where) value = (value as Record<PropertyKey, unknown> | null | undefined)?.[key];
+  const { field, value, message } = firstIssue(record, checked.error);
   const id = (record as { id?: unknown } | null)?.id;
-  throw workflowError("checkpoints", "INVALID_OPTIONS", `commit record ${JSON.stringify(id)} in ${file}: field ${field} is invalid (${issue?.message ?? "invalid record"}).`, {
+  throw workflowError("checkpoints", "INVALID_OPTIONS", `commit record ${JSON.stringify(id)} in ${file}: field ${field} is invalid (${message}).`, {
     file,
     field,
-    value: typeof value === "string" ? value.slice(0, 80) : typeof value === "object" && value !== null ? (Array.isArray(value) ? "array" : "object") : value,
+    value,
     hint: "pass a message of at most 100,000 characters, a list of non-empty file paths and a sha of 7 to 64 hex digits",
+  });
+}
+
+/** Where a stored commit record lies in its history: a byte of a file (fs), a row (PostgreSQL), an entry's position. */
+export type RecordPlace = { offset: number } | { row: string } | { entry: number };
+
+/** A commit record as a backend read it, unchecked, with the file (or table) and the place it was read from. */
+export interface StoredCommit {
+  data: unknown;
+  file: string;
+  place: RecordPlace;
+}
+
+/**
+ * The latest commit record per id among `stored` (oldest first). A record that is not one is damage, reported
+ * as every reader of a run's history reports it (run-log/format.ts `corrupt`): CORRUPT_FILE naming the file,
+ * the place and the field. Skipping it would hide a commit that was intended (and maybe made) from recovery.
+ */
+export function commitsFrom(stored: Iterable<StoredCommit>): Map<string, CommitRecord> {
+  const out = new Map<string, CommitRecord>();
+  for (const { data, file, place } of stored) {
+    const checked = commitRecordSchema.safeParse(data);
+    if (!checked.success) throw damaged(data, file, place, checked.error);
+    out.set(checked.data.id, checked.data);
+  }
+  return out;
+}
+
+function damaged(data: unknown, file: string, place: RecordPlace, error: z.ZodError): WorkflowError {
+  const { field, value, message } = firstIssue(data, error);
+  const id = typeof data === "object" && data !== null ? (data as { id?: unknown }).id : undefined;
+  const where = "offset" in place ? `at byte ${place.offset}` : "row" in place ? `in row ${JSON.stringify(place.row)}` : `at entry ${place.entry}`;
+  return workflowError("checkpoints", "CORRUPT_FILE", `${file} holds a commit record ${JSON.stringify(id) ?? "without an id"} ${where} that is not valid: field ${field} (${message}).`, {
+    file,
+    ...place,
+    field,
+    value,
+    hint: "restore the run's history from a backup or move the run aside; phasekit never rewrites it",
   });
 }

@@ -6,9 +6,10 @@
  */
 import { workflowError } from "@phasekit/core";
 import type { EntryPort, HistoryEntry, StoredEntry } from "./entry-port.js";
+import { commitsFrom } from "./commit-record.js";
 import { fingerprintOfCanonical } from "./fingerprint.js";
 import type { HistoryPort } from "./history-port.js";
-import type { CommitRecord, StepRecord } from "./records.js";
+import type { StepRecord } from "./records.js";
 import { isSuperseded, type RerunMark } from "./reuse-decision.js";
 
 /** Options of `historyOverEntries`. */
@@ -37,7 +38,8 @@ const emptyFold = (): Folded => ({ steps: new Map(), commits: new Map(), marks: 
 function foldInto(f: Folded, stored: readonly StoredEntry[]): void {
   for (const s of stored) {
     const e = s.entry;
-    if (e.t === "commit") f.commits.set(e.record.id, s);
+    // Keyed by whatever id a damaged record carries: commits() reports it (commitsFrom) instead of dropping it.
+    if (e.t === "commit") f.commits.set(String((e.record as { id?: unknown } | null)?.id), s);
     else if (e.t === "rerun") {
       f.marks.push({ epoch: s.epoch, from: e.from, keys: e.keys });
       f.markEntries.push(s);
@@ -145,9 +147,7 @@ export async function historyOverEntries(port: EntryPort, options: EntryHistoryO
       return [...f.steps.values()].map((s) => recordOf(s, f.marks));
     },
     async commits() {
-      const out = new Map<string, CommitRecord>();
-      for (const [id, s] of (await view()).commits) out.set(id, (s.entry as { record: CommitRecord }).record);
-      return out;
+      return commitsFrom([...(await view()).commits.values()].map((s) => ({ data: (s.entry as { record: unknown }).record, file: port.file, place: { entry: s.pos } })));
     },
     async putCommit(record) {
       await writing(() => write([{ t: "commit", record }]));

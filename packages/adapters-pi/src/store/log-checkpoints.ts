@@ -6,7 +6,8 @@
  */
 import path from "node:path";
 import type { JsonValue } from "../io/plain-json.js";
-import { commitRecordSchema, type CommitRecord, type StepRecord } from "../engine/records.js";
+import type { StepRecord } from "../engine/records.js";
+import { commitsFrom } from "../engine/commit-record.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import { checkpointsOver } from "../engine/checkpoints.js";
 import type { HistoryPort } from "../engine/history-port.js";
@@ -28,7 +29,7 @@ export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointS
     now,
     view: toStepRecord,
     records: async () => log.entries().map(toStepRecord),
-    commits: async () => commitsOf(log.events(COMMIT_EVENT)),
+    commits: async () => commitsFrom(log.placedEvents(COMMIT_EVENT)),
     putCommit: async (record) => (await log.event(COMMIT_EVENT, record as unknown as JsonValue), record),
     mark: ({ from, keys, at, reason }) => log.event(RERUN_EVENT, { from, keys, at, ...(reason === undefined ? {} : { reason }) }),
     async compact() {
@@ -37,16 +38,6 @@ export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointS
     },
   };
   return checkpointsOver(port);
-}
-
-/** The commit records among the data of `commit` events, the latest per id (malformed ones skipped). */
-export function commitsOf(events: readonly JsonValue[]): Map<string, CommitRecord> {
-  const out = new Map<string, CommitRecord>();
-  for (const data of events) {
-    const r = commitRecordSchema.safeParse(data);
-    if (r.success) out.set(r.data.id, r.data);
-  }
-  return out;
 }
 
 /** The port's record shape of a run-log step entry. */

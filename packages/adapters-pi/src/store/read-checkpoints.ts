@@ -10,7 +10,8 @@ import { nodeFs } from "../io/fs-port.js";
 import { type CommitRecord } from "../engine/records.js";
 import { CHECKPOINT_LOG_FILE, readLog } from "./checkpoint-log.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
-import { COMMIT_EVENT, commitsOf } from "./log-checkpoints.js";
+import { commitsFrom } from "../engine/commit-record.js";
+import { COMMIT_EVENT } from "./log-checkpoints.js";
 import { RUN_LOG_DIR } from "./run-log/format.js";
 import { readRunLog } from "./run-log/reader.js";
 import { readRunSteps } from "./run-steps.js";
@@ -37,7 +38,7 @@ export function readOnlyCheckpoints(runDir: string, slug: string): CheckpointSto
         return [...r.log.commits.values()];
       }
       try {
-        return [...commitsOf(view.events(COMMIT_EVENT)).values()];
+        return [...commitsFrom(view.placedEvents(COMMIT_EVENT)).values()];
       } finally {
         view.close();
       }

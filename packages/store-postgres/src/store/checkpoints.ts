@@ -10,15 +10,15 @@
  * holder stored before when that pays, with the fs store's codec (output-chain.ts).
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import { checkpointsOver, type HistoryPort } from "@phasekit/adapters-pi/store-kit";
+import { checkpointsOver, commitsFrom, type HistoryPort } from "@phasekit/adapters-pi/store-kit";
 import type { CheckpointStore, CommitRecord, StepRecord } from "@phasekit/adapters-pi";
 import { fencedWrite, fenceParams, fenceSql, query, stillHolding, type Db, type Fence } from "../db/db.js";
 import { STEP_WRITES, type StepWrite } from "./step-writes.js";
 import { storableJson, storableJsonText } from "../db/storable.js";
 import { lockLost, storeError } from "../db/errors.js";
 import { compactArtifacts } from "./compact.js";
-import { runLabel, whyRefused } from "./runs.js";
-import { readAll, StepIndex, type Loaded } from "./step-index.js";
+import { whyRefused } from "./runs.js";
+import { checkpointsLabel, readAll, StepIndex, type Loaded } from "./step-index.js";
 import { supersedeSteps } from "./supersede.js";
 import { checkOutput } from "./readers.js";
 import { OutputChain, type ArtifactRow } from "./output-chain.js";
@@ -29,7 +29,7 @@ import { OutputChain, type ArtifactRow } from "./output-chain.js";
  * LOCK_NOT_OWNED before any work.
  */
 export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () => Date): CheckpointStore {
-  const file = `${runLabel(db, slug)}/checkpoints`;
+  const file = checkpointsLabel(db, slug);
   const index = fence === null ? null : new StepIndex(db, slug);
   const all = (): Promise<Loaded> => (index === null ? readAll(db, slug) : index.all());
   const mustHold = (what: string): StepIndex => {
@@ -150,7 +150,7 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     },
     view: (record) => record,
     records: async () => [...(await all()).steps.values()],
-    commits: async () => (await all()).commits,
+    commits: async () => commitsFrom((await all()).commits.values()),
     async putCommit(record) {
       const stored = await putCommit(record);
       index?.wroteCommit(stored);

@@ -13,15 +13,29 @@
  * holder's own later writes, which `known` keeps and which always win.
  */
 import type { CommitRecord, StepRecord } from "@phasekit/adapters-pi";
+import type { StoredCommit } from "@phasekit/adapters-pi/store-kit";
 import { query, type Db } from "../db/db.js";
 import { storeError } from "../db/errors.js";
 import { readOutputs } from "./artifact-reads.js";
 import { resolveOutputs, type ArtifactRow, type ResolvedOutput } from "./output-chain.js";
+import { runLabel } from "./runs.js";
 
-/** The run's records as the database holds them. */
+/** The run's records as the database holds them; commit rows unchecked (the engine's commitsFrom checks them). */
 export interface Loaded {
   steps: Map<string, StepRecord>;
-  commits: Map<string, CommitRecord>;
+  commits: Map<string, StoredCommit>;
+}
+
+/** Where a run's checkpoints are, named in errors. */
+export function checkpointsLabel(db: Db, slug: string): string {
+  return `${runLabel(db, slug)}/checkpoints`;
+}
+
+/** The run's commit rows as the engine reads them: each with the row it came from. */
+async function commitRows(db: Db, slug: string): Promise<Map<string, StoredCommit>> {
+  const c = await query<{ commit_id: string; record: unknown }>(db, "SELECT commit_id, record FROM phasekit_commits WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
+  const file = checkpointsLabel(db, slug);
+  return new Map(c.rows.map((r) => [r.commit_id, { data: r.record, file, place: { row: r.commit_id } }]));
 }
 
 /** How many outputs one read takes ahead of the step that asked, and how many bytes of them at most. */
@@ -37,7 +51,7 @@ interface Index {
   steps: Map<string, string>;
   order: string[];
   position: Map<string, number>;
-  commits: Map<string, CommitRecord>;
+  commits: Map<string, StoredCommit>;
 }
 
 /** The index of one holder's checkpoint store (see the file comment). */
@@ -123,7 +137,9 @@ export class StepIndex {
       if (r !== undefined) steps.set(id, r);
     }
     for (const [id, r] of this.known) if (r !== undefined && !steps.has(id)) steps.set(id, r);
-    return { steps, commits: new Map([...base.commits, ...this.knownCommits]) };
+    const file = checkpointsLabel(this.db, this.slug);
+    const known = [...this.knownCommits].map(([id, data]): [string, StoredCommit] => [id, { data, file, place: { row: id } }]);
+    return { steps, commits: new Map([...base.commits, ...known]) };
   }
 
   /** The outputs of the completed steps started after `stepId`, in that order (none before the index is in). */
@@ -165,9 +181,8 @@ async function loadIndex(db: Db, slug: string): Promise<Index> {
       values: [db.namespace, slug],
       rowMode: "array",
     });
-    const c = await query<{ record: CommitRecord }>(db, "SELECT record FROM phasekit_commits WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
     const order = s.rows.map(([id]) => id);
-    return { steps: new Map(s.rows), order, position: new Map(order.map((id, i) => [id, i])), commits: new Map(c.rows.map((r) => [r.record.id, r.record])) };
+    return { steps: new Map(s.rows), order, position: new Map(order.map((id, i) => [id, i])), commits: await commitRows(db, slug) };
   } catch (error) {
     throw storeError("read", slug, "checkpoints", error);
   }
@@ -180,8 +195,7 @@ export const FIRST_RUN_ORDER = "first_started, step_id";
 export async function readAll(db: Db, slug: string): Promise<Loaded> {
   try {
     const s = await query<{ record: StepRecord }>(db, `SELECT record FROM phasekit_steps WHERE namespace = $1 AND slug = $2 ORDER BY ${FIRST_RUN_ORDER}`, [db.namespace, slug]);
-    const c = await query<{ record: CommitRecord }>(db, "SELECT record FROM phasekit_commits WHERE namespace = $1 AND slug = $2", [db.namespace, slug]);
-    return { steps: new Map(s.rows.map((r) => [r.record.stepId, r.record])), commits: new Map(c.rows.map((r) => [r.record.id, r.record])) };
+    return { steps: new Map(s.rows.map((r) => [r.record.stepId, r.record])), commits: await commitRows(db, slug) };
   } catch (error) {
     throw storeError("read", slug, "checkpoints", error);
   }

@@ -17,7 +17,7 @@ import { segmentName } from "./file-names.js";
 import { loadChain, type LoadedChain } from "./read-chain.js";
 import type { StepEntry } from "./run-index.js";
 import { RerunMarks } from "./rerun-marks.js";
-import { eventsOf, stateOf } from "./state-keeper.js";
+import { eventsOf, placedEventsOf, stateOf, type PlacedEvent } from "./state-keeper.js";
 import { ValueFiles } from "./values.js";
 import { countTimeline, timelineOf, type TimelineItem } from "./timeline.js";
 import { readArtifact } from "./run-artifacts.js";
@@ -33,6 +33,8 @@ export interface RunLogView {
   outputText(entry: StepEntry): Promise<string | undefined>;
   state(): JsonValue | undefined;
   events(name: string): JsonValue[];
+  /** `events`, each with where it lies (named when a reader finds it damaged). */
+  placedEvents(name: string): PlacedEvent[];
   /** Every state generation and event, in history order, from position `from` (see timeline.ts). */
   timeline(from?: number): Generator<TimelineItem>;
   /** How many state and event records the history holds (no value is read). */
@@ -78,6 +80,7 @@ export async function readRunLog(runDir: string): Promise<RunLogView | null> {
     },
     state: () => stateOf(index, values),
     events: (name) => eventsOf(index, values, name),
+    placedEvents: (name) => placedEventsOf(index, values, name, path.join(runDir, RUN_LOG_DIR)),
     timeline: (from) => timelineOf(index, values, from),
     timelineCount: () => countTimeline(index),
     close: () => values.close(),

@@ -21,7 +21,7 @@ import { OutputChain } from "./output-chain.js";
 import { readOutputText } from "./output-delta.js";
 import { moveAside, readArtifact, writeArtifact } from "./run-artifacts.js";
 import { RerunMarks } from "./rerun-marks.js";
-import { eventsOf, StateKeeper } from "./state-keeper.js";
+import { eventsOf, placedEventsOf, StateKeeper, type PlacedEvent } from "./state-keeper.js";
 import { countTimeline, timelineOf, type TimelineItem } from "./timeline.js";
 import { ValueFiles } from "./values.js";
 import type { BodyGuardOptions, FsBoundary } from "./segment-writer.js";
@@ -68,6 +68,8 @@ export interface RunLog {
   event(name: string, data: JsonValue): Promise<void>;
   /** The data of every event named `name`, oldest first. */
   events(name: string): JsonValue[];
+  /** `events`, each with where it lies (named when a reader finds it damaged). */
+  placedEvents(name: string): PlacedEvent[];
   /** Every state generation and event, in history order, from position `from` (see timeline.ts). */
   timeline(from?: number): Generator<TimelineItem>;
   /** How many state and event records the history holds (no value is read). */
@@ -207,6 +209,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       if (name === RERUN_EVENT) marks.reset();
     },
     events: (name) => eventsOf(parts.index, parts.values, name),
+    placedEvents: (name) => placedEventsOf(parts.index, parts.values, name, dir),
     timeline: (from) => timelineOf(parts.index, parts.values, from),
     timelineCount: () => countTimeline(parts.index),
     compact: () => (checkLost(), compactRunLog(parts, states)),

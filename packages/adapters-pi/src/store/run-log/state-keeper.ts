@@ -11,6 +11,7 @@ import { applyDelta, parseDelta, smallDelta } from "./state-delta.js";
 import { archivedRecords } from "./archive.js";
 import { noteState, type RunIndex, type ValueLocation } from "./run-index.js";
 import type { ValueFiles } from "./values.js";
+import type { RecordPlace } from "../../engine/commit-record.js";
 
 /** Deltas after a full state before the next full one. */
 export const MAX_CHAIN = 64;
@@ -95,6 +96,26 @@ export function readStateValue(values: ValueFiles, loc: ValueLocation, previous:
 export function eventsOf(index: RunIndex, values: ValueFiles, name: string): JsonValue[] {
   const out: JsonValue[] = [];
   for (const list of [archivedRecords(index, values).events, index.events]) for (const ev of list) if (ev.name === name) out.push(eventValue(values, ev.data));
+  return out;
+}
+
+/** An event's data with where it lies: its value's file and byte (its history position when it has no value). */
+export interface PlacedEvent {
+  data: JsonValue;
+  file: string;
+  place: RecordPlace;
+}
+
+/** `eventsOf`, each with its place, for readers that name a damaged record (engine/commit-record.ts); `dir`: the log's folder. */
+export function placedEventsOf(index: RunIndex, values: ValueFiles, name: string, dir: string): PlacedEvent[] {
+  const out: PlacedEvent[] = [];
+  for (const list of [archivedRecords(index, values).events, index.events]) {
+    for (const ev of list) {
+      if (ev.name !== name) continue;
+      const data = eventValue(values, ev.data);
+      out.push(ev.data === undefined ? { data, file: dir, place: { entry: ev.pos } } : { data, file: ev.data.file, place: { offset: ev.data.offset } });
+    }
+  }
   return out;
 }
 
