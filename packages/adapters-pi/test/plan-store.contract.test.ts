@@ -17,6 +17,7 @@ runPlanStoreContract("fs", async () => createFsPlanStore({ repoRoot: await mkdte
 runPlanStoreContract("memory", async () => createMemoryPlanStore(), {
   reopen: async (store) => (store as MemoryPlanStore).reopen(),
   loseLock: async (store, slug) => (store as MemoryPlanStore).expireLock(slug),
+  stall: async (store, slug) => (store as MemoryPlanStore).expireLock(slug),
 });
 
 describe("fs plan store specifics", () => {

@@ -37,9 +37,8 @@ export interface RefreshStamp {
 /** Now, as a refresh stamp. */
 export const refreshClock = (): RefreshStamp => ({ mono: performance.now(), wall: Date.now() });
 
-/** Milliseconds since `sent`, by whichever clock says longer. */
-export function sinceRefresh(sent: RefreshStamp): number {
-  const now = refreshClock();
+/** Milliseconds since `sent`, by whichever clock says longer (`now`: a test's clock, e.g. the memory store's). */
+export function sinceRefresh(sent: RefreshStamp, now: RefreshStamp = refreshClock()): number {
   return Math.max(now.mono - sent.mono, now.wall - sent.wall);
 }
 
@@ -49,8 +48,8 @@ export function sinceRefresh(sent: RefreshStamp): number {
  * from the moment it saw it, which is after the refresh was sent. So a heartbeat that is not overdue proves the
  * lock is still this holder's without any I/O.
  */
-export function refreshOverdue(sent: RefreshStamp, staleMs: number): boolean {
-  return sinceRefresh(sent) > staleMs;
+export function refreshOverdue(sent: RefreshStamp, staleMs: number, now?: RefreshStamp): boolean {
+  return sinceRefresh(sent, now) > staleMs;
 }
 
 /**

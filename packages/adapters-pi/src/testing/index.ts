@@ -5,7 +5,8 @@
  * OpenAI-compatible model on 127.0.0.1 for the real pi CLI. Nothing here is durable; none of it is for production.
  */
 export { createMemoryPlanStore } from "./memory-plan-store.js";
-export type { MemoryPlanStore } from "./memory-plan-store.js";
+export type { MemoryPlanStore, MemoryPlanStoreOptions } from "./memory-plan-store.js";
+export type { MemoryClock } from "./memory-lease.js";
 export { createFakePi, resultText } from "./fake-pi.js";
 export type { FakePi, SentMessage } from "./fake-pi.js";
 export { startScriptedModel, contentText } from "./scripted-model.js";

@@ -19,6 +19,9 @@ import { buildDocument, slugMismatch, validateMetadata } from "../store/metadata
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 import { approvalMismatch, newControlRequest, withdrawRefusal, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
 import { controlRefusal } from "../store/control-fs.js";
+import { refreshClock } from "../lock/heartbeat.js";
+import { DEFAULT_LOCK_STALE_MS } from "../lock/holder.js";
+import { endMemoryLease, leaseLive, newMemoryLease, renewMemoryLease, stallMemoryLease, type MemoryClock, type MemoryLease as Lease } from "./memory-lease.js";
 
 interface Run {
   text: string | null;
@@ -30,24 +33,33 @@ interface Run {
   control: Partial<Record<ControlSignal, ControlRequest>>;
 }
 
-/** One acquisition of a run's lock; `expired` once it ran out (the next lock takes the run). */
-interface Lease {
-  tool: string;
-  epoch: number;
-  controller: AbortController;
-  expired: boolean;
-}
-
 /** The memory store, with what the contract suite needs to play other processes and stalls. */
 export interface MemoryPlanStore extends PlanStore {
   /** A second store object over the same runs, holding none of this one's leases. */
   reopen(): MemoryPlanStore;
-  /** The lease on `slug` runs out as a stalled holder's does: the next `lock()` takes the run; the holder has not noticed. */
+  /**
+   * The lease on `slug` runs out as a stalled holder's does: the next `lock()` takes the run; the holder has not
+   * noticed. If nobody takes it, the holder's next check or write renews it, as on the other stores.
+   */
   expireLock(slug: string): void;
 }
 
-/** Creates an empty in-memory store (or another store object over `runs`). */
-export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlanStore {
+/** Options of `createMemoryPlanStore`. */
+export interface MemoryPlanStoreOptions {
+  /**
+   * The clock leases are judged by (default the system's): a lease not renewed for its `staleMs` by either clock
+   * has run out, as on the fs and PostgreSQL stores. A test moves it to play a stall or a suspend.
+   */
+  clock?: MemoryClock;
+}
+
+/** Creates an empty in-memory store. */
+export function createMemoryPlanStore(options: MemoryPlanStoreOptions = {}): MemoryPlanStore {
+  return memoryStoreOver(new Map(), options.clock ?? refreshClock);
+}
+
+/** A store object over `runs` (`reopen()` shares them and the clock). */
+function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlanStore {
   // The latest lease this store object took per run: the plain store writes through it, as the fs store does.
   const mine = new Map<string, Lease>();
   const runOf = (slug: string): Run => {
@@ -65,10 +77,19 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
   };
   const lost = (slug: string, lease: Lease, what: string): WorkflowError =>
     workflowError("store", "LOCK_LOST", `run ${slug}: the lease of epoch ${lease.epoch} is lost (${what})`, { value: lease.epoch, hint: "another holder has the run now" });
+  // A lease is live by the rule of every store; one that ran out may be taken by the next lock.
+  const live = (run: Run): boolean => run.holder !== null && leaseLive(run.holder, clock);
+  // The holder acting proves it awake: the renewal the other stores await lands unless another lock took the run.
+  const held = (slug: string, run: Run, lease: Lease, what: string): WorkflowError | undefined => {
+    if (run.holder !== lease) return lost(slug, lease, lease.released ? "it was released" : what);
+    renewMemoryLease(lease, clock);
+    return undefined;
+  };
   // Who may write the run's history: the lease that holds it; nobody without one.
   const mayWrite = (slug: string, run: Run, lease: Lease | undefined) => (what: string): void => {
     if (lease === undefined) throw notHeld(slug, `memory:${slug}/checkpoints`, what);
-    if (run.holder !== lease) throw lost(slug, lease, what);
+    const refused = held(slug, run, lease, what);
+    if (refused !== undefined) throw refused;
   };
   const checkpointsVia = async (lease: Lease | undefined, slug: string): Promise<CheckpointStore> => {
     const run = lease === undefined ? peek(slug) : runOf(slug);
@@ -90,9 +111,10 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
       const run = runOf(slug);
       const mismatch = slugMismatch(slug, next);
       if (mismatch !== undefined) return { ok: false as const, error: mismatch };
-      if (lease !== undefined && run.holder !== lease) return { ok: false as const, error: lost(slug, lease, "writing the metadata") };
+      const refused = lease === undefined ? undefined : held(slug, run, lease, "writing the metadata");
+      if (refused !== undefined) return { ok: false as const, error: refused };
       // Without a lease, a write would race the live holder (as on the fs store): refused while one holds the run.
-      if (lease === undefined && run.holder !== null && !run.holder.expired) {
+      if (lease === undefined && live(run) && run.holder !== null) {
         return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${run.holder.tool}`, { value: { tool: run.holder.tool } }) };
       }
       const cur = current(slug, run);
@@ -113,8 +135,9 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
       const checked = checkJournalAppend(slug, entry);
       if (!checked.ok) return checked;
       const run = runOf(slug);
-      if (lease !== undefined && run.holder !== lease) return { ok: false as const, error: lost(slug, lease, "appending to the journal") };
-      if (lease === undefined && run.holder !== null && !run.holder.expired) {
+      const refused = lease === undefined ? undefined : held(slug, run, lease, "appending to the journal");
+      if (refused !== undefined) return { ok: false as const, error: refused };
+      if (lease === undefined && live(run) && run.holder !== null) {
         return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${run.holder.tool}`, { value: { tool: run.holder.tool } }) };
       }
       const full = { ...checked.entry, seq: run.journal.length + 1 };
@@ -134,11 +157,14 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
       signal: lease.controller.signal,
       store: bound,
       async assertHeld() {
-        if (run.holder !== lease) throw lost(slug, lease, "another lock took the run");
+        const refused = held(slug, run, lease, "another lock took the run");
+        if (refused !== undefined) throw refused;
       },
       async release() {
         if (mine.get(slug) === lease) mine.delete(slug);
+        endMemoryLease(lease);
         if (run.holder !== lease) return { ok: true, released: false };
+        lease.released = true;
         run.holder = null;
         return { ok: true, released: true };
       },
@@ -163,15 +189,16 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
       guard(() => {
         const run = runOf(slug);
         const previous = run.holder;
-        if (previous !== null && !previous.expired) {
+        if (previous !== null && live(run)) {
           return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${previous.tool}`, { holder: previous.tool }) };
         }
         // The entry port's claim, in the same turn as the check: only a granted lock claims an epoch.
         const epoch = claimEpoch(run);
-        const lease: Lease = { tool: options.owner.tool, epoch, controller: new AbortController(), expired: false };
+        const lease: Lease = newMemoryLease(options.owner.tool, epoch, options.staleMs ?? DEFAULT_LOCK_STALE_MS, clock, () => run.holder === lease && runs.get(slug) === run);
         run.holder = lease;
         mine.set(slug, lease);
         // The displaced holder's signal says so (its heartbeat would); its writes are refused whether it looks or not.
+        if (previous !== null) endMemoryLease(previous);
         previous?.controller.abort(lost(slug, previous, "holding the run"));
         return { ok: true as const, lock: leaseLock(slug, run, lease) };
       }),
@@ -193,7 +220,7 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
     },
     gc: (options) =>
       memoryGc(
-        [...runs].map(([slug, run]) => ({ slug, metadata: current(slug, run), live: run.holder?.expired === false, steps: async () => (await checkpointsVia(undefined, slug)).records() })),
+        [...runs].map(([slug, run]) => ({ slug, metadata: current(slug, run), live: live(run), steps: async () => (await checkpointsVia(undefined, slug)).records() })),
         options,
         (slug) => runs.delete(slug),
       ),
@@ -203,7 +230,7 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
         const cur = current(slug, run);
         if (!cur.ok) return cur;
         // The rule every store applies (codes and words alike); a holder whose lease expired runs nothing.
-        const refused = await controlRefusal(slug, signal, cur.metadata?.status ?? null, `memory:${slug}`, async () => run.holder !== null && !run.holder.expired);
+        const refused = await controlRefusal(slug, signal, cur.metadata?.status ?? null, `memory:${slug}`, async () => live(run));
         if (refused !== null) return { ok: false as const, error: refused };
         const mismatch = approvalMismatch(slug, signal, input.approval);
         if (mismatch !== undefined) return { ok: false as const, error: mismatch };
@@ -233,10 +260,10 @@ export function createMemoryPlanStore(runs = new Map<string, Run>()): MemoryPlan
         return { ok: true as const, withdrawn: same };
       }),
     async close() {},
-    reopen: () => createMemoryPlanStore(runs),
+    reopen: () => memoryStoreOver(runs, clock),
     expireLock(slug) {
       const holder = runs.get(slug)?.holder;
-      if (holder) holder.expired = true;
+      if (holder) stallMemoryLease(holder);
     },
   };
   return store;

@@ -18,6 +18,23 @@ export interface HolderHarness {
    * `lock()` succeeds, and the displaced holder still has its lock object and its lease's store.
    */
   loseLock(store: PlanStore, slug: string): Promise<void>;
+  /**
+   * The holder of `slug` stalls past its lease (`STALL_LEASE_MS`) and nobody takes the run meanwhile. Default: the
+   * event loop blocked past it (no heartbeat runs), a real stall; a store with no clock of its own to outlive
+   * plays it as its `loseLock` does.
+   */
+  stall?(store: PlanStore, slug: string): Promise<void>;
+}
+
+/** The lease of the stall case: the shortest the fs lock takes. */
+export const STALL_LEASE_MS = 2_000;
+
+/** Blocks the event loop (no timer, no socket read runs) past the stall case's lease. */
+async function blockPastLease(): Promise<void> {
+  const until = performance.now() + STALL_LEASE_MS + 300;
+  while (performance.now() < until) {
+    // busy: a stalled process runs nothing
+  }
 }
 
 const now = (): Date => new Date();
@@ -126,6 +143,22 @@ export function holderCases(fresh: () => Promise<PlanStore>, harness: HolderHarn
     expect(await cpsB.step("early", {}, () => "B")).toMatchObject({ reused: true, output: "A" });
     expect(await cpsB.step("late", {}, () => "B")).toMatchObject({ reused: false, reason: "no-record", output: "B" });
     expect(await b.lock.release()).toMatchObject({ ok: true, released: true });
+  });
+
+  it("a holder stalled past its lease while nobody took the run: its check is the overdue renewal, which lands (no LOCK_LOST), and the run is its again: a contender is LOCKED, a pause is accepted, its writes land", async () => {
+    const store = await fresh();
+    await store.writeMetadata("stalled", sampleMetadata("stalled"), null);
+    const held = await store.lock("stalled", { owner: { tool: "holder" }, staleMs: STALL_LEASE_MS });
+    if (!held.ok) throw held.error;
+    await (harness.stall ?? blockPastLease)(store, "stalled");
+    await held.lock.assertHeld();
+    expect(held.lock.signal.aborted).toBe(false);
+    const other = track(await harness.reopen(store));
+    const contender = await other.lock("stalled", owner("contender"));
+    expect(contender.ok ? "taken" : contender.error.code).toBe("LOCKED");
+    expect(await other.requestControl("stalled", "pause", { reason: "hold on" })).toMatchObject({ ok: true });
+    expect(await (held.lock.store ?? store).writeMetadata("stalled", sampleMetadata("stalled", 1), 1)).toMatchObject({ ok: true, metadata: { generation: 2 } });
+    expect(await held.lock.release()).toMatchObject({ ok: true, released: true });
   });
 
   it("checkpoints asked twice under one lease are one history: each sees the other's steps, and a compaction through one keeps them", async () => {
