@@ -8,7 +8,7 @@ import type { ControlRequestInput } from "../store/control-fs.js";
 import type { PlanStore } from "../store/plan-store.js";
 import type { PinnedData } from "../run/definitions-pin.js";
 import type { WorkflowState } from "./core-bridge.js";
-import type { PiRunCounts, RecordedRun } from "./durable-budget.js";
+import type { HeldBudget, PiRunCounts } from "./durable-budget.js";
 
 /** Where plan folders live: `planRoot` relative to the session's cwd (default `ai_plan`), or off. */
 export interface DurableOptions {
@@ -62,10 +62,11 @@ export interface DurableRuns {
    * takes the request): filed through a store opened for `watched.cwd`, as from any other process.
    */
   requestControl(signal: ControlSignal, input: ControlRequestInput, watched?: { cwd: string; slug: string }): Promise<DurableResult<{ request: ControlRequest }>>;
-  /** What the held run `taskId` had spent by its history when this session took it (durable-budget.ts), if anything. */
-  budgetTotal(taskId: string): RecordedRun["total"] | undefined;
-  /** pi's phase and progress counts of the held run `taskId` as its history last recorded them, if any. */
-  budgetCounts(taskId: string): PiRunCounts | undefined;
+  /**
+   * What run `taskId` has spent by its history (durable-budget.ts), the one record of it, when this session holds
+   * the run; undefined when it does not (no plan folder, an unusable one, or another session drives the run).
+   */
+  budget(taskId: string): HeldBudget | undefined;
   /** Records what run `taskId` has spent (and pi's `counts`) in its history (when it changed and this session holds the run). */
   recordBudget(taskId: string, used: BudgetUsage, now: number, counts?: PiRunCounts): Promise<void>;
 }

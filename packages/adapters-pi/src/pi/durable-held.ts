@@ -17,7 +17,7 @@ export interface Held {
   createdAt: string;
   /** The state last written (its generation and notified flag): writing it again would change nothing. */
   wrote?: string;
-  /** The budget total last recorded in the run's history (read when the run was taken). */
+  /** The budget entry last recorded in the run's history (read when the run was taken, then each one written). */
   budget: RecordedRun | null;
 }
 

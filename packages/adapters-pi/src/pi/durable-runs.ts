@@ -81,8 +81,7 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       return { ok: true, state };
     },
     ...heldRunControls(() => held, access, enabled),
-    budgetTotal: (taskId) => (held?.slug === taskId ? held.budget?.total : undefined),
-    budgetCounts: (taskId) => (held?.slug === taskId ? held.budget?.pi : undefined),
+    budget: (taskId) => (held?.slug === taskId ? { hold: held, recorded: held.budget } : undefined),
     async recordBudget(taskId, used, now, counts) {
       const h = held;
       if (h !== undefined && h.slug === taskId) h.budget = await saveBudgetTotal(h.store, h.slug, h.budget, used, now, counts);

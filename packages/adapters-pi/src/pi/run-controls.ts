@@ -1,46 +1,27 @@
 /**
  * Budgets and no-progress detection for the run a pi session drives. The extension counts what only it can see
  * (agent turns, tool calls, the usage pi reports per assistant message, the same tool call repeated, turns that
- * changed nothing) and core judges the counts against the definitions (`judgeControls`). The counts are a
- * session entry (`workflow:controls`) written at every turn end and pause, so `pi -c` and a tree move keep
- * counting; the run's totals are also entries of its history (durable-budget.ts), with the current phase's counts
- * and the no-progress counts beside them, so a run resumed in another session goes on from all of them. Wall time
+ * changed nothing) and core judges the counts against the definitions (`judgeControls`). The counts have one
+ * record (run-counts.ts), written at every turn end and pause: the budget entries of the run's history when this
+ * session holds it, so a session continued (`pi -c`), forked or new goes on from what the run spent whatever its
+ * branch says; a session entry for a run without one (`planRoot: false`, an unusable plan folder). Wall time
  * counts from the run's creation (its state's startedAt, pauses included) and a phase's from that phase's start,
- * whichever session counts. When a budget runs out or the run stalls, the run is paused (core's pause, committed like every
- * change) with a reason that names what ran out or what repeated; tools are refused until it is resumed. An
- * exhausted budget does what its definition says (budget-exhausted.ts: pause, fail or ask); a person raises a
- * budget when resuming (`/workflow-resume <id> turns=60`, kept in the counts entry, applied by core).
+ * whichever session counts. When a budget runs out or the run stalls, the run is paused (core's pause, committed
+ * like every change) with a reason that names what ran out or what repeated; tools are refused until it is
+ * resumed. An exhausted budget does what its definition says (budget-exhausted.ts: pause, fail or ask); a person
+ * raises a budget when resuming (`/workflow-resume <id> turns=60`, kept with the counts, applied by core).
  */
 import { judgeControls, NO_USAGE, type BudgetUsage } from "@phasekit/core";
 import type { RaisedBudgets } from "./budget-args.js";
 import { exhaustedAction, failRun } from "./budget-exhausted.js";
 import { active, move } from "./core-bridge.js";
-import type { BranchEntry, PiApi, PiContext } from "./host.js";
+import type { PiApi, PiContext } from "./host.js";
+import { carried, CONTROLS_ENTRY, countsOnBranch, fromHistory, type Counts } from "./run-counts.js";
 import type { Runtime } from "./runtime.js";
-import type { PiRunCounts } from "./durable-budget.js";
 import { canonicalJson } from "../io/canonical-json.js";
 
-/** The session entry holding the counts of the run this session drives. */
-export const CONTROLS_ENTRY = "workflow:controls";
 /** The status-bar key of the budget line. */
 export const BUDGET_STATUS_KEY = "workflow-budget";
-
-/** What the extension counted for one run. */
-export interface Counts {
-  taskId: string;
-  /** Which phase the phase counts belong to (the state's path; a new phase resets them). */
-  phaseKey: string;
-  workflowUsed: BudgetUsage;
-  phaseUsed: BudgetUsage;
-  workflowStartedAt: number;
-  phaseStartedAt: number;
-  same: { tool: string; args: string; count: number } | undefined;
-  idleTurns: number;
-  /** Why this extension paused the run, while it is paused for that reason. */
-  pausedFor: string | undefined;
-  /** Limits a person raised (phase limits for the current phase only). */
-  raised?: RaisedBudgets | undefined;
-}
 
 // How a command reaches the counting hooks of its runtime (registered once per runtime by registerRunControls).
 const raisers = new WeakMap<object, (taskId: string, raised: RaisedBudgets) => void>();
@@ -51,7 +32,6 @@ export function raiseBudgets(rt: Runtime, taskId: string, raised: RaisedBudgets)
 }
 
 const FILE_TOOLS = new Set(["write", "edit"]);
-const USAGE_KEYS = ["turns", "toolCalls", "tokens", "cost"] as const;
 
 function phaseKeyOf(rt: Runtime): string | undefined {
   const s = rt.state;
@@ -70,48 +50,29 @@ export function usageOf(message: unknown): { tokens: number; cost: number } {
   return { tokens, cost: num(u?.cost?.total) };
 }
 
-/** The newest counts of `taskId` on the branch, if any. */
-export function countsOnBranch(branch: readonly BranchEntry[], taskId: string): Counts | undefined {
-  for (let i = branch.length - 1; i >= 0; i--) {
-    const e = branch[i] as { type?: string; customType?: string; data?: Counts } | undefined;
-    if (e?.type === "custom" && e.customType === CONTROLS_ENTRY && e.data?.taskId === taskId) return e.data;
-  }
-  return undefined;
-}
-
 /** Registers the counting hooks; call after `registerHooks` (its tool rules answer first). */
 export function registerRunControls(pi: PiApi, rt: Runtime): void {
   let counts: Counts | undefined;
-  /** The counts of the current run, phase counts reset when the phase changed. */
+  // The hold of the run `counts` were read under (its history is the record), or undefined: the session's entries are.
+  let countedUnder: object | undefined;
+  // The newest counts entry of the run on the branch, read at the last session change.
+  let onBranch: Counts | undefined;
+  /** The counts of the current run, from its record, phase counts reset when the phase changed. */
   const current = (): Counts | undefined => {
     const s = rt.state;
     const key = phaseKeyOf(rt);
     if (s === null || key === undefined) return (counts = undefined);
     const now = rt.now();
-    const stored = rt.durable.budgetTotal(s.taskId);
-    // Counts grow: a history ahead of this session's counts was written by another session that drove the run
-    // meanwhile (`pi -c` on a session whose run went on elsewhere), and is the newer count.
-    const behind = counts !== undefined && stored !== undefined && USAGE_KEYS.some((k) => stored[k] > (counts as Counts).workflowUsed[k]);
-    if (counts === undefined || counts.taskId !== s.taskId || behind) {
-      // No counts in this session: the run goes on from what its history recorded (resumed from another session),
-      // its phase and progress counts too while it is still in the phase they were counted in.
-      const workflowUsed = stored === undefined ? NO_USAGE : { ...stored, wallTimeMs: 0 };
-      const pi = rt.durable.budgetCounts(s.taskId);
-      const here = pi !== undefined && pi.phaseKey === key ? pi : undefined;
-      counts = {
-        taskId: s.taskId,
-        phaseKey: key,
-        workflowUsed,
-        phaseUsed: here === undefined ? NO_USAGE : { ...here.phaseUsed, wallTimeMs: 0 },
-        workflowStartedAt: Math.min(s.startedAt, now),
-        phaseStartedAt: here === undefined ? now : Math.min(here.phaseStartedAt, now),
-        same: here?.same,
-        idleTurns: here?.idleTurns ?? 0,
-        pausedFor: here?.pausedFor,
-        // A raise of the workflow's limits holds for the run; of the phase's, for the phase it was made in.
-        raised: raisedFor(pi?.raised, here !== undefined),
-      };
-    } else if (counts.phaseKey !== key) {
+    const held = rt.durable.budget(s.taskId);
+    if (counts === undefined || counts.taskId !== s.taskId || countedUnder !== held?.hold) {
+      // Counted in the session so far (an older version's entry, or before the plan folder could be used): what the
+      // history takes over when it holds no count yet, and the record while the run has no history.
+      const session = counts?.taskId === s.taskId && countedUnder === undefined ? counts : onBranch?.taskId === s.taskId ? onBranch : undefined;
+      const recorded = held?.recorded ?? null;
+      counts = recorded !== null || session === undefined ? fromHistory(s, key, now, recorded) : session;
+      countedUnder = held?.hold;
+    }
+    if (counts.phaseKey !== key) {
       const { phase: _left, ...kept } = counts.raised ?? {};
       counts = { ...counts, phaseKey: key, phaseUsed: NO_USAGE, phaseStartedAt: now, same: undefined, idleTurns: 0, raised: kept.workflow === undefined ? undefined : kept };
     }
@@ -121,10 +82,10 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
   };
   const save = (): void => {
     if (counts === undefined) return;
-    pi.appendEntry(CONTROLS_ENTRY, counts);
-    // The run's history keeps the totals too (for another session and for phasekit show); a failed write leaves
-    // the session entry as the count.
-    void rt.durable.recordBudget(counts.taskId, counts.workflowUsed, rt.now(), carried(counts)).catch(() => undefined);
+    // One record: the run's history when this session holds it (a failed write leaves the difference to the next
+    // save), else the session's entry.
+    if (rt.durable.budget(counts.taskId) === undefined) pi.appendEntry(CONTROLS_ENTRY, counts);
+    else void rt.durable.recordBudget(counts.taskId, counts.workflowUsed, rt.now(), carried(counts)).catch(() => undefined);
   };
   raisers.set(rt, (taskId, raised) => {
     const c = current();
@@ -179,12 +140,16 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
 
   const rebuild = (ctx: PiContext): void => {
     const s = rt.state;
-    counts = s === null ? undefined : countsOnBranch(ctx.sessionManager.getBranch(), s.taskId);
+    onBranch = s === null ? undefined : countsOnBranch(ctx.sessionManager.getBranch(), s.taskId);
+    // Counts read from the session's entries follow the branch; a held run's history is the record whatever the
+    // branch says (a tree move or a fork spends nothing back), so those stay.
+    if (countedUnder === undefined) counts = undefined;
   };
   pi.on("session_start", (_e, ctx) => rebuild(ctx));
   pi.on("session_tree", (_e, ctx) => rebuild(ctx));
 
   pi.on("tool_call", async (e, ctx) => {
+    await rt.claiming; // whether the run's history is the record is known once the session's claim settled
     const c = current();
     if (c === undefined || rt.state === null) return undefined;
     if (rt.state.status === "paused" && c.pausedFor !== undefined) {
@@ -200,6 +165,7 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
   });
 
   pi.on("turn_end", async (e, ctx) => {
+    await rt.claiming;
     const c = current();
     if (c === undefined || rt.state?.status !== "running") return undefined;
     const ev = e as unknown as { message?: unknown; toolResults?: ReadonlyArray<{ toolName?: string; isError?: boolean }> };
@@ -212,17 +178,6 @@ export function registerRunControls(pi: PiApi, rt: Runtime): void {
     return undefined;
   });
   // A phase completed is progress: the idle count starts again in the new phase (current() resets it).
-}
-
-/** What of `c` the run's history keeps for another session (the phase's counts and the progress counts). */
-function carried(c: Counts): PiRunCounts {
-  const { turns, toolCalls, tokens, cost } = c.phaseUsed;
-  return { phaseKey: c.phaseKey, phaseUsed: { turns, toolCalls, tokens, cost }, phaseStartedAt: c.phaseStartedAt, same: c.same, idleTurns: c.idleTurns, pausedFor: c.pausedFor, raised: c.raised };
-}
-
-function raisedFor(raised: RaisedBudgets | undefined, samePhase: boolean): RaisedBudgets | undefined {
-  const kept = samePhase ? raised : raised?.workflow === undefined ? undefined : { workflow: raised.workflow };
-  return kept?.workflow === undefined && kept?.phase === undefined ? undefined : kept;
 }
 
 function showBudget(ctx: PiContext, workflowLeft: Partial<Record<string, number>>, phaseLeft: Partial<Record<string, number>>): void {

@@ -130,7 +130,9 @@ export async function latestBudgetTotal(store: PlanStore, slug: string, now: () 
  * Records `total` as budget entry `n` of the run's history (through `checkpoints`, which must hold the run's lock),
  * the same entry `ctx.budget.spend` writes: `spend` is what it adds, the output the running total, and beside it
  * `extra` (keys other than the total's; a reader of the total only, such as `phasekit show`, ignores them).
+ * False when entry `n` was there already with the same spend: it is kept (a step is reused), nothing was recorded.
  */
-export async function recordBudgetTotal(checkpoints: CheckpointStore, n: number, spend: BudgetSpend, total: Omit<BudgetUsage, "wallTimeMs">, extra: Readonly<Record<string, unknown>> = {}): Promise<void> {
-  await checkpoints.step(`${SPEND_KEY}#${n}`, SpendSchema.parse(spend), () => ({ ...extra, ...TotalSchema.parse(total) }));
+export async function recordBudgetTotal(checkpoints: CheckpointStore, n: number, spend: BudgetSpend, total: Omit<BudgetUsage, "wallTimeMs">, extra: Readonly<Record<string, unknown>> = {}): Promise<boolean> {
+  const r = await checkpoints.step(`${SPEND_KEY}#${n}`, SpendSchema.parse(spend), () => ({ ...extra, ...TotalSchema.parse(total) }));
+  return !r.reused;
 }

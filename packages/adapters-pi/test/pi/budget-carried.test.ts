@@ -100,9 +100,10 @@ describe("pi: pi -c on a session whose run went on in another session", () => {
     await again.pi.emit("session_start", {});
     await again.pi.command("workflow-resume", id);
     await turn(again.pi);
-    const counts = again.pi.branch.filter((e) => e.customType === "workflow:controls").at(-1)?.data;
-    expect(counts).toMatchObject({ taskId: id, workflowUsed: { turns: 4 } });
     await again.pi.emit("session_shutdown", {});
+    // The run's history is the one record (no session entry beside it).
+    expect((await budgetSpent(await createFsPlanStore({ repoRoot: project.cwd, planRoot: "plans" }).runDir(id)))?.used.turns).toBe(4);
+    expect(again.pi.branch.filter((e) => e.customType === "workflow:controls")).toEqual([]);
   });
 });
 

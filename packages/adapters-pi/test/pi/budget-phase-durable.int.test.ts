@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { readSession, startPi, type PiHost, type PiProcess } from "../../../../examples/pi/pi-process.js";
 import { startScriptedModel, type ScriptedModel } from "../../../../examples/pi/scripted-model.js";
 import { EXTENSION_FILE, HOSTS } from "./hosts.js";
+import { waitBudget } from "./helpers/budget-record.js";
 
 const start = (host: PiHost, root: string, cwd: string, model: ScriptedModel, sessionDir: string): PiProcess =>
   startPi({ host, cwd, agentDir: path.join(root, "home", ".pi", "agent"), sessionDir, extension: EXTENSION_FILE, baseUrl: model.baseUrl, env: { PHASEKIT_COUNTDOWN_MS: "600000" } });
@@ -67,8 +68,10 @@ describe.each(HOSTS)("pi $name (real CLI): phase and progress counts kept in the
       await model.waitForRequests(2);
       const notice = await pi.waitFor((l) => l["method"] === "notify" && String(l["message"]).includes(`run ${id} paused`), 20_000, "the pause notice");
       expect(String(notice["message"])).toContain(expected);
-      const counts = readSession(sessionB).filter((e) => e["customType"] === "workflow:controls");
-      expect(counts.at(-1)?.["data"]).toMatchObject({ taskId: id, phaseUsed: { turns: 2 }, workflowUsed: { turns: 2 } });
+      // The run's history holds the counts (the session no entry of its own beside them).
+      const counts = await waitBudget(path.join(cwd, "ai_plan", id), (r) => r.turns >= 2);
+      expect(counts).toMatchObject({ turns: 2, pi: { phaseUsed: { turns: 2 } } });
+      expect(readSession(sessionB).filter((e) => e["customType"] === "workflow:controls")).toEqual([]);
     } finally {
       await pi.kill("SIGKILL");
       await model.close();

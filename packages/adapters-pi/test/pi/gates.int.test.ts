@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { readSession, startPi, type PiHost, type PiProcess } from "../../../../examples/pi/pi-process.js";
 import { contentText, startScriptedModel, type ScriptedModel } from "../../../../examples/pi/scripted-model.js";
 import { EXTENSION_FILE, HOSTS } from "./hosts.js";
+import { waitBudget } from "./helpers/budget-record.js";
 import { phasekit } from "../cli/helpers/run-cli.js";
 
 const GATE_EXAMPLES = path.resolve(import.meta.dirname, "..", "..", "..", "..", "examples", "gates", "workflows");
@@ -40,6 +41,9 @@ async function scene(host: PiHost, continueFrom?: Scene): Promise<Scene> {
   const pi = startPi({ host, cwd, agentDir: path.join(root, "home", ".pi", "agent"), sessionDir, extension: EXTENSION_FILE, baseUrl: model.baseUrl, env: { PHASEKIT_COUNTDOWN_MS: "600000" } });
   return { root, cwd, sessionDir, model, pi };
 }
+
+/** The plan folder of the scene's one run. */
+const runDir = (s: Scene): string => path.join(s.cwd, "ai_plan", fs.readdirSync(path.join(s.cwd, "ai_plan"))[0] as string);
 
 async function close(s: Scene): Promise<void> {
   await s.pi.kill("SIGKILL");
@@ -76,8 +80,7 @@ describe.each(HOSTS)("pi $name (real CLI): budgets, loops, gates", ({ get }) => 
       // The third bash call came after the pause: refused with the reason, never run.
       expect(tailOf(s.model, 3)).toContain("The workflow is paused (the workflow Budgeted's budget of 2 turns is used up (2 used))");
       expect(states(s.sessionDir).at(-1)?.status).toBe("paused");
-      const counts = readSession(s.sessionDir).filter((e) => e["customType"] === "workflow:controls");
-      expect(counts.at(-1)?.["data"]).toMatchObject({ workflowUsed: { turns: 2 } });
+      expect(await waitBudget(runDir(s), (r) => r.pi?.pausedFor !== undefined)).toMatchObject({ turns: 2 });
     } finally {
       await close(s);
     }
@@ -96,8 +99,9 @@ describe.each(HOSTS)("pi $name (real CLI): budgets, loops, gates", ({ get }) => 
       const again = await notified(s.pi, "budget of 5 turns is used up");
       expect(String(again["message"])).toContain("the workflow Budgeted's budget of 5 turns is used up (5 used)");
       expect(states(s.sessionDir).at(-1)?.status).toBe("paused");
-      const counts = readSession(s.sessionDir).filter((e) => e["customType"] === "workflow:controls");
-      expect(counts.at(-1)?.["data"]).toMatchObject({ workflowUsed: { turns: 5 }, raised: { workflow: { turns: 5 } } });
+      // The counts' one record is the run's history (the session holds no entry of them).
+      expect(await waitBudget(runDir(s), (r) => r.turns >= 5 && r.pi?.pausedFor !== undefined)).toMatchObject({ turns: 5, pi: { raised: { workflow: { turns: 5 } } } });
+      expect(readSession(s.sessionDir).filter((e) => e["customType"] === "workflow:controls")).toEqual([]);
     } finally {
       await close(s);
     }
