@@ -71,6 +71,39 @@ describe("the engine over the entry port", () => {
     await expect((await lease(history, epochs)).commits()).rejects.toMatchObject({ code: "CORRUPT_FILE", details: { file: expect.stringContaining("r"), entry: planted.pos, field: "files" } });
   });
 
+  it("compaction keeps spends: a spent mark reads spent after it, and a later mark makes the step pending again", async () => {
+    const history = newMemoryHistory();
+    const epochs = { epoch: 0 };
+    const first = await lease(history, epochs);
+    for (const k of ["a", "b"]) await first.step(k, {}, () => k);
+    await (await lease(history, epochs)).supersede?.("a", {});
+    const ender = await lease(history, epochs);
+    await ender.step("a", {}, () => "a2");
+    expect(await ender.spendRerunMarks?.()).toEqual({ keys: ["b"] });
+    // Nothing left to spend: a second end writes nothing.
+    const entries = history.entries.length;
+    expect(await ender.spendRerunMarks?.()).toEqual({ keys: [] });
+    expect(history.entries.length).toBe(entries);
+    await ender.compact();
+    const flags = async () => (await (await lease(history, epochs)).records()).map((r) => [r.stepId, r.superseded ?? false, r.rerunSpent ?? false]);
+    expect(await flags()).toEqual([["a", false, false], ["b", true, true]]);
+    await (await lease(history, epochs)).supersede?.("b", {});
+    expect(await flags()).toEqual([["a", false, false], ["b", true, false]]);
+  });
+
+  it("compaction keeps the order the run first recorded its steps in: a rerun from a step after it marks only the later ones", async () => {
+    const history = newMemoryHistory();
+    const epochs = { epoch: 0 };
+    const first = await lease(history, epochs);
+    for (const k of ["a", "b", "c"]) await first.step(k, {}, () => k);
+    // a runs again (a new input): its latest entry is now the last one of the history.
+    await first.step("a", { changed: true }, () => "a2");
+    await first.compact();
+    const again = await lease(history, epochs);
+    expect((await again.records()).map((r) => r.stepId)).toEqual(["a", "b", "c"]);
+    expect(await (await lease(history, epochs)).supersede?.("b", {})).toEqual({ keys: ["b", "c"] });
+  });
+
   it("a stored output that fails its check reruns as artifact-corrupt; a missing one as artifact-missing", async () => {
     const history = newMemoryHistory();
     const epochs = { epoch: 0 };

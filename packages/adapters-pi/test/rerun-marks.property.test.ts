@@ -5,6 +5,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decideStep, isSuperseded, keysFrom, RERUN_EVENT, rerunMarksOf, type PriorStep } from "../src/engine/reuse-decision.js";
+import { isSpent, keysToSpend, RERUN_SPENT_EVENT, spentMarksOf } from "../src/engine/rerun-spent.js";
 import { readRunLog } from "../src/store/run-log/reader.js";
 import { openRunLog } from "../src/store/run-log/run-log.js";
 
@@ -66,7 +67,59 @@ describe("rerun marks", () => {
   });
 });
 
+describe("spent rerun marks", () => {
+  const key = fc.constantFrom("a", "b", "c");
+  const named = fc.record({ epoch: fc.integer({ min: 1, max: 9 }), keys: fc.uniqueArray(key) });
+
+  it("a mark is spent only by a later spend naming its step; a later mark makes it pending again", () => {
+    fc.assert(
+      fc.property(key, fc.array(named.map((m) => ({ ...m, from: "a" })), { maxLength: 4 }), fc.array(named, { maxLength: 4 }), (k, marks, spends) => {
+        const latest = Math.max(-Infinity, ...marks.filter((m) => m.keys.includes(k)).map((m) => m.epoch));
+        expect(isSpent(k, marks, spends)).toBe(spends.some((s) => s.epoch > latest && s.keys.includes(k)));
+      }),
+    );
+  });
+
+  it("a run's end spends exactly the superseded records not spent yet; hostile spend data spends nothing", () => {
+    const rec = fc.record({ stepId: key, superseded: fc.option(fc.boolean(), { nil: undefined }), rerunSpent: fc.option(fc.boolean(), { nil: undefined }) });
+    fc.assert(
+      fc.property(fc.array(rec, { maxLength: 6 }), (records) => {
+        expect(keysToSpend(records)).toEqual(records.filter((r) => r.superseded === true && r.rerunSpent !== true).map((r) => r.stepId));
+      }),
+    );
+    fc.assert(
+      fc.property(fc.anything(), (data) => {
+        for (const s of spentMarksOf([{ epoch: 3, data }])) expect(s.keys.every((k) => typeof k === "string")).toBe(true);
+      }),
+    );
+  });
+});
+
 describe("rerun marks in the run log", () => {
+  it("a spend archived by a compaction still spends (and the mark still supersedes)", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "pk-spent-"));
+    try {
+      const first = await openRunLog({ runDir: dir, autoCompactAfter: 0 });
+      for (const k of ["a", "b", "c"]) await first.step(k, { k }, () => k);
+      await first.close();
+      const marker = await openRunLog({ runDir: dir, autoCompactAfter: 0 });
+      await marker.event(RERUN_EVENT, { from: "b", keys: ["b", "c"] });
+      await marker.close();
+      const ender = await openRunLog({ runDir: dir, autoCompactAfter: 0 });
+      await ender.step("b", { k: "b" }, () => "b2");
+      await ender.event(RERUN_SPENT_EVENT, { keys: ["c"], at: "2026-01-01T00:00:00.000Z" });
+      expect([ender.entry("b")?.superseded, ender.entry("c")?.superseded, ender.entry("c")?.rerunSpent]).toEqual([undefined, true, true]);
+      for (let n = 1; n <= 80; n++) await ender.putState({ n, pad: "x".repeat(2000) });
+      await ender.compact();
+      await ender.close();
+      const view = await readRunLog(dir);
+      expect([view?.entry("b")?.superseded, view?.entry("c")?.superseded, view?.entry("c")?.rerunSpent]).toEqual([undefined, true, true]);
+      view?.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a mark archived by a compaction (states written after it) still supersedes", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "pk-marks-"));
     try {

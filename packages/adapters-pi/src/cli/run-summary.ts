@@ -94,5 +94,6 @@ export function viewStep(r: StepRecord, live: boolean): StepView {
     outputFingerprint: r.outputFingerprint ?? null,
     error: r.error ?? null,
     superseded: r.superseded === true,
+    rerunSpent: r.superseded === true && r.rerunSpent === true,
   };
 }

@@ -46,8 +46,10 @@ export interface StepView {
   inputFingerprint: string;
   outputFingerprint: string | null;
   error: string | null;
-  /** A rerun mark (`phasekit rerun --from`) supersedes this record: the step runs again at the run's next resume. */
+  /** A rerun mark (`phasekit rerun --from`) supersedes this record: the step runs again when the run next reaches it. */
   superseded: boolean;
+  /** With `superseded`: the run ended after the mark without reaching the step, so nothing waits for it (gc may remove the run). */
+  rerunSpent: boolean;
 }
 
 /** Everything `show` and the inspector need about one run. */

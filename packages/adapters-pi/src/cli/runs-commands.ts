@@ -213,7 +213,7 @@ function showText(d: RunDetail, position: Position | null, defs: DefinitionsView
   else if (d.steps.length === 0) lines.push("  steps    none yet");
   else {
     lines.push("  steps");
-    const rows = d.steps.map((st) => [st.stepId, st.superseded ? `${st.status} (superseded)` : st.status, String(st.attempt), st.durationMs === null ? "-" : duration(st.durationMs), st.startedAt, st.error ?? ""]);
+    const rows = d.steps.map((st) => [st.stepId, st.superseded ? `${st.status} (superseded${st.rerunSpent ? ", rerun spent" : ""})` : st.status, String(st.attempt), st.durationMs === null ? "-" : duration(st.durationMs), st.startedAt, st.error ?? ""]);
     lines.push(...table(["STEP", "STATUS", "ATTEMPT", "DURATION", "STARTED", "ERROR"], rows).trimEnd().split("\n").map((l) => `    ${l}`));
   }
   return `${lines.join("\n")}\n`;

@@ -15,6 +15,9 @@ export interface VerdictFacts {
 /** The verdict for a step's latest record; `given` is the fingerprint of the input it would be called with. */
 export async function stepVerdict(record: StepRecord | null, given: string | null, facts: VerdictFacts): Promise<StepVerdict> {
   if (record === null) return { decision: "run", reason: "no-record", explanation: "no checkpoint holds this step: it runs the first time it is called" };
+  if (record.superseded === true && record.rerunSpent === true) {
+    return { decision: "run", reason: "superseded", explanation: `a rerun (phasekit rerun --from) superseded attempt ${record.attempt}'s record, and the run ended without reaching it: nothing waits for it, but a re-entry that reaches it runs it again` };
+  }
   if (record.superseded === true) return { decision: "run", reason: "superseded", explanation: `a rerun (phasekit rerun --from) superseded attempt ${record.attempt}'s record: it runs again the next time the run is resumed` };
   if (record.status === "started" && facts.live) return { decision: "in-flight", reason: "in-flight", explanation: `attempt ${record.attempt} started at ${record.startedAt} and its runner is alive: it is running now` };
   if (record.status === "started") return { decision: "run", reason: "started", explanation: `attempt ${record.attempt} started at ${record.startedAt} and never finished (its runner stopped mid-step): it runs again` };

@@ -58,6 +58,12 @@ export interface CheckpointStore {
    * records of earlier leases. A backend without it cannot rerun a run in place (rerunFrom says UNSUPPORTED).
    */
   supersede?(from: string, note: { reason?: string }): Promise<{ keys: string[] }>;
+  /**
+   * Called as the run ends (completed, failed or cancelled): records the rerun marks of the steps it did not reach
+   * as spent (rerun-spent.ts), so retention and views stop calling the run pending; writes nothing when no mark
+   * waits. The keys it spent. Absent where the backend has no marks.
+   */
+  spendRerunMarks?(): Promise<{ keys: string[] }>;
 }
 
 // `lint#2` is the key of the second `lint` step of a run (see run/context.ts); '#' is not allowed in an id itself.

@@ -10,6 +10,7 @@ import type { HistoryPort } from "./history-port.js";
 import type { CommitRecord } from "./records.js";
 import { pickStepHint } from "./reserved-keys.js";
 import { keysFrom, type PriorStep } from "./reuse-decision.js";
+import { keysToSpend } from "./rerun-spent.js";
 import { runStep } from "./step-flow.js";
 
 const SCOPE = "checkpoints";
@@ -60,6 +61,16 @@ export function checkpointsOver<R extends PriorStep, S>(history: HistoryPort<R, 
       return history.compact();
     },
   };
+  const spend = history.spend?.bind(history);
+  if (spend !== undefined) {
+    store.spendRerunMarks = async () => {
+      const keys = keysToSpend(await history.records());
+      if (keys.length === 0) return { keys };
+      history.mayWrite("spending the rerun marks of the steps the run did not reach");
+      await spend({ keys, at: stamp() });
+      return { keys };
+    };
+  }
   const mark = history.mark?.bind(history);
   if (mark === undefined) return store;
   return {

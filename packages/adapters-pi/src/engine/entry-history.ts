@@ -11,6 +11,7 @@ import { fingerprintOfCanonical } from "./fingerprint.js";
 import type { HistoryPort } from "./history-port.js";
 import type { StepRecord } from "./records.js";
 import { isSuperseded, type RerunMark } from "./reuse-decision.js";
+import { isSpent, type SpentMarks } from "./rerun-spent.js";
 
 /** Options of `historyOverEntries`. */
 export interface EntryHistoryOptions {
@@ -23,17 +24,21 @@ export interface EntryHistoryOptions {
   mayWrite: (what: string) => void;
 }
 
-/** The entries folded: each step's and commit's latest entry, the rerun marks, where the holder appends next. */
+/** The entries folded: each step's and commit's latest entry, the rerun marks and spends, where the holder appends next. */
 interface Folded {
   steps: Map<string, StoredEntry>;
+  /** Each step key's first position: the order the run first recorded its steps in (what a rerun's keys follow). */
+  first: Map<string, number>;
   commits: Map<string, StoredEntry>;
   marks: RerunMark[];
+  spends: SpentMarks[];
+  /** The entries of every mark and spend: compaction keeps them all. */
   markEntries: StoredEntry[];
   count: number;
   next: number;
 }
 
-const emptyFold = (): Folded => ({ steps: new Map(), commits: new Map(), marks: [], markEntries: [], count: 0, next: 0 });
+const emptyFold = (): Folded => ({ steps: new Map(), first: new Map(), commits: new Map(), marks: [], spends: [], markEntries: [], count: 0, next: 0 });
 
 function foldInto(f: Folded, stored: readonly StoredEntry[]): void {
   for (const s of stored) {
@@ -43,18 +48,22 @@ function foldInto(f: Folded, stored: readonly StoredEntry[]): void {
     else if (e.t === "rerun") {
       f.marks.push({ epoch: s.epoch, from: e.from, keys: e.keys });
       f.markEntries.push(s);
+    } else if (e.t === "spent") {
+      f.spends.push({ epoch: s.epoch, keys: e.keys });
+      f.markEntries.push(s);
     } else {
       // Re-set so a key keeps its first place in the map: the order the run first recorded its steps.
       f.steps.set(e.key, s);
+      if (!f.first.has(e.key)) f.first.set(e.key, s.pos);
     }
     f.count++;
     f.next = Math.max(f.next, s.pos + 1);
   }
 }
 
-/** The port's record of a step entry, flagged `superseded` where a later lease's mark names it. */
-function recordOf(s: StoredEntry, marks: readonly RerunMark[]): StepRecord {
-  const e = s.entry as Exclude<HistoryEntry, { t: "commit" } | { t: "rerun" }>;
+/** The port's record of a step entry, flagged `superseded` where a later lease's mark names it (and `rerunSpent` where that mark is spent). */
+function recordOf(s: StoredEntry, f: Folded): StepRecord {
+  const e = s.entry as Exclude<HistoryEntry, { t: "commit" } | { t: "rerun" } | { t: "spent" }>;
   const base = { v: 1 as const, kind: "step" as const, stepId: e.key, attempt: e.attempt, inputFingerprint: e.input };
   const record: StepRecord =
     e.t === "start"
@@ -62,7 +71,8 @@ function recordOf(s: StoredEntry, marks: readonly RerunMark[]): StepRecord {
       : e.t === "fail"
         ? { ...base, status: "failed", startedAt: e.startedAt, finishedAt: e.at, error: e.error }
         : { ...base, status: "completed", outputFingerprint: e.output, startedAt: e.startedAt, finishedAt: e.at };
-  return isSuperseded(e.key, s.epoch, marks) ? { ...record, superseded: true } : record;
+  if (!isSuperseded(e.key, s.epoch, f.marks)) return record;
+  return isSpent(e.key, f.marks, f.spends) ? { ...record, superseded: true, rerunSpent: true } : { ...record, superseded: true };
 }
 
 /**
@@ -114,7 +124,7 @@ export async function historyOverEntries(port: EntryPort, options: EntryHistoryO
     async latest(key) {
       const f = await view();
       const s = f.steps.get(key);
-      return s === undefined ? undefined : recordOf(s, f.marks);
+      return s === undefined ? undefined : recordOf(s, f);
     },
     async stored(_record, outputFingerprint) {
       const text = await port.getBlob(outputFingerprint);
@@ -144,7 +154,7 @@ export async function historyOverEntries(port: EntryPort, options: EntryHistoryO
     view: (record) => record,
     async records() {
       const f = await view();
-      return [...f.steps.values()].map((s) => recordOf(s, f.marks));
+      return [...f.steps.values()].map((s) => recordOf(s, f));
     },
     async commits() {
       return commitsFrom([...(await view()).commits.values()].map((s) => ({ data: (s.entry as { record: unknown }).record, file: port.file, place: { entry: s.pos } })));
@@ -156,14 +166,21 @@ export async function historyOverEntries(port: EntryPort, options: EntryHistoryO
     async mark({ from, keys, at, reason }) {
       await writing(() => write([{ t: "rerun", from, keys, at, ...(reason === undefined ? {} : { reason }) }]));
     },
-    // Keeps each step's and commit's latest entry with the epoch that wrote it and every mark (a mark is judged by
-    // epoch, so positions may close up), and the outputs completed records name; the rest goes.
+    async spend({ keys, at }) {
+      await writing(() => write([{ t: "spent", keys, at }]));
+    },
+    // Keeps each step's and commit's latest entry with the epoch that wrote it and every mark and spend (both are
+    // judged by epoch, so positions may close up), and the outputs completed records name; the rest goes.
     async compact() {
       while (compacting !== null) await compacting.catch(() => undefined);
       const run = (async () => {
         await Promise.allSettled([...inflight]);
         const f = await view();
-        const keep = [...f.steps.values(), ...f.commits.values(), ...f.markEntries].sort((a, b) => a.pos - b.pos);
+        // A step's latest entry takes the place of the key's first one, so the history keeps the order the run first
+        // recorded its steps in (a step run again late would otherwise move behind the steps after it, and a rerun
+        // from one of those would supersede it). That place held an entry of the same key, so no two collide.
+        const steps = [...f.steps].map(([key, s]) => ({ ...s, pos: f.first.get(key) ?? s.pos }));
+        const keep = [...steps, ...f.commits.values(), ...f.markEntries].sort((a, b) => a.pos - b.pos);
         const blobs = new Set<string>();
         for (const s of f.steps.values()) if (s.entry.t === "done") blobs.add(s.entry.output);
         const { removedBlobs } = await port.compact(epoch ?? -1, keep, blobs);

@@ -14,7 +14,8 @@ export type HistoryEntry =
   | { t: "fail"; key: string; attempt: number; input: string; startedAt: string; at: string; error: string }
   | { t: "done"; key: string; attempt: number; input: string; startedAt: string; at: string; output: string }
   | { t: "commit"; record: CommitRecord }
-  | { t: "rerun"; from: string; keys: string[]; at: string; reason?: string };
+  | { t: "rerun"; from: string; keys: string[]; at: string; reason?: string }
+  | { t: "spent"; keys: string[]; at: string };
 
 /** An entry as the history holds it: with the epoch it was written under and its position. */
 export interface StoredEntry {

@@ -18,6 +18,13 @@ export interface MarkRequest {
   reason?: string;
 }
 
+/** Spent rerun marks as the engine asks a backend to record them (rerun-spent.ts). */
+export interface SpendRequest {
+  /** The steps whose records are superseded by a mark not spent yet. */
+  keys: string[];
+  at: string;
+}
+
 /** One backend's side of a run's checkpoints (see the module comment). `what` names the write in refusals. */
 export interface HistoryPort<R extends PriorStep, S> extends StepPort<R, S> {
   /** Where the history lives, named in errors. */
@@ -36,6 +43,8 @@ export interface HistoryPort<R extends PriorStep, S> extends StepPort<R, S> {
   putCommit(record: CommitRecord): Promise<CommitRecord>;
   /** Writes a rerun mark; absent where the backend cannot rerun a run in place. */
   mark?(mark: MarkRequest): Promise<void>;
+  /** Records that the marks of `keys` are spent, fenced like a step; absent where the backend has no marks. */
+  spend?(spend: SpendRequest): Promise<void>;
   /** Drops what no record needs any more. */
   compact(): Promise<CompactionReport>;
 }

@@ -23,6 +23,8 @@ export const stepRecordSchema = z.strictObject({
   error: z.string().max(MAX_STEP_ERROR_CHARS).optional(),
   /** Set by the store that read the record: a rerun mark written after it names this step (reuse-decision.ts). */
   superseded: z.literal(true).optional(),
+  /** Set with `superseded` by the store that read it: the run ended after the mark without reaching this step (rerun-spent.ts). */
+  rerunSpent: z.literal(true).optional(),
 });
 
 /** A commit intent (seed 003): recorded before `git commit`, marked committed after it. */

@@ -66,10 +66,11 @@ export function retentionVerdicts<T extends FinishedRun>(finished: readonly T[],
 
 /**
  * Whether retention keeps a finished run for a rerun: one of its steps' latest records is superseded by a rerun
- * mark (`phasekit rerun --from`, `rerunFrom`), so the run waits to be resumed and run that step again. The rule of
- * every store's gc (and so of `phasekit rm`); `steps` are the run's latest step records as its store reads them.
+ * mark (`phasekit rerun --from`, `rerunFrom`) that is not spent, so the run waits to be resumed and run that step
+ * again. A mark the run ended after without reaching its step is spent (rerun-spent.ts): nothing waits for it. The
+ * rule of every store's gc (and so of `phasekit rm`); `steps` are the run's latest step records as its store reads them.
  */
-export function awaitsRerun(steps: Iterable<{ superseded?: boolean | undefined }>): boolean {
-  for (const s of steps) if (s.superseded === true) return true;
+export function awaitsRerun(steps: Iterable<{ superseded?: boolean | undefined; rerunSpent?: boolean | undefined }>): boolean {
+  for (const s of steps) if (s.superseded === true && s.rerunSpent !== true) return true;
   return false;
 }

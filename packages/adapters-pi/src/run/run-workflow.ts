@@ -18,6 +18,7 @@ import { createRunVerificationCache } from "../verification/cache.js";
 import { clearEndedRequests, controlForRun } from "./control-requests.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { storableText } from "../engine/step-error.js";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import { historyWithPin, settleDefinitions } from "./definitions-change.js";
 
 
@@ -84,6 +85,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
     const state = workflowStateFor(options, existing, location.slug, clock, settled);
     if (settled?.decision?.choice === "cancel" && state !== undefined) {
       const reason = `the definitions changed and onDefinitionsChanged chose cancel:\n${settled.decision.change.text}`;
+      await spendRerunMarks(await history());
       const ended = await store.writeMetadata(location.slug, { ...upsert(options, location, existing, ownerTool, state, clock, settled.registry), status: "cancelled", failureReason: reason }, existing?.generation ?? null);
       if (!ended.ok) throw ended.error;
       await clearEndedRequests(store, location.slug);
@@ -150,6 +152,7 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
     // onSuccess is its own HOOK_FAILED error.
     const hook = await guarded("onSuccess", location.slug, options.onSuccess && (() => options.onSuccess?.(result, ctx)));
     const end = finalStatus(ctx);
+    if (FINISHED_STATUSES.has(end.status)) await spendRerunMarks(ctx.checkpoints);
     await internals.writeMeta({ status: end.status, currentStepId: undefined, failureReason: end.status === "completed" ? undefined : end.reason });
     if (FINISHED_STATUSES.has(end.status)) await clearEndedRequests(store, location.slug);
     status = end.status;
@@ -184,6 +187,7 @@ async function endEarly(internals: RunContextInternals, error: unknown): Promise
   const paused = error.code === "RUN_PAUSED";
   const moved = workflow == null || core === undefined ? null : paused ? pauseState(workflow.registry, core, now) : cancelNow(workflow.registry, core, now);
   const state = moved?.ok ? { state: persisted(moved.state) } : {};
+  if (!paused) await spendRerunMarks(internals.ctx.checkpoints);
   await internals.writeMeta(paused ? { status: "paused", ...state } : { status: "cancelled", failureReason: reason, currentStepId: undefined, ...state });
   await internals.journal(paused ? "paused" : "stopped", { reason });
   if (request !== undefined) await internals.clearControl(request);
@@ -205,10 +209,21 @@ function finalStatus(ctx: RunContext): { status: "completed" } | { status: "paus
   return { status: "paused", reason: `the body returned while workflow ${core.workflowKey} was still ${core.status}` };
 }
 
+/**
+ * The run ends (completed, failed or cancelled): the rerun marks of the steps it did not reach are spent
+ * (engine/rerun-spent.ts), before the status that ends it is written, so a crash in between leaves a run that is
+ * not finished, whose next end spends them. Best effort: a spend that cannot be written leaves the run pending
+ * for retention, as it was, and never hides how the run ended.
+ */
+async function spendRerunMarks(checkpoints: CheckpointStore): Promise<void> {
+  await checkpoints.spendRerunMarks?.().catch(() => undefined);
+}
+
 /** Records the failure, unless the lock is gone: then nothing may be written, and the new holder owns the file. */
 async function markFailed(internals: RunContextInternals, error: unknown): Promise<void> {
   if (isWorkflowError(error, "LOCK_LOST") || internals.ctx.signal.aborted) return;
   const reason = error instanceof Error ? error.message : String(error);
+  await spendRerunMarks(internals.ctx.checkpoints);
   try {
     await internals.writeMeta({ status: "failed", failureReason: storableText(reason) });
   } catch {

@@ -1,8 +1,9 @@
 /**
  * The fenced run log as the engine's history port (engine/history-port.ts): what `ctx.step` and the body's
  * commit intents use for a run kept on disk. Steps are the log's step records; commit intents are `commit`
- * events (the latest per id wins); rerun marks are `rerun` events. Every write is fenced by the log's epoch, so a
- * displaced holder's write is refused with LOCK_LOST. The rules are the engine's (engine/checkpoints.ts).
+ * events (the latest per id wins); rerun marks are `rerun` events, spent marks `rerun-spent` events. Every
+ * write is fenced by the log's epoch, so a displaced holder's write is refused with LOCK_LOST. The rules are the
+ * engine's (engine/checkpoints.ts).
  */
 import path from "node:path";
 import type { JsonValue } from "../io/plain-json.js";
@@ -12,6 +13,7 @@ import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import { checkpointsOver } from "../engine/checkpoints.js";
 import type { HistoryPort } from "../engine/history-port.js";
 import { RERUN_EVENT } from "../engine/reuse-decision.js";
+import { RERUN_SPENT_EVENT } from "../engine/rerun-spent.js";
 import { RUN_LOG_DIR, type StartRecord } from "./run-log/format.js";
 import type { StepEntry } from "./run-log/run-index.js";
 import type { RunLog } from "./run-log/run-log.js";
@@ -32,6 +34,7 @@ export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointS
     commits: async () => commitsFrom(log.placedEvents(COMMIT_EVENT)),
     putCommit: async (record) => (await log.event(COMMIT_EVENT, record as unknown as JsonValue), record),
     mark: ({ from, keys, at, reason }) => log.event(RERUN_EVENT, { from, keys, at, ...(reason === undefined ? {} : { reason }) }),
+    spend: ({ keys, at }) => log.event(RERUN_SPENT_EVENT, { keys, at }),
     async compact() {
       const r = await log.compact();
       return { recordsBefore: r.recordsBefore, recordsAfter: r.recordsAfter, artifactsRemoved: r.artifactsRemoved };
@@ -56,5 +59,6 @@ export function toStepRecord(e: StepEntry): StepRecord {
     ...(e.status === "started" ? {} : { finishedAt: iso(e.at) }),
     ...(e.error === undefined ? {} : { error: e.error }),
     ...(e.superseded === true ? { superseded: true } : {}),
+    ...(e.superseded === true && e.rerunSpent === true ? { rerunSpent: true } : {}),
   } as StepRecord;
 }

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { runWorkflow, createReporter, rerunFrom, type PlanStore, type RunContext, type RunResult } from "@phasekit/adapters-pi";
 import { releaseRegistry } from "../../../../examples/release-workflow.js";
 import { latestBudgetTotal } from "../../src/run/budget.js";
+import { rerunContractCases } from "./rerun-contract.js";
 
 /** A body is a script of steps and dispatches; crashes are injected by step index. */
 export type Op = { step: string } | { dispatch: "advance" | "loop" | "cancel" };
@@ -338,6 +339,8 @@ export function runHistoryContract(name: string, open: () => Promise<PlanStore>)
         await store.close();
       }
     });
+
+    rerunContractCases(open, repoRoot);
 
     it("a body that returns no plain JSON fails its attempt (recorded, counted); one that returns nothing gives null, first run and replay alike", async () => {
       const store = await open();

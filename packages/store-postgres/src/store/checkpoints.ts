@@ -19,7 +19,7 @@ import { lockLost, storeError } from "../db/errors.js";
 import { compactArtifacts } from "./compact.js";
 import { whyRefused } from "./runs.js";
 import { checkpointsLabel, readAll, StepIndex, type Loaded } from "./step-index.js";
-import { supersedeSteps } from "./supersede.js";
+import { spendSteps, supersedeSteps } from "./supersede.js";
 import { checkOutput } from "./readers.js";
 import { OutputChain, type ArtifactRow } from "./output-chain.js";
 
@@ -161,6 +161,11 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     async mark({ from, keys }) {
       for (const k of keys) index?.lost(k);
       if (!(await supersedeSteps(db, slug, fence, keys))) throw await refused(`rerun from ${from}`);
+    },
+    // The run ended without reaching these flagged steps: their marks are spent (supersede.ts).
+    async spend({ keys }) {
+      for (const k of keys) index?.lost(k);
+      if (!(await spendSteps(db, slug, fence, keys))) throw await refused(`spending the rerun of ${keys.length} step(s)`);
     },
     // The table keeps one row per step already; compaction only drops artifacts no step references, fenced.
     async compact() {

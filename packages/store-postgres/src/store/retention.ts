@@ -10,7 +10,7 @@ import { runLabel } from "./runs.js";
  * for `olderThan` is measured on the database's clock (since its last metadata write, `written_at`), never the
  * writer's: a machine whose clock is off would make runs look older or younger than they are. `keep` orders by
  * the runs' own updatedAt, as on the fs store. A finished run that waits for a rerun is kept by the fs store's rule
- * (`awaitsRerun`, over the run's superseded step rows: supersede.ts flags them).
+ * (`awaitsRerun`, over the run's superseded step rows and their spent flags: supersede.ts sets both).
  */
 export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport> {
   const limits = checkRetentionLimits(options);
@@ -44,11 +44,11 @@ export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport>
     else if (options.dryRun) report.removed.push({ ...entry, reason });
     else {
       // Journal, steps, artifacts and control rows go with the run (ON DELETE CASCADE). A rerun marked since the
-      // check above (it flags rows, the generation stays) keeps the run: the statement itself re-checks the flag.
+      // check above (it flags rows, the generation stays) keeps the run: the statement itself re-checks the flags.
       const d = await query(
         db,
         `DELETE FROM phasekit_runs r WHERE namespace = $1 AND slug = $2 AND generation = $3 AND (holder IS NULL OR lease_until < now())
-           AND NOT EXISTS (SELECT 1 FROM phasekit_steps s WHERE s.namespace = r.namespace AND s.slug = r.slug AND s.record @> '{"superseded": true}')`,
+           AND NOT EXISTS (SELECT 1 FROM phasekit_steps s WHERE s.namespace = r.namespace AND s.slug = r.slug AND s.record @> '{"superseded": true}' AND NOT s.record @> '{"rerunSpent": true}')`,
         [db.namespace, slug, m.generation],
       );
       if (d.rowCount === 1) report.removed.push({ ...entry, reason });
@@ -58,11 +58,12 @@ export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport>
   return report;
 }
 
-/** The superseded flags of the run's step rows (supersede.ts sets them), each value once: what `awaitsRerun` reads. */
-async function supersededSteps(db: Db, slug: string): Promise<Array<{ superseded: boolean }>> {
-  const r = await query<{ superseded: boolean }>(
+/** The superseded and spent flags of the run's step rows (supersede.ts sets them), each pair once: what `awaitsRerun` reads. */
+async function supersededSteps(db: Db, slug: string): Promise<Array<{ superseded: boolean; rerunSpent: boolean }>> {
+  const r = await query<{ superseded: boolean; rerunSpent: boolean }>(
     db,
-    "SELECT DISTINCT coalesce(record->'superseded' = 'true'::jsonb, false) AS superseded FROM phasekit_steps WHERE namespace = $1 AND slug = $2",
+    `SELECT DISTINCT coalesce(record->'superseded' = 'true'::jsonb, false) AS superseded, coalesce(record->'rerunSpent' = 'true'::jsonb, false) AS "rerunSpent"
+       FROM phasekit_steps WHERE namespace = $1 AND slug = $2`,
     [db.namespace, slug],
   );
   return r.rows;

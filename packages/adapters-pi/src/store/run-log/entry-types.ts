@@ -28,4 +28,6 @@ export interface StepEntry {
   startedAt?: number;
   /** A rerun mark written after this record names its step (set by the reader, never stored). */
   superseded?: boolean;
+  /** With `superseded`: that mark is spent, the run ended after it without reaching the step (set by the reader). */
+  rerunSpent?: boolean;
 }

@@ -1,19 +1,22 @@
 /**
- * The rerun marks of a run log (reuse-decision.ts says what they mean): its `rerun` events, archived ones
- * included, read once per opening of the history and kept current by the holder that appends one.
+ * The rerun marks of a run log (reuse-decision.ts says what they mean) and their spends (rerun-spent.ts): its
+ * `rerun` and `rerun-spent` events, archived ones included, read once per opening of the history and kept current
+ * by the holder that appends one.
  */
 import { isSuperseded, rerunMarksOf, RERUN_EVENT, type RerunMark } from "../../engine/reuse-decision.js";
+import { isSpent, RERUN_SPENT_EVENT, spentMarksOf, type SpentMarks } from "../../engine/rerun-spent.js";
 import { archivedRecords } from "./archive.js";
 import type { RunIndex, StepEntry } from "./run-index.js";
 import { eventValue } from "./state-keeper.js";
 import type { ValueFiles } from "./values.js";
 
 // How a rerun event's header reads in the run log's bytes (format.ts encodeLine: `{"t":"event","e":N,"name":…}`).
+// A spend comes after the mark it spends, so an archive that holds a spend holds a mark too.
 const RERUN_HEADER = `"name":${JSON.stringify(RERUN_EVENT)}`;
 
-/** The marks of `index`, computed on first use. */
+/** The marks of `index` and their spends, computed on first use. */
 export class RerunMarks {
-  private marks: RerunMark[] | undefined;
+  private read: { marks: RerunMark[]; spends: SpentMarks[] } | undefined;
 
   constructor(
     private readonly index: RunIndex,
@@ -22,11 +25,16 @@ export class RerunMarks {
 
   /** Every mark, oldest first. */
   all(): RerunMark[] {
-    if (this.marks === undefined) {
-      const events = [...(this.archiveMayHoldMarks() ? archivedRecords(this.index, this.values).events : []), ...this.index.events].filter((e) => e.name === RERUN_EVENT);
-      this.marks = rerunMarksOf(events.map((e) => ({ epoch: e.epoch, data: eventValue(this.values, e.data) })));
+    return this.load().marks;
+  }
+
+  private load(): { marks: RerunMark[]; spends: SpentMarks[] } {
+    if (this.read === undefined) {
+      const events = [...(this.archiveMayHoldMarks() ? archivedRecords(this.index, this.values).events : []), ...this.index.events];
+      const named = (name: string) => events.filter((e) => e.name === name).map((e) => ({ epoch: e.epoch, data: eventValue(this.values, e.data) }));
+      this.read = { marks: rerunMarksOf(named(RERUN_EVENT)), spends: spentMarksOf(named(RERUN_SPENT_EVENT)) };
     }
-    return this.marks;
+    return this.read;
   }
 
   // Decoding an archive parses a header per archived record (thousands for a long run), on the first step of
@@ -40,15 +48,16 @@ export class RerunMarks {
     return !r.ok || r.bytes.includes(RERUN_HEADER);
   }
 
-  /** Forgets what was read (the holder appended a mark). */
+  /** Forgets what was read (the holder appended a mark or a spend). */
   reset(): void {
-    this.marks = undefined;
+    this.read = undefined;
   }
 
-  /** `entry` as the reuse decision must see it: flagged `superseded` when a later mark names it. */
+  /** `entry` as the reuse decision and retention must see it: flagged `superseded` when a later mark names it, and `rerunSpent` when that mark is spent. */
   view(entry: StepEntry | undefined): StepEntry | undefined {
     if (entry === undefined) return undefined;
-    const marks = this.all();
-    return marks.length > 0 && isSuperseded(entry.key, entry.epoch, marks) ? { ...entry, superseded: true } : entry;
+    const { marks, spends } = this.load();
+    if (marks.length === 0 || !isSuperseded(entry.key, entry.epoch, marks)) return entry;
+    return isSpent(entry.key, marks, spends) ? { ...entry, superseded: true, rerunSpent: true } : { ...entry, superseded: true };
   }
 }

@@ -9,6 +9,7 @@ import { workflowError } from "@phasekit/core";
 import { encodeCanonical } from "../../io/canonical-json.js";
 import type { JsonValue } from "../../io/plain-json.js";
 import { RERUN_EVENT, type RerunReason } from "../../engine/reuse-decision.js";
+import { RERUN_SPENT_EVENT } from "../../engine/rerun-spent.js";
 import { runStep } from "../../engine/step-flow.js";
 import type { StepPort, StoredOutput } from "../../engine/step-port.js";
 import { claimRunLog } from "./claim.js";
@@ -206,7 +207,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       const length = line.length - 1 - (line.indexOf(0x09) + 1);
       parts.index.events.push({ name, epoch, data: { file: writer.file, offset: offset + line.indexOf(0x09) + 1, length }, pos: parts.index.nextPos++ });
       parts.index.records++;
-      if (name === RERUN_EVENT) marks.reset();
+      if (name === RERUN_EVENT || name === RERUN_SPENT_EVENT) marks.reset();
     },
     events: (name) => eventsOf(parts.index, parts.values, name),
     placedEvents: (name) => placedEventsOf(parts.index, parts.values, name, dir),
