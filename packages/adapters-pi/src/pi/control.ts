@@ -8,8 +8,11 @@ import { isLive, move } from "./core-bridge.js";
 import type { PiContext } from "./host.js";
 import type { Runtime } from "./runtime.js";
 
-/** What a pending request did: nothing, or the run was paused or stopped. */
-export type Honoured = "paused" | "stopped" | undefined;
+/**
+ * What a pending request did: nothing, or the run was paused or stopped; `lost`: this session took it, lost the
+ * run, and could not hand it on, so it did nothing and is pending nowhere (the user was told).
+ */
+export type Honoured = "paused" | "stopped" | "lost" | undefined;
 
 /** Honours the held run's pending request, if any. */
 export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Promise<Honoured> {
@@ -21,7 +24,12 @@ export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Pr
   const pending = await rt.durable.pendingControl();
   if (pending === null) return undefined;
   // A pause withdrawn meanwhile is gone, and one taken here can no longer be withdrawn (control-requests.ts).
-  const request = pending.signal === "pause" && s.status === "paused" ? pending : await rt.durable.takeControl(pending);
+  const taken = pending.signal === "pause" && s.status === "paused" ? { ok: true as const, request: pending } : await rt.durable.takeControl(pending);
+  if (!taken.ok) {
+    rt.tell(ctx, taken.message, "error");
+    return "lost";
+  }
+  const request = taken.request;
   if (request === null) return undefined;
   if (request.signal === "pause" && s.status === "paused") {
     await rt.durable.clearControl(request);

@@ -50,11 +50,13 @@ export interface DurableRuns {
   /** Clears a request this session honoured (only if it is still that very request). */
   clearControl(request: ControlRequest): Promise<void>;
   /**
-   * Takes a pending request before acting on it (`takeRequest`): null when it was withdrawn or replaced meanwhile,
-   * or could not be taken (the store failed, or this session lost the run: the lock's signal reports that, and a
-   * pause it had taken is filed again for the new holder); the request is then not acted on here.
+   * Takes a pending request before acting on it (`takeRequest`): `request` null when it was withdrawn or replaced
+   * meanwhile, or could not be taken (the store failed, or this session lost the run: the lock's signal reports
+   * that, and a pause it had taken is filed again for the new holder); the request is then not acted on here.
+   * `failed` when this session took it, lost the run, and the store refused to file it again: it is pending
+   * nowhere, and the message says so for the user (the request, the refusal, how to file it again).
    */
-  takeControl(request: ControlRequest): Promise<ControlRequest | null>;
+  takeControl(request: ControlRequest): Promise<DurableResult<{ request: ControlRequest | null }>>;
   /**
    * Files a request for the held run through its store (`/workflow-approve`'s decision), under the store's one
    * filing rule, as `phasekit approve` does; `failed` when no run is held or the store refuses (its message).

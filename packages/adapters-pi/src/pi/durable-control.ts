@@ -4,10 +4,10 @@
  */
 import type { WorkflowError } from "@phasekit/core";
 import type { PlanStore } from "../store/plan-store.js";
-import { takeRequest } from "../run/control-requests.js";
+import { lostHandOff, takeRequest, type LostHandOff } from "../run/control-requests.js";
 import type { RunAccess } from "./durable-access.js";
 import type { DurableResult, DurableRuns } from "./durable-contract.js";
-import { failed } from "./durable-failure.js";
+import { failed, withoutFix } from "./durable-failure.js";
 import type { Held } from "./durable-held.js";
 import type { ControlRequest } from "../store/control-signals.js";
 
@@ -26,7 +26,15 @@ export function heldRunControls(
     },
     takeControl: async (request) => {
       const h = held();
-      return h === undefined ? null : takeRequest(h.store, h.slug, request, h.lock).catch(() => null);
+      if (h === undefined) return { ok: true, request: null };
+      try {
+        return { ok: true, request: await takeRequest(h.store, h.slug, request, h.lock) };
+      } catch (error) {
+        // Not taken, or taken and handed on to the run's new holder: the request is still pending somewhere and is
+        // read again at the next boundary or by that holder. Only a pause taken here and refused back is lost.
+        const lost = lostHandOff(error);
+        return lost === undefined ? { ok: true, request: null } : { ok: false, kind: "failed", message: notHandedOnText(h.slug, lost) };
+      }
     },
     async clearControl(request) {
       const h = held();
@@ -51,4 +59,16 @@ export function heldRunControls(
       }
     },
   };
+}
+
+/** The user's words for a request this session took and could not hand on (`lostHandOff`): nothing of it unsaid. */
+function notHandedOnText(slug: string, lost: LostHandOff): string {
+  const { request, handOff } = lost;
+  const refusal = `${handOff.code === undefined ? "" : `${handOff.code}: `}${withoutFix(handOff.message)}`;
+  const effect = request.signal === "pause" ? "paused" : request.signal === "stop" ? "stopped" : "decided";
+  return (
+    `[phasekit] run ${slug}: this session took the ${request.signal} request ("${request.reason}", filed ${request.requestedAt} by pid ${request.requestedBy.pid} on ${request.requestedBy.host}), ` +
+    `then lost the run (${withoutFix(lost.lock)}), and the store refused to file the request again for the run's next holder (${refusal}). ` +
+    `It is pending nowhere now, and the run was not ${effect} by it.${lost.hint === "" ? "" : ` Fix: ${lost.hint}.`}`
+  );
 }

@@ -20,11 +20,15 @@ export function failed(store: PlanStore, slug: string, error: Partial<WorkflowEr
   const code = typeof error.code === "string" ? ` [${error.code}]` : "";
   // A plan root is a path; another store (PostgreSQL through PHASEKIT_STORE) is named by its label.
   const where = path.isAbsolute(store.planRoot) ? `the plan folder of run ${slug}${code} (${file})` : `the store ${store.planRoot} for run ${slug}${code}`;
-  // Core's messages may already end with their own "Fix: <hint>": keep one fix, the most specific.
-  const said = error.message.replace(/\s*Fix: [\s\S]*$/, "").replace(/[.\s]+$/, "");
+  const said = withoutFix(error.message);
   return {
     ok: false,
     kind: "failed",
     message: `[phasekit] ${verb} ${where}: ${said}. Fix: ${fix.replace(/[.\s]+$/, "")}. Until then the run is kept in this session only.`,
   };
+}
+
+/** An error's words without the "Fix: <hint>" core's messages may end with, nor the final stop: a message gives one fix, the most specific. */
+export function withoutFix(message: string): string {
+  return message.replace(/\s*Fix: [\s\S]*$/, "").replace(/[.\s]+$/, "");
 }

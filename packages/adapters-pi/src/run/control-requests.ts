@@ -140,3 +140,22 @@ function notHandedOn(slug: string, request: ControlRequest, lost: unknown, refus
     lost,
   );
 }
+
+/** What a `notHandedOn` error names, for a caller that words it for its own user (the pi extension). */
+export interface LostHandOff {
+  request: ControlRequest;
+  /** The store's refusal of the re-filing. */
+  handOff: { code?: string; message: string };
+  /** The lock's own error: why the holder no longer has the run. */
+  lock: string;
+  hint: string;
+}
+
+/** The request a displaced holder took and could not hand on, when `error` is `takeRequest`'s `notHandedOn`. */
+export function lostHandOff(error: unknown): LostHandOff | undefined {
+  if (!isWorkflowError(error)) return undefined;
+  const { request, handOff, hint } = error.details as { request?: ControlRequest; handOff?: LostHandOff["handOff"]; hint?: string };
+  if (request === undefined || handOff === undefined) return undefined;
+  const lost = (error as { cause?: unknown }).cause;
+  return { request, handOff, lock: lost instanceof Error ? lost.message : String(lost), hint: hint ?? "" };
+}

@@ -1,0 +1,82 @@
+/**
+ * The pi extension as a displaced holder: it took a pause filed from outside, then found it had lost the run, and
+ * the store refused to file the pause again for the run's next holder (run/control-requests.ts `takeRequest`, its
+ * `notHandedOn` error). The pause is then pending nowhere: the user is told so, with the request and the store's
+ * refusal, and neither the tool result nor the status says the run paused.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { workflowError } from "@phasekit/core";
+import { loadExtension, tempProject } from "./helpers/setup.js";
+import { resultText } from "./helpers/fake-pi.js";
+import { createMemoryPlanStore } from "../helpers/memory-plan-store.js";
+import type { PlanStore } from "../../src/store/plan-store.js";
+
+let project: ReturnType<typeof tempProject>;
+beforeEach(() => {
+  project = tempProject();
+});
+afterEach(() => project.cleanup());
+
+const REFUSAL = workflowError("store", "WRITE_FAILED", "run run00001: the disk is full", { hint: "free some space" });
+
+/**
+ * The extension's store: the lease's clear of a pause displaces the holder once it returned (another process took
+ * the run), and the lease's store refuses every request filed through it.
+ */
+function displacingStore(mem: ReturnType<typeof createMemoryPlanStore>, other: PlanStore): (cwd: string) => PlanStore {
+  const lease = (s: PlanStore): PlanStore =>
+    Object.create(s, {
+      clearControl: {
+        value: async (...args: Parameters<PlanStore["clearControl"]>) => {
+          const r = await s.clearControl(...args);
+          mem.expireLock(args[0]);
+          const taken = await other.lock(args[0], { owner: { tool: "b" } });
+          if (!taken.ok) throw taken.error;
+          return r;
+        },
+      },
+      requestControl: { value: async () => ({ ok: false, error: REFUSAL }) },
+    }) as PlanStore;
+  return () =>
+    Object.create(mem, {
+      lock: {
+        value: async (...args: Parameters<PlanStore["lock"]>) => {
+          const got = await mem.lock(...args);
+          if (!got.ok) return got;
+          return { ok: true, lock: Object.create(got.lock, { store: { value: lease(got.lock.store ?? mem) } }) };
+        },
+      },
+      close: { value: async () => undefined },
+    }) as PlanStore;
+}
+
+describe("pi: a taken pause that could not be handed on to the run's next holder", () => {
+  it("is told to the user (request and refusal), and the tool result and status do not say the run paused", async () => {
+    const mem = createMemoryPlanStore();
+    const other = mem.reopen();
+    const { pi } = loadExtension(project, { options: { planRoot: "plans", store: displacingStore(mem, other) } });
+    await pi.emit("session_start", {});
+    await pi.command("workflow", "ship Add a flag");
+    const filed = await other.requestControl("run00001", "pause", { reason: "lunch" });
+    expect(filed.ok).toBe(true);
+
+    const result = await pi.step({ action: "next" });
+    const said = resultText(result);
+    expect(said).toContain("the workflow is not paused, and this workflow_step call did nothing");
+    expect(said.replaceAll("not paused", "")).not.toMatch(/paused/i);
+    expect("details" in result ? result.details : undefined).toMatchObject({ status: "running" });
+    const notice = pi.notices.find((n) => n.text.includes("lunch"));
+    expect(notice).toMatchObject({ level: "error" });
+    expect(notice?.text).toContain("WRITE_FAILED: ");
+    expect(notice?.text).toContain("the disk is full");
+    expect(notice?.text).toContain("phasekit pause run00001");
+    expect(pi.statuses.at(-1) ?? "").not.toMatch(/paused/i);
+    // "did nothing": the run did not advance, in the session nor in the store.
+    const meta = await other.readMetadata("run00001");
+    expect(meta.ok && meta.metadata?.state).toMatchObject({ status: "running", currentPath: [{ phaseIndex: 0 }] });
+    // Nothing is pending anywhere: the refusal above is why the user has to file it again.
+    const pending = await other.readControl("run00001", "pause");
+    expect(pending).toMatchObject({ ok: true, request: null });
+    await pi.emit("session_shutdown", {});
+  });
+});
