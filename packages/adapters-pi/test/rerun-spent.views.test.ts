@@ -7,7 +7,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createReporter, rerunFrom, runWorkflow } from "../src/index.js";
+import { createFsPlanStore, createReporter, rerunFrom, runWorkflow } from "../src/index.js";
+import { gc } from "../src/store/retention.js";
 import { phasekitInProcess } from "./cli/helpers/run-cli.js";
 import { useTempRepos } from "./helpers/temp-repos.js";
 
@@ -37,5 +38,25 @@ describe("spent rerun marks in the views", () => {
     const rm = await phasekitInProcess(["--repo", root, "rm", "shrunk"]);
     expect(rm.code, rm.stderr).toBe(0);
     expect(existsSync(path.join(root, "ai_plan", "shrunk"))).toBe(false);
+  });
+
+  it("`phasekit cancel` of a run nobody runs ends it too: its marks are spent, and gc removes it", async () => {
+    const root = repo();
+    await run(root, ["a", "b", "c"]);
+    await rerunFrom({ repoRoot: root, target: "shrunk", from: "b" });
+    // The resume that would have carried out the rerun died before reaching b: the run is left running, crashed.
+    const store = createFsPlanStore({ repoRoot: root });
+    const read = await store.readMetadata("shrunk");
+    if (!read.ok || read.metadata === null) throw new Error("no metadata");
+    const { schemaVersion: _v, generation, ...m } = read.metadata;
+    expect(await store.writeMetadata("shrunk", { ...m, status: "running" }, generation)).toMatchObject({ ok: true });
+    await store.close();
+    const cancel = await phasekitInProcess(["--repo", root, "cancel", "shrunk"]);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    const shown = JSON.parse((await phasekitInProcess(["--repo", root, "show", "shrunk", "--json"])).stdout) as { summary: { status: string }; steps: Array<{ rerunSpent: boolean }> };
+    expect(shown.summary.status).toBe("cancelled");
+    expect(shown.steps.map((s) => s.rerunSpent)).toEqual([false, true, true]);
+    const report = await gc({ planRoot: path.join(root, "ai_plan"), keep: 0, now: () => new Date(Date.now() + 86_400_000) });
+    expect(report.removed).toMatchObject([{ slug: "shrunk", reason: "beyond-keep" }]);
   });
 });

@@ -6,6 +6,7 @@
 import { cancelNow, compileDefinitions, migrateState, refusalToError } from "@phasekit/core";
 import { persisted } from "../run/persisted.js";
 import { requestPause, requestStop, type ControlTargetOptions } from "../run/control-requests.js";
+import { spendRerunMarks } from "../run/rerun-from.js";
 import { storeAt } from "./store-runs.js";
 import type { WorkflowMetadataInput } from "../store/metadata-schema.js";
 import { fail } from "./io.js";
@@ -78,7 +79,9 @@ async function cancelStored(roots: Roots, target: string, reason: string, now: D
         const cancelled = none.ok ? cancelNow(none.registry, state.state, { now: now.getTime() }) : none;
         if (cancelled.ok) next.state = persisted(cancelled.state);
       }
-      const w = await (locked.lock.store ?? store).writeMetadata(location.slug, next, generation);
+      const held = locked.lock.store ?? store;
+      await spendRerunMarks(await held.checkpoints(location.slug, { now: () => now }));
+      const w = await held.writeMetadata(location.slug, next, generation);
       if (!w.ok) throw w.error;
     } finally {
       await locked.lock.release();

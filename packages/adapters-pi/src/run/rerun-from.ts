@@ -5,6 +5,7 @@
  * and runs `from` and the rest again. Nothing is deleted: the superseded records stay until the steps run again.
  */
 import { workflowError } from "@phasekit/core";
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { PlanStore } from "../store/plan-store.js";
 import { resolveRunTarget, withPlanRootStore, type PlanRootsOptions } from "./target.js";
 
@@ -62,6 +63,16 @@ async function markIn(store: PlanStore, slug: string, options: RerunFromOptions,
   } finally {
     await locked.lock.release();
   }
+}
+
+/**
+ * Called by every path that ends a run (runWorkflow, `phasekit cancel`): the rerun marks of the steps it did not
+ * reach are spent (engine/rerun-spent.ts), before the status that ends it is written, so a crash in between
+ * leaves a run that is not finished, whose next end spends them. Best effort: a spend that cannot be written
+ * leaves the run pending for retention, as it was, and never hides how the run ended.
+ */
+export async function spendRerunMarks(checkpoints: CheckpointStore): Promise<void> {
+  await checkpoints.spendRerunMarks?.().catch(() => undefined);
 }
 
 function notFound(target: string): Error {

@@ -18,8 +18,8 @@ import { createRunVerificationCache } from "../verification/cache.js";
 import { clearEndedRequests, controlForRun } from "./control-requests.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { storableText } from "../engine/step-error.js";
-import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import { historyWithPin, settleDefinitions } from "./definitions-change.js";
+import { spendRerunMarks } from "./rerun-from.js";
 
 
 /**
@@ -207,16 +207,6 @@ function finalStatus(ctx: RunContext): { status: "completed" } | { status: "paus
   if (core.status === "cancelled") return { status: "cancelled", reason: "the workflow was cancelled" };
   if (core.status === "failed") return { status: "failed", reason: core.failureReason ?? "the workflow failed" };
   return { status: "paused", reason: `the body returned while workflow ${core.workflowKey} was still ${core.status}` };
-}
-
-/**
- * The run ends (completed, failed or cancelled): the rerun marks of the steps it did not reach are spent
- * (engine/rerun-spent.ts), before the status that ends it is written, so a crash in between leaves a run that is
- * not finished, whose next end spends them. Best effort: a spend that cannot be written leaves the run pending
- * for retention, as it was, and never hides how the run ended.
- */
-async function spendRerunMarks(checkpoints: CheckpointStore): Promise<void> {
-  await checkpoints.spendRerunMarks?.().catch(() => undefined);
 }
 
 /** Records the failure, unless the lock is gone: then nothing may be written, and the new holder owns the file. */
