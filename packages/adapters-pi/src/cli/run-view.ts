@@ -192,12 +192,14 @@ async function runReadOf(
 
 /**
  * Whether a follower (`journal --follow`, `watchRun`) waits for more: a running run (its holder alive, or on
- * another host and not settled yet), or a finished or not yet started run whose holder is alive and may still
- * write. A paused, crashed or unreadable run, and a finished one whose lock a dead holder left behind, has
- * nothing more coming.
+ * another host and not settled yet), or any run whose holder is alive and may still write: a finished or paused
+ * run's holder journals after the state it wrote (runWorkflow: the paused state, then `paused`, then it lets go)
+ * however slowly, and a pi session keeps a run it paused and may resume it. The end waits on that holder letting
+ * go, never on a clock. A run no live process holds, paused, crashed, finished or not yet started, has nothing
+ * more coming; an unreadable one is `followVerdict`'s.
  */
 export function stillGoing(status: ShownStatus, holderLive: boolean): boolean {
-  return status === "running" || ((isFinal(status) || status === "new") && holderLive);
+  return status === "running" || holderLive;
 }
 
 /**

@@ -96,9 +96,8 @@ export function registerRunCommands(program: Command, io: CliIo): void {
         unreadableLooks = next.unreadableLooks;
         if (next.verdict === "unreadable" && unreadable !== null) throw new CliFailure({ code: unreadable.code, message: `run ${location.slug} cannot be followed: ${plainMessage(unreadable.message)}` }, EXIT.failed);
         if (next.verdict === "ended") {
-          // The status and the journal were read at one instant; a holder that has just written the status
-          // journals after it (`paused` follows the paused state): one more read after it had a moment.
-          if (live) await new Promise((r) => setTimeout(r, o.interval));
+          // No live holder at the check after the look: the lines it journaled before letting go (`paused` after
+          // the paused state) are read once more, after the check.
           print(await runJournal(location, c.roots, seen));
           break;
         }

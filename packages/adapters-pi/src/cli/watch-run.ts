@@ -97,10 +97,9 @@ export async function* watchRun(target: string, options: WatchRunOptions): Async
     unreadableLooks = next.unreadableLooks;
     if (next.verdict === "unreadable" && s.error !== null) throw workflowError("watch", s.error.code as "CORRUPT_FILE", `run ${location.slug} cannot be watched: ${s.error.message}`, { file: location.runDir });
     if (next.verdict === "ended") {
-      // This look read the status and the journal at one instant; a holder that has just written the status
-      // journals after it (`paused` follows the paused state) and then lets go. One more read after it had a
-      // moment takes what it wrote.
-      if (live) await sleep(interval, undefined, options.signal === undefined ? {} : { signal: options.signal }).catch(() => undefined);
+      // Ended: no live holder at the check after this look, which read the status and the journal at one instant.
+      // A holder journals its last lines (`paused` after the paused state) before it lets go: one more read,
+      // after the check, takes them.
       yield* journalEvents(await runJournal(location, roots, seenSeq).catch(() => [] as JournalEntry[]), carry);
       yield { type: "end", at: new Date().toISOString(), status: s.status };
       return;
