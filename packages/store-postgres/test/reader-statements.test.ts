@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runWorkflow } from "@phasekit/adapters-pi";
 import { storeRunFacts } from "../../adapters-pi/src/cli/store-runs.js";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
@@ -78,6 +78,9 @@ if (!started.ok) {
         return "done";
       });
       await entered;
+      // Its `started` record goes out on the turn after the body began: readers see the step in flight once it lands.
+      const status = async () => (await admin.query("SELECT record->>'status' AS s FROM phasekit_steps WHERE namespace = $1 AND slug = 'live' AND step_id = 'second'", [namespace])).rows[0]?.s;
+      await vi.waitFor(async () => expect(await status()).toBe("started"));
 
       const at = counted.texts.length;
       const facts = await storeRunFacts(store);

@@ -3,9 +3,10 @@
  * content-addressed artifacts. A step miss costs two statements: the `started` record, committed without
  * waiting for the WAL flush (like the fs log's unsynced `started` line: losing it only makes the next run say
  * "no-record" instead of "started"), and one durable statement that stores the artifact and the `completed`
- * record together. Both carry the holder's epoch and are refused by the database once it is displaced; the
- * `started` statement is acknowledged before the body runs, so a displaced holder never starts the work. A
- * miss costs one round trip plus one durable commit. A hit costs one statement (its output), and deciding it
+ * record together. Both carry the holder's epoch and are refused by the database once it is displaced. While
+ * the lease is fresh by the holder's clocks the body starts as the `started` statement is sent, so a miss costs
+ * about one durable commit (the two statements overlap); otherwise `started` is acknowledged first, so a holder
+ * that stood still past its lease never starts the work. A hit costs one statement (its output), and deciding it
  * none once the run's step index is loaded (step-index.ts). Outputs are stored as deltas on the output this
  * holder stored before when that pays, with the fs store's codec (output-chain.ts).
  */
@@ -22,6 +23,12 @@ import { checkpointsLabel, readAll, StepIndex, type Loaded } from "./step-index.
 import { spendSteps, supersedeSteps } from "./supersede.js";
 import { checkOutput } from "./readers.js";
 import { OutputChain, type ArtifactRow } from "./output-chain.js";
+
+/** A `started` record to send on the next turn, and its statement once sent. */
+interface LaterStart {
+  timer: NodeJS.Immediate;
+  sent?: Promise<void>;
+}
 
 /**
  * Creates the checkpoint store of run `slug` for the holder of `fence`; the run's step index starts loading now,
@@ -40,6 +47,17 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
   const chain = new OutputChain();
   // Delta writes not settled yet: a compaction waits for them, or it could delete a base before their row lands.
   const deltas = new Set<Promise<unknown>>();
+  // `started` records of steps begun on a fresh lease (see `start`): each is sent on the next turn of the event
+  // loop unless its step has ended by then, and its step's end waits for it.
+  const starts = new WeakMap<StepRecord, LaterStart>();
+  /** The step's `started` statement in flight (settled, never rejecting), or none: an unsent one is not sent. */
+  const takeStart = (started: StepRecord): Promise<void> | undefined => {
+    const later = starts.get(started);
+    if (later === undefined) return undefined;
+    starts.delete(started);
+    clearImmediate(later.timer);
+    return later.sent;
+  };
 
   // One statement (step-writes.ts): the record (and, for a completion, its artifact) lands only if the run row
   // still names this holder's epoch. Resolves whether the artifact row was written by this statement (false
@@ -114,9 +132,18 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     },
     async start({ key, attempt, inputFingerprint }) {
       const started: StepRecord = { v: 1, kind: "step", stepId: key, status: "started", attempt, inputFingerprint, startedAt: stamp() };
-      // The `started` record is acknowledged before the body runs: its statement is fenced by epoch, so a holder
-      // whose lease was taken never starts the work (two runners must not race on side effects). It is committed
-      // without waiting for the WAL flush, so it costs a round trip, not a durable commit.
+      // Committed without waiting for the WAL flush: a round trip, not a durable commit. While the lease is fresh
+      // by the holder's own clocks (a renewal that landed was sent less than a lease ago, on the monotonic and the
+      // wall clock), the database cannot count it expired, so nobody can have taken the run: the body starts at
+      // once, and the record goes out on the event loop's next turn unless the step has ended by then (its end
+      // carries the same attempt). Otherwise the record is acknowledged first: its statement is fenced by epoch,
+      // so a holder whose lease was taken never starts the work.
+      if (fence?.lease?.fresh() === true) {
+        index?.wrote(started);
+        const later: LaterStart = { timer: setImmediate(() => (later.sent = putStep(started, null, STEP_WRITES.started).then(() => undefined, () => undefined))) };
+        starts.set(started, later);
+        return started;
+      }
       await putStep(started, null, STEP_WRITES.started);
       index?.wrote(started);
       return started;
@@ -128,7 +155,10 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     },
     async fail(started, error) {
       const failed: StepRecord = { ...started, status: "failed", finishedAt: stamp(), error };
+      // Beside a `started` still in flight, if any: the statement's guard keeps a late `started` from replacing it.
+      const sent = takeStart(started);
       await putStep(failed, null, STEP_WRITES.record);
+      await sent;
       index?.wrote(failed);
     },
     async complete(started, { text, fingerprint: outputFingerprint, repair }) {
@@ -136,6 +166,7 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       // A rerun because the stored output failed its check stores it whole, in place of the row there: a delta
       // could name a base whose own chain passes through that row.
       const written = chain.row(outputFingerprint, text, repair);
+      const sent = takeStart(started);
       const put = putStep(completed, written.row, repair ? STEP_WRITES.repair : STEP_WRITES.completed);
       if (written.row.base !== null) {
         const settled: Promise<unknown> = put.then(
@@ -144,7 +175,9 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
         );
         deltas.add(settled);
       }
-      if (await put) chain.stored(written);
+      const stored = await put;
+      await sent;
+      if (stored) chain.stored(written);
       index?.wrote(completed);
       return completed;
     },

@@ -1,0 +1,90 @@
+/**
+ * What a step miss sends on PostgreSQL, counted (not timed): every statement goes through the pool's `query`,
+ * which this test wraps. On a fresh lease the body starts at once; its `started` record goes out on the event
+ * loop's next turn unless the step has ended by then, so a body that ends within its first turn costs one
+ * statement (the durable completion, which carries the attempt), and a body that takes longer is seen `started`
+ * by readers while it runs. A holder whose lease is not fresh still has `started` acknowledged before the body.
+ */
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
+import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { STEP_WRITES } from "../src/store/step-writes.js";
+import { startCluster } from "./helpers/cluster.js";
+
+const started = startCluster();
+
+if (!started.ok) {
+  describe.skip(`postgres miss statements (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
+} else {
+  const { cluster } = started;
+  const stores: PostgresPlanStore[] = [];
+  const pools: pg.Pool[] = [];
+  const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
+  afterAll(async () => {
+    for (const s of stores) await s.close();
+    for (const p of pools) await p.end();
+    await admin.end();
+    cluster.destroy();
+  });
+
+  /** A held run on a pool whose step writes are named in `sent`, in the order they were sent. */
+  const held = async () => {
+    const pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
+    pools.push(pool);
+    const sent: string[] = [];
+    const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    (pool as { query: unknown }).query = (...args: unknown[]) => {
+      const first = args[0] as string | { name?: string };
+      if (typeof first !== "string" && first.name?.startsWith("phasekit_put_step_")) sent.push(first.name);
+      return original(...args);
+    };
+    const namespace = `ms-${randomUUID()}`;
+    const store = await openPostgresPlanStore({ pool, namespace });
+    stores.push(store);
+    const l = await store.lock("run", { owner: { tool: "t" } });
+    if (!l.ok) throw l.error;
+    await l.lock.store.writeMetadata("run", sampleMetadata("run", 0), null);
+    const cps = await l.lock.store.checkpoints("run", { now: () => new Date() });
+    const status = async (step: string) =>
+      (await admin.query<{ s: string }>("SELECT record->>'status' AS s FROM phasekit_steps WHERE namespace = $1 AND slug = 'run' AND step_id = $2", [namespace, step])).rows[0]?.s;
+    return { cps, sent, status };
+  };
+
+  describe("a step miss on a fresh lease", () => {
+    it("whose body ends within its first turn sends one statement: the completion, with the attempt", async () => {
+      const { cps, sent, status } = await held();
+      await cps.step("sync", {}, () => ({ v: 1 }));
+      await cps.step("microtask", {}, async () => ({ v: await Promise.resolve(2) }));
+      expect(sent).toEqual([STEP_WRITES.completed.name, STEP_WRITES.completed.name]);
+      expect(await status("sync")).toBe("completed");
+      expect(await cps.record("sync")).toMatchObject({ status: "completed", attempt: 1 });
+    });
+
+    it("whose body takes longer is `started` for readers while it runs, and its end waits for that record", async () => {
+      const { cps, sent, status } = await held();
+      let letGo!: () => void;
+      const gate = new Promise<void>((r) => (letGo = r));
+      const step = cps.step("slow", {}, async () => (await gate, { v: 1 }));
+      await vi.waitFor(async () => expect(await status("slow")).toBe("started"));
+      letGo();
+      await step;
+      expect(sent).toEqual([STEP_WRITES.started.name, STEP_WRITES.completed.name]);
+      expect(await status("slow")).toBe("completed");
+    });
+
+    it("whose body fails records the failure, the `started` record never replacing it", async () => {
+      const { cps, status } = await held();
+      await expect(cps.step("boom", {}, () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+      const slow = async () => {
+        await new Promise((r) => setImmediate(r));
+        throw new Error("late boom");
+      };
+      await expect(cps.step("late", {}, slow)).rejects.toThrow("late boom");
+      expect(await status("boom")).toBe("failed");
+      expect(await status("late")).toBe("failed");
+      expect(await cps.record("late")).toMatchObject({ status: "failed", attempt: 1, error: expect.stringContaining("late boom") });
+    });
+  });
+}
