@@ -3,11 +3,15 @@
  * same bytes to an open file + fdatasync (what one durable step cannot go below), and a reuse hit vs a direct
  * call. Contenders are interleaved round by round (bench/suites/interleave.ts).
  */
-import { closeSync, fdatasyncSync, mkdtempSync, openSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { BenchRow, BenchSuite } from "../../../bench/harness.js";
 import { interleaved, SMOKE } from "../../../bench/suites/interleave.js";
+import { encodeCanonical } from "../src/io/canonical-json.js";
+import type { JsonValue } from "../src/io/plain-json.js";
+import { fingerprintOfCanonical } from "../src/engine/fingerprint.js";
+import { smallDelta } from "../src/store/run-log/state-delta.js";
 import { createReporter } from "../src/run/reporter.js";
 import { runWorkflow } from "../src/run/run-workflow.js";
 
@@ -42,6 +46,20 @@ export const suite: BenchSuite = {
     const big = output10k();
     const line = Buffer.from(`${JSON.stringify({ t: "done", e: 1, k: "miss-0", in: "x".repeat(74), a: 1, ofp: "x".repeat(74) })}\t${JSON.stringify(big)}\n`);
     const fd = openSync(path.join(repoRoot, "raw.log"), "a");
+    // The floor of a miss with phasekit's guarantees and no engine: raw's write + fdatasync, plus the work every
+    // miss must do on its value (strict check + canonical encoding, sha256, its own copy, the delta on the last
+    // output) and its file-system looks (two control-request lstats, a fence before the body and one after the
+    // sync: a readdir and an lstat each), in the order a miss does them.
+    const floorDir = path.join(repoRoot, "floor");
+    mkdirSync(path.join(floorDir, "runlog"), { recursive: true });
+    const floorSeg = path.join(floorDir, "runlog", "0000000001.log");
+    const floorFd = openSync(floorSeg, "a");
+    const absent = (name: string): void => void lstatSync(path.join(floorDir, name), { throwIfNoEntry: false });
+    const fence = (): void => {
+      readdirSync(path.join(floorDir, "runlog"));
+      lstatSync(floorSeg);
+    };
+    let floorBase = JSON.parse(JSON.stringify(big)) as JsonValue;
     const small = (): { n: number } => ({ n: 1 });
     // Every hit call of the second run needs a step completed by the first (ids repeat only across runs).
     const hits = (N.rounds + 1) * N.batch + 20;
@@ -56,12 +74,30 @@ export const suite: BenchSuite = {
             writeSync(fd, line);
             fdatasyncSync(fd);
           },
+          floor: () => {
+            absent("stop-request.json");
+            absent("pause-request.json");
+            fence();
+            const text = encodeCanonical(big);
+            const ofp = fingerprintOfCanonical(text);
+            const copy = JSON.parse(text) as JsonValue;
+            const delta = smallDelta(floorBase, copy, text.length) ?? text;
+            floorBase = copy;
+            writeSync(floorFd, `${ofp}\t${delta}\n`);
+            fdatasyncSync(floorFd);
+            fence();
+          },
         },
         N,
       );
-      return [row("ctx.step miss, 10 KB output", "raw append + fdatasync of the same bytes", m.miss as number, m.raw as number, "≤ 1.5×", 1.5)];
+      return [
+        row("ctx.step miss, 10 KB output", "raw append + fdatasync of the same bytes", m.miss as number, m.raw as number, "≤ 1.5×", 1.5),
+        row("the miss's floor: raw + its value work and fences, no engine", "raw append + fdatasync of the same bytes", m.floor as number, m.raw as number, "report"),
+        row("ctx.step miss, 10 KB output", "the miss's floor (above)", m.miss as number, m.floor as number, "report"),
+      ];
     });
     closeSync(fd);
+    closeSync(floorFd);
     if (first.status !== "completed") throw new Error(`bench run ended ${first.status}`);
     const second = await runWorkflow({ ...options, reenter: true }, async (ctx): Promise<BenchRow[]> => {
       let hit = 0;

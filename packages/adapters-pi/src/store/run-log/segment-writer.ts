@@ -1,8 +1,8 @@
 /**
  * The holder's own segment: appends with group commit and the fence check.
  *
- * Records queue up until the event loop's next turn and go out together: one write, and one fdatasync when any
- * of them must be durable (parallel steps share a sync). The calls are synchronous: a thread-pool round trip
+ * Records that must be durable queue up until the event loop's next turn and go out together: one write, and one
+ * fdatasync (parallel steps share a sync); one that need not be, with nothing queued ahead of it, is written at once. The calls are synchronous: a thread-pool round trip
  * per call cost more than the write itself, and the event loop blocks for one sync at most. After the sync, the fence: if a segment of a higher epoch
  * exists, a newer holder has pinned this one and may not have seen these bytes, so the batch is refused with
  * LOCK_LOST instead of acknowledged (and every later append is refused at once). A failed or short write is cut
@@ -72,6 +72,17 @@ export class SegmentWriter {
   /** Queues `bytes`; resolves with the offset they landed at once written (and synced + fenced if durable). */
   append(bytes: AppendBytes, durable: boolean): Promise<number> {
     if (this.lostError !== undefined) return Promise.reject(this.lostError);
+    // A record that needs no sync, with nothing queued ahead of it, goes out now: batching only shares syncs, and
+    // a turn of the event loop per step `started` line cost more than the write.
+    if (!durable && this.pending.length === 0 && this.paused === 0) {
+      const at = this.size;
+      try {
+        this.writeAll(typeof bytes === "function" ? bytes(at) : bytes);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return Promise.resolve(at);
+    }
     return new Promise<number>((resolve, reject) => {
       this.pending.push({ bytes, durable, resolve, reject });
       this.kick();

@@ -75,22 +75,30 @@ function isObject(v: JsonValue): v is { [key: string]: JsonValue } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+// `path` is one stack shared by the whole walk (pushed and popped around each child): an op copies it, so
+// equal children (most of a value that changed ~200 B) allocate nothing.
 function diff(a: JsonValue, b: JsonValue, path: Array<string | number>, ops: DeltaOp[], budget: { left: number } | undefined): void {
   if (a === b) return;
   if (isObject(a) && isObject(b)) {
     for (const k of Object.keys(b)) {
-      if (!Object.hasOwn(a, k)) push(ops, [[...path, k], b[k] as JsonValue], budget);
-      else diff(a[k] as JsonValue, b[k] as JsonValue, [...path, k], ops, budget);
+      path.push(k);
+      if (!Object.hasOwn(a, k)) push(ops, [path.slice(), b[k] as JsonValue], budget);
+      else diff(a[k] as JsonValue, b[k] as JsonValue, path, ops, budget);
+      path.pop();
     }
     for (const k of Object.keys(a)) if (!Object.hasOwn(b, k)) push(ops, [[...path, k]], budget);
     return;
   }
   if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
-    for (let i = 0; i < a.length; i++) diff(a[i] as JsonValue, b[i] as JsonValue, [...path, i], ops, budget);
+    for (let i = 0; i < a.length; i++) {
+      path.push(i);
+      diff(a[i] as JsonValue, b[i] as JsonValue, path, ops, budget);
+      path.pop();
+    }
     return;
   }
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b) || JSON.stringify(a) !== JSON.stringify(b)) {
-    push(ops, [path, b], budget);
+    push(ops, [path.slice(), b], budget);
   }
 }
 
