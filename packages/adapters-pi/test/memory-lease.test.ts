@@ -89,6 +89,22 @@ describe("memory store lease", () => {
     expect(await contend()).toBe("LOCKED");
   });
 
+  it("a run gc removed while its holder had run out is lost to that holder: its check and its writes say LOCK_LOST", async () => {
+    const { store, lock, advance } = await setup();
+    const cps = await (lock.store ?? store).checkpoints("r", { now: () => new Date() });
+    await cps.step("a", null, () => "a");
+    const finished = await (lock.store ?? store).writeMetadata("r", { ...sampleMetadata("r", 1), status: "completed" }, 1);
+    expect(finished).toMatchObject({ ok: true });
+    advance(LEASE_MS + 1);
+    // Nobody holds the run by the rule of every store, so retention removes it, as gc does on fs and PostgreSQL.
+    const report = await store.gc({ keep: 0, now: () => new Date(Date.UTC(2030, 0, 1)) });
+    expect(report.removed).toMatchObject([{ slug: "r" }]);
+    // The holder wakes: nothing it writes may land in a run nobody can read any more.
+    await expect(lock.assertHeld()).rejects.toMatchObject({ code: "LOCK_LOST" });
+    await expect(cps.step("b", null, () => "b")).rejects.toMatchObject({ code: "LOCK_LOST" });
+    expect(await store.readMetadata("r")).toEqual({ ok: true, metadata: null });
+  });
+
   it("a released lease is not renewed by a late check: LOCK_LOST, and the next lock takes the run", async () => {
     const { lock, contend } = await setup();
     expect(await lock.release()).toMatchObject({ ok: true, released: true });

@@ -79,8 +79,10 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
     workflowError("store", "LOCK_LOST", `run ${slug}: the lease of epoch ${lease.epoch} is lost (${what})`, { value: lease.epoch, hint: "another holder has the run now" });
   // A lease is live by the rule of every store; one that ran out may be taken by the next lock.
   const live = (run: Run): boolean => run.holder !== null && leaseLive(run.holder, clock);
-  // The holder acting proves it awake: the renewal the other stores await lands unless another lock took the run.
+  // The holder acting proves it awake: the renewal the other stores await lands unless another lock took the run,
+  // or gc removed it while the lease had run out (on fs and PostgreSQL the lock goes with the run).
   const held = (slug: string, run: Run, lease: Lease, what: string): WorkflowError | undefined => {
+    if (runs.get(slug) !== run) return lost(slug, lease, "the run was removed");
     if (run.holder !== lease) return lost(slug, lease, lease.released ? "it was released" : what);
     renewMemoryLease(lease, clock);
     return undefined;
