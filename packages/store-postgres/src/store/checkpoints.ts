@@ -1,12 +1,13 @@
 /**
  * The checkpoint store of one run on PostgreSQL: the latest record per step and per commit, outputs as
- * content-addressed artifacts. A step miss costs two statements: the `started` record, committed without
+ * content-addressed artifacts. A step miss costs at most two statements: the `started` record, committed without
  * waiting for the WAL flush (like the fs log's unsynced `started` line: losing it only makes the next run say
  * "no-record" instead of "started"), and one durable statement that stores the artifact and the `completed`
  * record together. Both carry the holder's epoch and are refused by the database once it is displaced. While
- * the lease is fresh by the holder's clocks the body starts as the `started` statement is sent, so a miss costs
- * about one durable commit (the two statements overlap); otherwise `started` is acknowledged first, so a holder
- * that stood still past its lease never starts the work. A hit costs one statement (its output), and deciding it
+ * the lease is fresh by the holder's clocks the body starts at once and `started` goes out on the event loop's
+ * next turn only if the step has not ended by then (a body that ends within its turn costs the durable statement
+ * alone); otherwise `started` is acknowledged first, so a holder that stood still past its lease never starts the
+ * work. A hit costs one statement (its output), and deciding it
  * none once the run's step index is loaded (step-index.ts). Outputs are stored as deltas on the output this
  * holder stored before when that pays, with the fs store's codec (output-chain.ts).
  */
