@@ -100,7 +100,7 @@ describe("memory store lease", () => {
     const report = await store.gc({ keep: 0, now: () => new Date(Date.UTC(2030, 0, 1)) });
     expect(report.removed).toMatchObject([{ slug: "r" }]);
     // The holder wakes: nothing it writes may land in a run nobody can read any more.
-    await expect(lock.assertHeld()).rejects.toMatchObject({ code: "LOCK_LOST" });
+    await expect(lock.assertHeld()).rejects.toMatchObject({ code: "LOCK_LOST", message: expect.stringContaining("gc removed the run"), details: { hint: expect.stringContaining("the run is gone") } });
     await expect(cps.step("b", null, () => "b")).rejects.toMatchObject({ code: "LOCK_LOST" });
     expect(await store.readMetadata("r")).toEqual({ ok: true, metadata: null });
   });

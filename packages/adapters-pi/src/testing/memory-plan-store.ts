@@ -75,14 +75,14 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
     if (!v.ok) throw v.error;
     return runs.get(slug) ?? { text: null, journal: [], holder: null, epoch: 0, history: newMemoryHistory(), control: {} };
   };
-  const lost = (slug: string, lease: Lease, what: string): WorkflowError =>
-    workflowError("store", "LOCK_LOST", `run ${slug}: the lease of epoch ${lease.epoch} is lost (${what})`, { value: lease.epoch, hint: "another holder has the run now" });
+  const lost = (slug: string, lease: Lease, what: string, hint = "another holder has the run now"): WorkflowError =>
+    workflowError("store", "LOCK_LOST", `run ${slug}: the lease of epoch ${lease.epoch} is lost (${what})`, { value: lease.epoch, hint });
   // A lease is live by the rule of every store; one that ran out may be taken by the next lock.
   const live = (run: Run): boolean => run.holder !== null && leaseLive(run.holder, clock);
   // The holder acting proves it awake: the renewal the other stores await lands unless another lock took the run,
   // or gc removed it while the lease had run out (on fs and PostgreSQL the lock goes with the run).
   const held = (slug: string, run: Run, lease: Lease, what: string): WorkflowError | undefined => {
-    if (runs.get(slug) !== run) return lost(slug, lease, "the run was removed");
+    if (runs.get(slug) !== run) return lost(slug, lease, "gc removed the run while its lease had run out", "the run is gone; start it again if it should go on");
     if (run.holder !== lease) return lost(slug, lease, lease.released ? "it was released" : what);
     renewMemoryLease(lease, clock);
     return undefined;
