@@ -157,28 +157,31 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
     deps.lock.signal.addEventListener("abort", onLost, { once: true });
     let timer: NodeJS.Timeout | undefined;
     let failed: { attempt: number; error: string } | undefined;
+    const timeLimit = (ms: number): Promise<never> =>
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const e = workflowError("run", "STEP_TIMEOUT", `step ${key} of run ${deps.slug} ran longer than ${ms} ms; its signal was aborted.`, {
+            stepId: key,
+            value: ms,
+            hint: "raise timeoutMs for this step, or make fn honour its signal sooner",
+          });
+          controller.abort(e);
+          reject(e);
+        }, ms);
+      });
     const outcome = await deps.checkpoints
       .step(key, input, async (attempt) => {
         inFlight.set(key, controller);
         stopWatch.start();
-        const timedOut = new Promise<never>((_, reject) => {
-          if (opts.timeoutMs === 0) return;
-          timer = setTimeout(() => {
-            const e = workflowError("run", "STEP_TIMEOUT", `step ${key} of run ${deps.slug} ran longer than ${opts.timeoutMs} ms; its signal was aborted.`, {
-              stepId: key,
-              value: opts.timeoutMs,
-              hint: "raise timeoutMs for this step, or make fn honour its signal sooner",
-            });
-            controller.abort(e);
-            reject(e);
-          }, opts.timeoutMs);
-        });
-        timedOut.catch(() => undefined);
         const run = (): T | Promise<T> => fn(controller.signal, attempt);
-        return Promise.race([Promise.resolve().then(() => (r.markSteps ? inStep(key, run) : run())), timedOut]).catch((error: unknown) => {
+        try {
+          const body = r.markSteps ? inStep(key, run) : run();
+          // Only a step with a time limit races a timer: most have none, and the race cost every step its promises.
+          return await (opts.timeoutMs === 0 ? body : Promise.race([body, timeLimit(opts.timeoutMs)]));
+        } catch (error) {
           failed = { attempt, error: stepErrorText(error) };
           throw error;
-        });
+        }
       }, { inputFingerprint })
       .catch(async (error: unknown) => {
         // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.

@@ -27,8 +27,8 @@ export class OutputChain {
 
   constructor(private readonly writer: SegmentWriter) {}
 
-  /** Appends (durably) the `done` line of an output whose canonical JSON is `text`; its location. */
-  async append(done: DoneRecord, text: string): Promise<ValueLocation> {
+  /** Appends (durably) the `done` line of an output whose canonical JSON is `text`; its location (`alone`: SegmentWriter.append). */
+  async append(done: DoneRecord, text: string, alone = false): Promise<ValueLocation> {
     // Our own copy: the caller's object may be changed after the step returns it.
     const value = JSON.parse(text) as JsonValue;
     const base = this.last;
@@ -36,7 +36,7 @@ export class OutputChain {
     let written: Written;
     if (base === undefined || ops === undefined) {
       const line = encodeLine(done, text);
-      const offset = await this.writer.append(line, true);
+      const offset = await this.writer.append(line, true, alone);
       const length = Buffer.byteLength(text);
       written = { offset: offset + line.length - 1 - length, length, delta: false, value, links: 0 };
     } else {
@@ -48,7 +48,7 @@ export class OutputChain {
         const payload = outputDeltaPayload(at + headBytes + 1 - base.offset, base.length, base.delta, ops);
         length = Buffer.byteLength(payload);
         return encodeLine(header, payload);
-      }, true);
+      }, true, alone);
       written = { offset: offset + headBytes + 1, length, delta: true, value, links: base.links + 1 };
     }
     this.last = written;

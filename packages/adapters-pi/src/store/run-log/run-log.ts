@@ -137,6 +137,9 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     return r.ok ? { ok: true, output: JSON.parse(r.text) } : { ok: false, reason: r.reason === "missing" ? "artifact-missing" : "artifact-corrupt" };
   }
 
+  // Steps between their start and their end: a step ending while no other is open syncs its record at once
+  // (SegmentWriter.append `alone`), since no other step's end can share that sync.
+  const open = new Set<StartRecord>();
   // The fs side of a step (engine/step-port.ts); the flow itself is the engine's (engine/step-flow.ts).
   const stepPort: StepPort<StepEntry, StartRecord> = {
     mayWrite: checkLost,
@@ -150,12 +153,14 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       await appendRecord(started, undefined, false);
       parts.index.steps.set(key, { key, status: "started", epoch, inputFingerprint, attempt, at: st, startedAt: st });
       parts.index.records++;
+      open.add(started);
       return started;
     },
     // A holder already displaced by a newer epoch does not start the work at all (one readdir): its result could
     // never be acknowledged, and its side effects would race the new holder's.
     beforeBody: () => writer.fenceBody(),
     async fail(s, err) {
+      open.delete(s);
       const at = now();
       await appendRecord({ t: "fail", e: epoch, k: s.k, in: s.in, a: s.a, err, at, st: s.at }, undefined, false);
       parts.index.steps.set(s.k, { key: s.k, status: "failed", epoch, inputFingerprint: s.in, attempt: s.a, error: err, at, startedAt: s.at });
@@ -167,8 +172,10 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       const at = now();
       const done: DoneRecord = { t: "done", e: epoch, k: key, in: inputFingerprint, a: attempt, ofp: outputFingerprint, at, st };
       let entry: StepEntry;
+      const alone = open.size === 1 && open.has(s);
+      open.delete(s);
       if (Buffer.byteLength(text) <= inlineMax) {
-        const output = await outputs.append(done, text);
+        const output = await outputs.append(done, text, alone);
         entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, output, at, startedAt: st };
       } else {
         const art = await writeArtifact(parts, text, outputFingerprint);

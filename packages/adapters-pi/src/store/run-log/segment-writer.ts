@@ -2,7 +2,8 @@
  * The holder's own segment: appends with group commit and the fence check.
  *
  * Records that must be durable queue up until the event loop's next turn and go out together: one write, and one
- * fdatasync (parallel steps share a sync); one that need not be, with nothing queued ahead of it, is written at once. The calls are synchronous: a thread-pool round trip
+ * fdatasync (parallel steps share a sync), unless the caller says none can join them (a lone step's end); one that
+ * need not be durable, with nothing queued ahead of it, is written at once. The calls are synchronous: a thread-pool round trip
  * per call cost more than the write itself, and the event loop blocks for one sync at most. After the sync, the fence: if a segment of a higher epoch
  * exists, a newer holder has pinned this one and may not have seen these bytes, so the batch is refused with
  * LOCK_LOST instead of acknowledged (and every later append is refused at once). A failed or short write is cut
@@ -69,8 +70,12 @@ export class SegmentWriter {
     return this.lostError;
   }
 
-  /** Queues `bytes`; resolves with the offset they landed at once written (and synced + fenced if durable). */
-  append(bytes: AppendBytes, durable: boolean): Promise<number> {
+  /**
+   * Queues `bytes`; resolves with the offset they landed at once written (and synced + fenced if durable). `alone`:
+   * the caller knows nothing else will be appended in this turn (the only step in flight ending), so a durable
+   * record with nothing queued ahead of it goes out now rather than waiting a turn to share a sync.
+   */
+  append(bytes: AppendBytes, durable: boolean, alone = false): Promise<number> {
     if (this.lostError !== undefined) return Promise.reject(this.lostError);
     // A record that needs no sync, with nothing queued ahead of it, goes out now: batching only shares syncs, and
     // a turn of the event loop per step `started` line cost more than the write.
@@ -85,7 +90,8 @@ export class SegmentWriter {
     }
     return new Promise<number>((resolve, reject) => {
       this.pending.push({ bytes, durable, resolve, reject });
-      this.kick();
+      if (alone && this.pending.length === 1 && this.paused === 0 && !this.scheduled) this.flush();
+      else this.kick();
     });
   }
 
