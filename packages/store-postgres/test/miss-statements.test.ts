@@ -67,7 +67,7 @@ if (!started.ok) {
       let letGo!: () => void;
       const gate = new Promise<void>((r) => (letGo = r));
       const step = cps.step("slow", {}, async () => (await gate, { v: 1 }));
-      await vi.waitFor(async () => expect(await status("slow")).toBe("started"));
+      await vi.waitFor(async () => expect(await status("slow")).toBe("started"), { timeout: 30_000, interval: 10 });
       letGo();
       await step;
       expect(sent).toEqual([STEP_WRITES.started.name, STEP_WRITES.completed.name]);

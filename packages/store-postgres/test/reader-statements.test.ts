@@ -80,7 +80,7 @@ if (!started.ok) {
       await entered;
       // Its `started` record goes out on the turn after the body began: readers see the step in flight once it lands.
       const status = async () => (await admin.query("SELECT record->>'status' AS s FROM phasekit_steps WHERE namespace = $1 AND slug = 'live' AND step_id = 'second'", [namespace])).rows[0]?.s;
-      await vi.waitFor(async () => expect(await status()).toBe("started"));
+      await vi.waitFor(async () => expect(await status()).toBe("started"), { timeout: 30_000, interval: 10 });
 
       const at = counted.texts.length;
       const facts = await storeRunFacts(store);

@@ -67,7 +67,7 @@ if (!started.ok) {
       const step = cps.step("a", {}, async () => (inBody(), await gate, 1));
       await entered;
       // With a fresh lease the body starts as its `started` record is sent: readers see it once it lands.
-      await vi.waitFor(() => changes("a step started"));
+      await vi.waitFor(() => changes("a step started"), { timeout: 30_000, interval: 10 });
       letGo();
       await step;
       await changes("a step completed");
