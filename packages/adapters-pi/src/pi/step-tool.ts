@@ -42,7 +42,7 @@ function text(t: string, details: Record<string, unknown> = {}): PiToolResult {
 
 // Only a pause is taken before it is acted on (control-requests.ts `takeRequest`), so only a pause can be lost.
 const LOST_PAUSE =
-  "The user asked from outside this session to pause the workflow, but this session no longer holds the run and the pause could not be handed on to the run's next holder: the workflow is not paused, and this workflow_step call did nothing. The user has been told. Stop and wait for the user; do not call workflow_step until they say how to go on.";
+  "The user asked from outside this session to pause the workflow, but this session no longer holds the run and the pause could not be handed on to the run's next holder: this pause request did not take effect, and this workflow_step call did nothing. The user has been told. Stop and wait for the user; do not call workflow_step until they say how to go on.";
 
 /** Builds the tool definition. */
 export function createStepTool(rt: Runtime, cont: Continuation): PiToolDefinition {

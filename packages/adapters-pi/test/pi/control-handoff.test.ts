@@ -62,7 +62,7 @@ describe("pi: a taken pause that could not be handed on to the run's next holder
 
     const result = await pi.step({ action: "next" });
     const said = resultText(result);
-    expect(said).toContain("the workflow is not paused, and this workflow_step call did nothing");
+    expect(said).toContain("this pause request did not take effect, and this workflow_step call did nothing");
     expect(said.replaceAll("not paused", "")).not.toMatch(/paused/i);
     expect("details" in result ? result.details : undefined).toMatchObject({ status: "running" });
     const notice = pi.notices.find((n) => n.text.includes("lunch"));
