@@ -89,6 +89,16 @@ describe("memory store lease", () => {
     expect(await contend()).toBe("LOCKED");
   });
 
+  it("closing the store stops its leases' heartbeats, as PostgreSQL's close does: they run out and another store takes the run", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const { store, advance, contend } = await setup();
+    await store.close();
+    advance(LEASE_MS - 100);
+    vi.advanceTimersByTime(LEASE_MS / 3 + 1);
+    advance(LEASE_MS - 100);
+    expect(await contend()).toBe("taken");
+  });
+
   it("a run gc removed while its holder had run out is lost to that holder: its check and its writes say LOCK_LOST", async () => {
     const { store, lock, advance } = await setup();
     const cps = await (lock.store ?? store).checkpoints("r", { now: () => new Date() });

@@ -173,6 +173,7 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
     };
   };
 
+  let closed = false;
   const store: MemoryPlanStore = {
     planRoot: "memory:",
     async runDir(slug) {
@@ -196,7 +197,7 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
         }
         // The entry port's claim, in the same turn as the check: only a granted lock claims an epoch.
         const epoch = claimEpoch(run);
-        const lease: Lease = newMemoryLease(options.owner.tool, epoch, options.staleMs ?? DEFAULT_LOCK_STALE_MS, clock, () => run.holder === lease && runs.get(slug) === run);
+        const lease: Lease = newMemoryLease(options.owner.tool, epoch, options.staleMs ?? DEFAULT_LOCK_STALE_MS, clock, () => run.holder === lease && runs.get(slug) === run && !closed);
         run.holder = lease;
         mine.set(slug, lease);
         // The displaced holder's signal says so (its heartbeat would); its writes are refused whether it looks or not.
@@ -261,7 +262,11 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
         if (same) delete c.pause;
         return { ok: true as const, withdrawn: same };
       }),
-    async close() {},
+    // As PostgreSQL's close stops the heartbeat: the leases this object took are no longer renewed and run out
+    // (another store object over the same runs may then take them); their holders' writes renew nothing after it.
+    async close() {
+      closed = true;
+    },
     reopen: () => memoryStoreOver(runs, clock),
     expireLock(slug) {
       const holder = runs.get(slug)?.holder;
