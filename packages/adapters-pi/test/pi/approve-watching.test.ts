@@ -10,6 +10,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { resultText } from "./helpers/fake-pi.js";
 import { loadExtension, tempProject } from "./helpers/setup.js";
 
+// Waits end on the event; the bound only keeps a loaded CI machine from failing a slow one.
+const WAIT = { timeout: 30_000, interval: 10 };
+
 let project: ReturnType<typeof tempProject>;
 beforeEach(() => {
   project = tempProject();
@@ -38,7 +41,7 @@ describe("pi: /workflow-approve from a session that only shows the run", () => {
 
     const b = loadExtension(project, { ...withPlans, branch: [...a.pi.branch] });
     await b.pi.emit("session_start", { reason: "startup" });
-    await vi.waitFor(() => expect(b.pi.notices.at(-1)?.text).toContain(`run ${id} is being driven elsewhere`));
+    await vi.waitFor(() => expect(b.pi.notices.at(-1)?.text).toContain(`run ${id} is being driven elsewhere`), WAIT);
     const told = b.pi.userMessages.length;
     await b.pi.command("workflow-approve", '{"channel":"stable"}');
     expect(b.pi.notices.at(-1)?.text).toBe(`Approved Ship: filed in run ${id}'s store; the session that drives the run takes it at its next workflow_step next.`);
@@ -64,7 +67,7 @@ describe("pi: /workflow-approve from a session that only shows the run", () => {
     const id = fs.readdirSync(path.join(project.cwd, "plans"))[0] as string;
     const b = loadExtension(project, { ...withPlans, branch: [...a.pi.branch] });
     await b.pi.emit("session_start", { reason: "startup" });
-    await vi.waitFor(() => expect(b.pi.notices.at(-1)?.text).toContain("is being driven elsewhere"));
+    await vi.waitFor(() => expect(b.pi.notices.at(-1)?.text).toContain("is being driven elsewhere"), WAIT);
     await b.pi.command("workflow-approve", "reject not yet");
     expect(b.pi.notices.at(-1)?.text).toContain(`Rejected Ship: filed in run ${id}'s store`);
     const back = resultText(await a.pi.step({ action: "next" }));

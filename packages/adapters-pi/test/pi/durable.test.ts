@@ -9,6 +9,9 @@ import { resultText } from "./helpers/fake-pi.js";
 import { loadExtension, tempProject } from "./helpers/setup.js";
 import { createFsPlanStore, type PlanStore } from "../../src/store/plan-store.js";
 
+// Waits end on the event; the bound only keeps a loaded CI machine from failing a slow one.
+const WAIT = { timeout: 30_000, interval: 10 };
+
 let project: ReturnType<typeof tempProject>;
 beforeEach(() => {
   project = tempProject();
@@ -65,7 +68,7 @@ describe("plan folders", () => {
     await b.pi.emit("session_start", { reason: "startup" });
     expect(b.pi.statuses.at(-1)).toBe("Ship a change > 📋 Plan [1/3]");
     // The claim is not waited for by session_start: its verdict arrives once the lock was tried.
-    await vi.waitFor(() => expect(b.pi.notices.at(-1)?.text).toContain("run run00001 is being driven elsewhere"));
+    await vi.waitFor(() => expect(b.pi.notices.at(-1)?.text).toContain("run run00001 is being driven elsewhere"), WAIT);
     expect(await b.pi.step({ action: "next" })).toMatchObject({ error: expect.stringContaining("driven by another session") });
     await b.pi.command("workflow-resume", "run00001");
     expect(b.pi.notices.at(-1)?.text).toContain("is being driven elsewhere");

@@ -5,6 +5,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { resultText } from "./helpers/fake-pi.js";
 import { loadExtension, tempProject } from "./helpers/setup.js";
 
+// Waits end on the event; the bound only keeps a loaded CI machine from failing a slow one.
+const WAIT = { timeout: 30_000, interval: 10 };
+
 let project: ReturnType<typeof tempProject>;
 beforeEach(() => {
   project = tempProject();
@@ -41,10 +44,10 @@ describe("definitions pinned to the run", () => {
     const yaml = path.join(dir, "workflow.yaml");
     fs.writeFileSync(yaml, fs.readFileSync(yaml, "utf8").replace("  - test.md\n", ""));
     await pi.emit("session_tree", {});
-    await vi.waitFor(() => expect(pi.selects).toHaveLength(1));
+    await vi.waitFor(() => expect(pi.selects).toHaveLength(1), WAIT);
     expect(pi.selects[0]?.options).toEqual(["Keep the definitions the run started with", "Restart the current scope with the new definitions", "Cancel the run"]);
     expect(pi.selects[0]?.title).toContain("check: changed (test removed)");
-    await vi.waitFor(() => expect(pi.notices.some((n) => n.text.includes("keeps the definitions it started with (no choice was made)"))).toBe(true));
+    await vi.waitFor(() => expect(pi.notices.some((n) => n.text.includes("keeps the definitions it started with (no choice was made)"))).toBe(true), WAIT);
     expect(resultText(await pi.step({ action: "status" }))).toContain("Test");
   });
 });
@@ -83,7 +86,7 @@ describe("the pin lives with the run (its plan folder), not only in the session 
     insertLint();
     first.selectAnswers.push("Move to the new definitions (same phase)");
     await first.emit("session_tree", {});
-    await vi.waitFor(() => expect(first.statuses.at(-1)).toBe("Ship a change > Check [2/3] > 🧪 Test [2/3]"));
+    await vi.waitFor(() => expect(first.statuses.at(-1)).toBe("Ship a change > Check [2/3] > 🧪 Test [2/3]"), WAIT);
     await first.emit("session_shutdown", {});
     // The lint phase goes away again: the run (pinned to the moved-to definitions) is asked, and keeps them.
     const yaml = path.join(project.workflows, "check", "workflow.yaml");
