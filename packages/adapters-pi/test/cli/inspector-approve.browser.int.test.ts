@@ -5,48 +5,30 @@
  * approval with good values from the form ends the wait with that payload. With PHASEKIT_UPDATE_DOCS=1 its
  * screenshot (the filled form) goes to docs/images/.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startInspector, type Inspector } from "../../src/cli/ui-server.js";
-import { launchChromium } from "./helpers/chromium.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { inspectorInChromium } from "./helpers/inspector-in-chromium.js";
 import { spawnLockChild, type LockChild } from "../helpers/lock-children.js";
 
-let browser: Browser | null = null;
-let whyNot = "";
-let inspector: Inspector;
 let child: LockChild | undefined;
-const repo = mkdtempSync(path.join(tmpdir(), "pk-approve-ui-"));
-const docsShot = (name: string) => (process.env["PHASEKIT_UPDATE_DOCS"] === "1" ? fileURLToPath(new URL(`../../../../docs/images/${name}`, import.meta.url)) : path.join(repo, name));
+const ui = inspectorInChromium("inspector approval browser test");
+const docsShot = (name: string) => (process.env["PHASEKIT_UPDATE_DOCS"] === "1" ? fileURLToPath(new URL(`../../../../docs/images/${name}`, import.meta.url)) : path.join(ui.repo, name));
 
-beforeAll(async () => {
-  const launched = await launchChromium();
-  if (launched.browser === null) {
-    whyNot = launched.whyNot;
-    process.stderr.write(`\n!!! SKIPPING the inspector approval browser test: ${whyNot}\n\n`);
-  } else browser = launched.browser;
-  inspector = await startInspector({ roots: { repoRoot: repo }, defDirs: [], port: 0 });
-}, 60_000);
-
-afterAll(async () => {
+afterAll(() => {
   if (child?.proc.exitCode === null) child.proc.kill("SIGKILL");
-  await browser?.close();
-  await inspector?.close();
-  rmSync(repo, { recursive: true, force: true });
 });
 
 describe("inspector: approve a waiting run", () => {
   it("files a decision from the form built from the wait's schema; a refused value keeps the run waiting, a good one ends the wait with it", async (ctx) => {
-    if (browser === null) return ctx.skip(whyNot);
-    child = spawnLockChild("run-waiter.mjs", [repo, "waits", "approval-form"]);
+    const browser = ui.browser;
+    if (browser === null) return ctx.skip(ui.whyNot);
+    child = spawnLockChild("run-waiter.mjs", [ui.repo, "waits", "approval-form"]);
     await child.waitFor(/"event":"waiting"/);
     const page = await browser.newPage();
     const pageErrors: string[] = [];
     page.on("pageerror", (e) => pageErrors.push(String(e)));
-    await page.goto(`${inspector.url}#/run/waits`);
+    await page.goto(`${ui.inspector.url}#/run/waits`);
     await page.waitForSelector("#approval");
     expect(await page.textContent("#approval")).toContain("It asks: Ship it?");
     expect(await page.textContent("#journal")).toContain("waits for approval ship: Ship it?");

@@ -4,42 +4,19 @@
  * answer carries the new entries and not every generation's document again; the page shows the whole journal,
  * each entry told as a whole read tells it. The run is moved on only once the page shows the entry before.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startInspector, type Inspector } from "../../src/cli/ui-server.js";
+import { describe, expect, it } from "vitest";
 import { createFsPlanStore } from "../../src/store/plan-store.js";
 import { journalSentences } from "../../src/cli/journal-text.js";
 import { sampleMetadata } from "../helpers/metadata-fixtures.js";
-import { launchChromium } from "./helpers/chromium.js";
+import { inspectorInChromium } from "./helpers/inspector-in-chromium.js";
 
-let browser: Browser | null = null;
-let whyNot = "";
-let repo: string;
-let inspector: Inspector;
-
-beforeAll(async () => {
-  const launched = await launchChromium();
-  if (launched.browser === null) {
-    whyNot = launched.whyNot;
-    process.stderr.write(`\n!!! SKIPPING the inspector journal browser test: ${whyNot}\n\n`);
-  } else browser = launched.browser;
-  repo = mkdtempSync(path.join(tmpdir(), "pk-journal-ui-"));
-  inspector = await startInspector({ roots: { repoRoot: repo }, defDirs: [], port: 0 });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await inspector?.close();
-  rmSync(repo, { recursive: true, force: true });
-});
+const ui = inspectorInChromium("inspector journal browser test");
 
 describe("the live run page's journal in chromium", () => {
   it("a refresh fetches only the entries past those the page holds, and the page shows the whole journal", async (ctx) => {
-    if (browser === null) return ctx.skip(whyNot);
-    const store = createFsPlanStore({ repoRoot: repo });
+    const browser = ui.browser;
+    if (browser === null) return ctx.skip(ui.whyNot);
+    const store = createFsPlanStore({ repoRoot: ui.repo });
     const l = await store.lock("live-j", { owner: { tool: "driver" } });
     if (!l.ok) throw l.error;
     const via = l.lock.store ?? store;
@@ -63,7 +40,7 @@ describe("the live run page's journal in chromium", () => {
         () => undefined,
       );
     });
-    await page.goto(`${inspector.url}#/run/live-j`);
+    await page.goto(`${ui.inspector.url}#/run/live-j`);
     await page.waitForSelector('#journal li[data-event="tick-0"]');
     for (let i = 1; i <= 4; i++) {
       await write(i);

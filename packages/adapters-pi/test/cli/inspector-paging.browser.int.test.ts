@@ -3,49 +3,27 @@
  * modules load, app.js takes that answer), the newest steps come first, and "← earlier" / "later →" follow the
  * pages' cursors to the steps next to them.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createReporter, runWorkflow } from "@phasekit/adapters-pi";
-import { startInspector, type Inspector } from "../../src/cli/ui-server.js";
-import { launchChromium } from "./helpers/chromium.js";
+import { inspectorInChromium } from "./helpers/inspector-in-chromium.js";
 
-let browser: Browser | null = null;
-let whyNot = "";
-let repo: string;
-let inspector: Inspector;
-
-beforeAll(async () => {
-  const launched = await launchChromium();
-  if (launched.browser === null) {
-    whyNot = launched.whyNot;
-    process.stderr.write(`\n!!! SKIPPING the inspector paging browser test: ${whyNot}\n\n`);
-  } else browser = launched.browser;
-  repo = mkdtempSync(path.join(tmpdir(), "pk-paging-ui-"));
+const ui = inspectorInChromium("inspector paging browser test", async (repo) => {
   await runWorkflow({ repoRoot: repo, target: "pages", toolName: "t", createReporter: () => createReporter({ onChange: () => undefined }) }, async (ctx) => {
     for (let i = 0; i < 450; i++) await ctx.step(`s${i}`, { i }, () => i);
   });
-  inspector = await startInspector({ roots: { repoRoot: repo }, defDirs: [], port: 0 });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await inspector?.close();
-  rmSync(repo, { recursive: true, force: true });
 });
 
 describe("the run page's steps in chromium", () => {
   it("asks for the run once, shows the newest steps, and pages by the cursors", async (ctx) => {
-    if (browser === null) return ctx.skip(whyNot);
+    const browser = ui.browser;
+    if (browser === null) return ctx.skip(ui.whyNot);
     const page = await browser.newPage();
     const asked: string[] = [];
     page.on("request", (r) => {
       const u = new URL(r.url());
       if (u.pathname === "/api/runs/pages") asked.push(u.search);
     });
-    await page.goto(`${inspector.url}#/run/pages`);
+    await page.goto(`${ui.inspector.url}#/run/pages`);
     await page.waitForSelector("#steps-pager");
     const firstStep = () => page.getAttribute("#steps tbody tr:first-child", "data-step");
     expect(await page.textContent("#steps-pager")).toContain("steps 251–450 of 450");

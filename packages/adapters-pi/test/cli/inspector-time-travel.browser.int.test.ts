@@ -10,52 +10,36 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startInspector, type Inspector } from "../../src/cli/ui-server.js";
+import { afterAll, describe, expect, it } from "vitest";
 import { spawnChild } from "../helpers/spawn-child.js";
-import { launchChromium } from "./helpers/chromium.js";
+import { inspectorInChromium } from "./helpers/inspector-in-chromium.js";
 
 const RUNNER = fileURLToPath(new URL("../helpers/time-travel-runner.mjs", import.meta.url));
-let browser: Browser | null = null;
-let whyNot = "";
-let repo = "";
-let inspector: Inspector;
 const shots = mkdtempSync(path.join(tmpdir(), "pk-tt-shots-"));
 const docsShot = (name: string) => (process.env["PHASEKIT_UPDATE_DOCS"] === "1" ? fileURLToPath(new URL(`../../../../docs/images/${name}`, import.meta.url)) : path.join(shots, name));
 
 async function runChild(slug: string, mode = ""): Promise<string> {
-  const child = spawnChild(RUNNER, [repo, slug, path.join(repo, "effects.log"), mode]);
+  const child = spawnChild(RUNNER, [ui.repo, slug, path.join(ui.repo, "effects.log"), mode]);
   await child.exited;
   return (child.lines.find((l) => l.startsWith("status ")) ?? "status ?").slice(7);
 }
-const effects = (): string[] => (existsSync(path.join(repo, "effects.log")) ? readFileSync(path.join(repo, "effects.log"), "utf8").trim().split("\n").map((l) => l.split(" ")[0] as string) : []);
+const effects = (): string[] => (existsSync(path.join(ui.repo, "effects.log")) ? readFileSync(path.join(ui.repo, "effects.log"), "utf8").trim().split("\n").map((l) => l.split(" ")[0] as string) : []);
 
-beforeAll(async () => {
-  const launched = await launchChromium();
-  browser = launched.browser;
-  if (launched.browser === null) whyNot = launched.whyNot;
-  if (browser === null) process.stderr.write(`\n!!! SKIPPING the time-travel browser test: ${whyNot}\n\n`);
-  repo = mkdtempSync(path.join(tmpdir(), "pk-tt-repo-"));
+const ui = inspectorInChromium("time-travel browser test", async () => {
   // c fails once, then the run is resumed and completes: c's latest record is a success after a failed attempt.
   expect(await runChild("tt", "fail:c")).toBe("failed");
   expect(await runChild("tt")).toBe("completed");
-  inspector = await startInspector({ roots: { repoRoot: repo }, defDirs: [], port: 0 });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await inspector?.close();
-  rmSync(repo, { recursive: true, force: true });
-  rmSync(shots, { recursive: true, force: true });
 });
+
+afterAll(() => rmSync(shots, { recursive: true, force: true }));
 
 describe("time travel in the inspector (chromium)", () => {
   it("shows the timeline and a failed attempt's error, forks at a step and follows the link, reruns from a step", async (ctx) => {
-    if (browser === null) return ctx.skip(whyNot);
+    const browser = ui.browser;
+    if (browser === null) return ctx.skip(ui.whyNot);
     expect(effects()).toEqual(["a", "b", "c", "c", "d", "e"]);
     const page = await browser.newPage({ viewport: { width: 1200, height: 1100 } });
-    await page.goto(`${inspector.url}#/run/tt`);
+    await page.goto(`${ui.inspector.url}#/run/tt`);
     await page.waitForSelector("#timeline-list li[data-kind=attempt]");
     expect(await page.textContent("#timeline-list li[data-kind=attempt]")).toContain("step c failed (attempt 1): Error: c failed on purpose");
     expect(await page.locator("#timeline-list li[data-kind=step]").count()).toBe(5);
