@@ -10,8 +10,8 @@ import { commitsFrom } from "./commit-record.js";
 import { fingerprintOfCanonical } from "./fingerprint.js";
 import type { HistoryPort } from "./history-port.js";
 import type { StepRecord } from "./records.js";
-import { isSuperseded, type RerunMark } from "./reuse-decision.js";
-import { isSpent, type SpentMarks } from "./rerun-spent.js";
+import type { RerunMark } from "./reuse-decision.js";
+import { rerunFlags, type SpentMarks } from "./rerun-spent.js";
 
 /** Options of `historyOverEntries`. */
 export interface EntryHistoryOptions {
@@ -71,8 +71,8 @@ function recordOf(s: StoredEntry, f: Folded): StepRecord {
       : e.t === "fail"
         ? { ...base, status: "failed", startedAt: e.startedAt, finishedAt: e.at, error: e.error }
         : { ...base, status: "completed", outputFingerprint: e.output, startedAt: e.startedAt, finishedAt: e.at };
-  if (!isSuperseded(e.key, s.epoch, f.marks)) return record;
-  return isSpent(e.key, f.marks, f.spends) ? { ...record, superseded: true, rerunSpent: true } : { ...record, superseded: true };
+  const flags = rerunFlags(e.key, s.epoch, f.marks, f.spends);
+  return flags === undefined ? record : { ...record, ...flags };
 }
 
 /**

@@ -6,7 +6,7 @@
  * unchanged, so nothing the rerun asked to run again is ever reused, and a later re-entry that reaches the step
  * runs it. A mark written after the spend makes the step pending again.
  */
-import type { RerunMark } from "./reuse-decision.js";
+import { isSuperseded, type RerunMark } from "./reuse-decision.js";
 
 /** The event name of spent marks in a run's history (the fs run log; the entry port's entry is `t: "spent"`). */
 export const RERUN_SPENT_EVENT = "rerun-spent";
@@ -29,10 +29,27 @@ export function isSpent(key: string, marks: readonly RerunMark[], spends: readon
   return false;
 }
 
-/** The keys a run's end spends: those whose latest record is superseded by a mark not spent yet. */
-export function keysToSpend(records: Iterable<{ stepId: string; superseded?: boolean | undefined; rerunSpent?: boolean | undefined }>): string[] {
+/** The flags a reader sets on the latest record of `key` (written under `epoch`): none, `superseded`, or both. */
+export function rerunFlags(key: string, epoch: number, marks: readonly RerunMark[], spends: readonly SpentMarks[]): { superseded: true; rerunSpent?: true } | undefined {
+  if (marks.length === 0 || !isSuperseded(key, epoch, marks)) return undefined;
+  return isSpent(key, marks, spends) ? { superseded: true, rerunSpent: true } : { superseded: true };
+}
+
+/** The flags as a reader set them. */
+export interface RerunFlagged {
+  superseded?: boolean | undefined;
+  rerunSpent?: boolean | undefined;
+}
+
+/** Whether a step's latest record waits for its rerun: superseded by a mark not spent yet (what a run's end spends, what keeps a run from retention). */
+export function awaitsItsRerun(r: RerunFlagged): boolean {
+  return r.superseded === true && r.rerunSpent !== true;
+}
+
+/** The keys a run's end spends: those whose latest record awaits its rerun. */
+export function keysToSpend(records: Iterable<RerunFlagged & { stepId: string }>): string[] {
   const out: string[] = [];
-  for (const r of records) if (r.superseded === true && r.rerunSpent !== true) out.push(r.stepId);
+  for (const r of records) if (awaitsItsRerun(r)) out.push(r.stepId);
   return out;
 }
 

@@ -5,6 +5,7 @@
  * run's own `updatedAt`), the reasons and the rerun rule are decided here once.
  */
 import { workflowError } from "@phasekit/core";
+import { awaitsItsRerun } from "./rerun-spent.js";
 
 /** Why a run folder was removed. */
 export type GcRemovedReason = "beyond-keep" | "older-than" | "dead-fork";
@@ -71,6 +72,6 @@ export function retentionVerdicts<T extends FinishedRun>(finished: readonly T[],
  * rule of every store's gc (and so of `phasekit rm`); `steps` are the run's latest step records as its store reads them.
  */
 export function awaitsRerun(steps: Iterable<{ superseded?: boolean | undefined; rerunSpent?: boolean | undefined }>): boolean {
-  for (const s of steps) if (s.superseded === true && s.rerunSpent !== true) return true;
+  for (const s of steps) if (awaitsItsRerun(s)) return true;
   return false;
 }

@@ -3,8 +3,8 @@
  * `rerun` and `rerun-spent` events, archived ones included, read once per opening of the history and kept current
  * by the holder that appends one.
  */
-import { isSuperseded, rerunMarksOf, RERUN_EVENT, type RerunMark } from "../../engine/reuse-decision.js";
-import { isSpent, RERUN_SPENT_EVENT, spentMarksOf, type SpentMarks } from "../../engine/rerun-spent.js";
+import { rerunMarksOf, RERUN_EVENT, type RerunMark } from "../../engine/reuse-decision.js";
+import { rerunFlags, RERUN_SPENT_EVENT, spentMarksOf, type SpentMarks } from "../../engine/rerun-spent.js";
 import { archivedRecords } from "./archive.js";
 import type { RunIndex, StepEntry } from "./run-index.js";
 import { eventValue } from "./state-keeper.js";
@@ -57,7 +57,7 @@ export class RerunMarks {
   view(entry: StepEntry | undefined): StepEntry | undefined {
     if (entry === undefined) return undefined;
     const { marks, spends } = this.load();
-    if (marks.length === 0 || !isSuperseded(entry.key, entry.epoch, marks)) return entry;
-    return isSpent(entry.key, marks, spends) ? { ...entry, superseded: true, rerunSpent: true } : { ...entry, superseded: true };
+    const flags = rerunFlags(entry.key, entry.epoch, marks, spends);
+    return flags === undefined ? entry : { ...entry, ...flags };
   }
 }
