@@ -122,6 +122,10 @@ export async function withRunRead<T>(roots: Roots, target: string, nowMs: number
   if (roots.store !== undefined) return fn(await storeRunRead(await storeAt(roots.store, roots.repoRoot), target, nowMs));
   const location = await locateRun(roots, target);
   const { runDir } = location;
+  // The holder is judged before its state is read: one gone at the check has written all it will, and one alive
+  // may write after it (the next look reads that). Judged after, a holder that wrote `paused` and let go between
+  // the two reads showed its run `crashed` (a `running` read, no holder), and a follower ended on that word.
+  const lock = lockOfFolder(await judgeLiveness(runDir));
   const open = opened !== undefined ? { ok: true as const, view: opened } : await readRunLog(runDir).then((view) => ({ ok: true as const, view }), (error: unknown) => ({ ok: false as const, error }));
   const view = open.ok ? open.view : null;
   try {
@@ -129,7 +133,6 @@ export async function withRunRead<T>(roots: Roots, target: string, nowMs: number
       if (!open.ok) throw open.error;
       return readMetadataWithLog(path.join(runDir, METADATA_FILE), nodeFs, view?.state());
     });
-    const lock = lockOfFolder(await judgeLiveness(runDir));
     const control = await readControlRequest(runDir);
     // Made right where it is awaited: a rejected promise left while other reads go on is an unhandled rejection.
     const steps = open.ok ? stepsIn(runDir, view) : Promise.reject(open.error);
@@ -150,8 +153,9 @@ export async function withRunRead<T>(roots: Roots, target: string, nowMs: number
 async function storeRunRead(store: PlanStore, target: string, nowMs: number): Promise<RunRead> {
   const location = await locateStoreRun(store, target);
   const { slug } = location;
-  const read = await store.readMetadata(slug);
+  // The lease before the state, as `withRunRead` judges a folder's holder (why there).
   const lock = lockOfLease(await storeLease(store, slug));
+  const read = await store.readMetadata(slug);
   const control = await store.readControl(slug);
   return runReadOf(location, nowMs, read, lock, storeSteps(store, slug), (r) => storeStepOutput(store, slug, r), control, async (after) => {
     const r = await store.readJournal(slug, after === undefined ? undefined : { after });
