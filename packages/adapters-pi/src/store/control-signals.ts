@@ -90,11 +90,6 @@ export async function readControlRequest(
   return { ok: true, request: null };
 }
 
-/** The pending pause request alone (ignoring a stop), null when none. */
-export function readPauseRequest(runDir: string, options: { fs?: FsPort } = {}): Promise<{ ok: true; request: ControlRequest | null } | { ok: false; error: WorkflowError }> {
-  return readControlSignal(runDir, "pause", options);
-}
-
 /** The pending request of one signal alone, null when none. */
 export function readControlSignal(
   runDir: string,
