@@ -7,35 +7,17 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createFsPlanStore, type PlanStore } from "../src/store/plan-store.js";
+import { createFsPlanStore } from "../src/store/plan-store.js";
 import { rebuildFromJournal, type JournalEntry } from "../src/store/journal.js";
 import { readRunLog } from "../src/store/run-log/reader.js";
 import { diffJson } from "../src/store/run-log/state-delta.js";
 import type { JsonValue } from "../src/io/plain-json.js";
+import { acquisition, journalEntries } from "./helpers/journal-acquisitions.js";
 import { sampleMetadata } from "./helpers/metadata-fixtures.js";
 import { useTempRepos } from "./helpers/temp-repos.js";
 
 const repo = useTempRepos("pk-journal-history-");
 const at = "2026-01-02T03:04:05.000Z";
-
-async function journalOf(store: PlanStore, slug: string): Promise<JournalEntry[]> {
-  const j = await store.readJournal(slug);
-  if (!j.ok) throw j.error;
-  return j.entries;
-}
-
-/** One acquisition: a metadata generation and a journaled event, then the lock goes. */
-async function acquisition(store: PlanStore, slug: string, i: number): Promise<number> {
-  const l = await store.lock(slug, { owner: { tool: `holder-${i}` } });
-  if (!l.ok) throw l.error;
-  const via = l.lock.store ?? store;
-  const w = await via.writeMetadata(slug, sampleMetadata(slug, i, 3000), i === 0 ? null : i);
-  if (!w.ok) throw w.error;
-  const e = await via.appendJournal(slug, { generation: w.metadata.generation, at, event: `moved-${i}`, data: { i } });
-  if (!e.ok) throw e.error;
-  await l.lock.release();
-  return e.entry.seq;
-}
 
 describe("the journal rendered from the history", () => {
   it("keeps every generation and event, in order and with the same seq, through the folds of many acquisitions; no journal file is written", async () => {
@@ -45,7 +27,7 @@ describe("the journal rendered from the history", () => {
     const before: JournalEntry[][] = [];
     for (let i = 0; i < 12; i++) {
       seqs.push(await acquisition(store, "r", i));
-      before.push(await journalOf(store, "r"));
+      before.push(await journalEntries(store, "r"));
     }
     const runDir = path.join(root, "ai_plan", "r");
     expect(existsSync(path.join(runDir, "journal.ndjson"))).toBe(false);
@@ -53,7 +35,7 @@ describe("the journal rendered from the history", () => {
     const files = readdirSync(path.join(runDir, "runlog"));
     expect(files.some((f) => f.startsWith("snap-")), files.join(",")).toBe(true);
     expect(files.length).toBeLessThanOrEqual(8);
-    const entries = await journalOf(store, "r");
+    const entries = await journalEntries(store, "r");
     expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 24 }, (_, k) => k + 1));
     expect(entries.map((e) => `${e.event}@${e.generation}`)).toEqual(Array.from({ length: 12 }, (_, i) => [`metadata@${i + 1}`, `moved-${i}@${i + 1}`]).flat());
     // The seq an append returned is the entry's place, before and after every fold.
@@ -71,7 +53,7 @@ describe("the journal rendered from the history", () => {
     const before: JournalEntry[][] = [];
     for (let i = 0; i < 100; i++) {
       await acquisition(store, "long", i);
-      if (i % 37 === 0) before.push(await journalOf(store, "long"));
+      if (i % 37 === 0) before.push(await journalEntries(store, "long"));
       if (i === 1) {
         // A commit intent early in the history: its event is archived with the generations around it.
         const l = await store.lock("long", { owner: { tool: "committer" } });
@@ -90,7 +72,7 @@ describe("the journal rendered from the history", () => {
     expect(lines.filter((l) => l.startsWith('{"t":"arch"')).length).toBe(1);
     // What a claim parses: the latest full state and the deltas after it (≤ 64), not 100 generations.
     expect(lines.filter((l) => l.startsWith('{"t":"state"')).length).toBeLessThanOrEqual(65);
-    const entries = await journalOf(store, "long");
+    const entries = await journalEntries(store, "long");
     // seq only grows: the archived commit intent keeps its place (a gap), it is no journal entry.
     expect(entries).toHaveLength(200);
     expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 201 }, (_, k) => k + 1).filter((k) => k !== 5));
@@ -100,7 +82,7 @@ describe("the journal rendered from the history", () => {
     // The next append numbers on from the archive, and a fresh store object agrees; the archived commit is there.
     const again = createFsPlanStore({ repoRoot: root });
     expect(await acquisition(again, "long", 100)).toBe(203);
-    expect((await journalOf(again, "long")).length).toBe(202);
+    expect((await journalEntries(again, "long")).length).toBe(202);
     const reader = await again.checkpoints("long", { now: () => new Date() });
     expect((await reader.commits()).map((c) => c.id)).toEqual(["c1"]);
     await again.close();
@@ -153,7 +135,7 @@ describe("the journal rendered from the history", () => {
 
     const again = createFsPlanStore({ repoRoot: root });
     await acquisition(again, "old", 2);
-    const entries = await journalOf(again, "old");
+    const entries = await journalEntries(again, "old");
     await again.close();
     expect(readFileSync(path.join(runDir, "journal.ndjson"), "utf8")).toBe(text);
     expect(entries.slice(0, 3).map((e) => e.seq)).toEqual([1, 2, 3]);
@@ -175,7 +157,7 @@ describe("the journal rendered from the history", () => {
     const view = await readRunLog(runDir);
     expect(view?.state()).toMatchObject({ generation: 2, currentStepId: "step:1" });
     view?.close();
-    expect((await journalOf(store, "free")).map((e) => `${e.seq}:${e.event}@${e.generation}`)).toEqual(["1:metadata@1", "2:noted@1", "3:metadata@2"]);
+    expect((await journalEntries(store, "free")).map((e) => `${e.seq}:${e.event}@${e.generation}`)).toEqual(["1:metadata@1", "2:noted@1", "3:metadata@2"]);
     // A malformed entry is refused naming the field, before anything is written.
     const bad = await store.appendJournal("free", { generation: -1, at, event: "x" });
     expect(bad.ok ? "accepted" : `${bad.error.code}:${bad.error.details.field}`).toBe("INVALID_OPTIONS:generation");

@@ -7,9 +7,10 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { createFsPlanStore, type PlanStore } from "../src/store/plan-store.js";
+import { createFsPlanStore } from "../src/store/plan-store.js";
 import type { JournalEntry } from "../src/store/journal.js";
 import { MAX_CHAIN } from "../src/store/run-log/state-keeper.js";
+import { acquisition, journalEntries } from "./helpers/journal-acquisitions.js";
 import { sampleMetadata } from "./helpers/metadata-fixtures.js";
 import { useTempRepos } from "./helpers/temp-repos.js";
 
@@ -26,24 +27,6 @@ vi.mock(import("../src/store/run-log/archive.js"), async (original) => {
 
 const repo = useTempRepos("pk-journal-paging-");
 const at = "2026-01-02T03:04:05.000Z";
-
-async function page(store: PlanStore, slug: string, after?: number): Promise<JournalEntry[]> {
-  const r = await store.readJournal(slug, after === undefined ? undefined : { after });
-  if (!r.ok) throw r.error;
-  return r.entries;
-}
-
-/** One acquisition: a metadata generation and a journaled event, then the lock goes (runs fold as they grow). */
-async function acquisition(store: PlanStore, slug: string, i: number): Promise<void> {
-  const l = await store.lock(slug, { owner: { tool: `holder-${i}` } });
-  if (!l.ok) throw l.error;
-  const via = l.lock.store ?? store;
-  const w = await via.writeMetadata(slug, sampleMetadata(slug, i, 3000), i === 0 ? null : i);
-  if (!w.ok) throw w.error;
-  const e = await via.appendJournal(slug, { generation: w.metadata.generation, at, event: `moved-${i}`, data: { i } });
-  if (!e.ok) throw e.error;
-  await l.lock.release();
-}
 
 beforeEach(() => {
   work.states = 0;
@@ -64,13 +47,13 @@ describe("the fs journal paged by position", () => {
         await l.lock.release();
       }
     }
-    const all = await page(store, "long");
+    const all = await journalEntries(store, "long");
     expect(all).toHaveLength(140);
     expect(work.archives).toBe(1);
     // The whole journal decodes every generation.
     expect(work.states).toBeGreaterThanOrEqual(70);
     const last = all.at(-1)?.seq ?? 0;
-    for (let after = 0; after <= last + 1; after++) expect(await page(store, "long", after), `after ${after}`).toEqual(all.filter((e) => e.seq > after));
+    for (let after = 0; after <= last + 1; after++) expect(await journalEntries(store, "long", after), `after ${after}`).toEqual(all.filter((e) => e.seq > after));
 
     // A follower: one more generation per look, each look asks past the last seq it saw.
     let seen = last;
@@ -79,7 +62,7 @@ describe("the fs journal paged by position", () => {
       await acquisition(store, "long", i);
       work.states = 0;
       work.archives = 0;
-      const fresh = await page(store, "long", seen);
+      const fresh = await journalEntries(store, "long", seen);
       expect(fresh.map((e) => `${e.event}@${e.generation}`)).toEqual([`metadata@${i + 1}`, `moved-${i}@${i + 1}`]);
       // Nothing before the page is rendered again: no archive, and of the states only the chain the new one
       // is built on (its full state and the deltas since), however many generations came before.
@@ -88,7 +71,7 @@ describe("the fs journal paged by position", () => {
       got.push(...fresh);
       seen = fresh.at(-1)?.seq ?? seen;
     }
-    expect([...all, ...got]).toEqual(await page(store, "long"));
+    expect([...all, ...got]).toEqual(await journalEntries(store, "long"));
     await store.close();
   });
 
@@ -104,9 +87,9 @@ describe("the fs journal paged by position", () => {
     ];
     writeFileSync(path.join(root, "ai_plan", "old", "journal.ndjson"), legacy.map((l) => `${JSON.stringify(l)}\n`).join(""));
     await acquisition(store, "old", 2);
-    const all = await page(store, "old");
+    const all = await journalEntries(store, "old");
     expect(all.map((e) => `${e.seq}:${e.event}@${e.generation}`)).toEqual(["1:metadata@1", "2:step-reused@1", "4:moved-0@1", "5:metadata@2", "6:moved-1@2", "7:metadata@3", "8:moved-2@3"]);
-    for (let after = 0; after <= 9; after++) expect(await page(store, "old", after), `after ${after}`).toEqual(all.filter((e) => e.seq > after));
+    for (let after = 0; after <= 9; after++) expect(await journalEntries(store, "old", after), `after ${after}`).toEqual(all.filter((e) => e.seq > after));
     await store.close();
   });
 });

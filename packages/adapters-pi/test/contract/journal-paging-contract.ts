@@ -7,15 +7,10 @@ import { expect, it } from "vitest";
 import type { JournalEntry } from "../../src/store/journal.js";
 import type { PlanStore } from "../../src/store/plan-store.js";
 import type { HolderHarness } from "./holders-contract.js";
+import { journalEntries } from "../helpers/journal-acquisitions.js";
 import { sampleMetadata } from "../helpers/metadata-fixtures.js";
 
 const at = "2026-01-02T03:04:05.000Z";
-
-async function entries(store: PlanStore, slug: string, after?: number): Promise<JournalEntry[]> {
-  const r = await store.readJournal(slug, after === undefined ? undefined : { after });
-  if (!r.ok) throw r.error;
-  return r.entries;
-}
 
 /** Registers the paging cases (inside runPlanStoreContract's describe). */
 export function journalPagingCases(fresh: () => Promise<PlanStore>, harness: HolderHarness, track: (s: PlanStore) => PlanStore): void {
@@ -37,23 +32,23 @@ export function journalPagingCases(fresh: () => Promise<PlanStore>, harness: Hol
         if (!e.ok) throw e.error;
       }
       // A follower's look: only what is new since its last one.
-      const page = await entries(reader, "run-p", seen);
+      const page = await journalEntries(reader, "run-p", seen);
       pages.push(page);
       seen = page.at(-1)?.seq ?? seen;
     }
-    const all = await entries(reader, "run-p");
+    const all = await journalEntries(reader, "run-p");
     expect(all.map((e) => e.event)).toEqual(["metadata", "metadata", "moved-1", "metadata", "metadata", "moved-3", "metadata", "metadata", "moved-5"]);
     expect(pages.flat()).toEqual(all);
     expect(pages.map((p) => p.length)).toEqual([1, 2, 1, 2, 1, 2]);
     const last = all.at(-1)?.seq ?? 0;
     for (let after = 0; after <= last + 2; after++) {
       const want = all.filter((e) => e.seq > after);
-      expect(await entries(reader, "run-p", after), `after ${after}`).toEqual(want);
-      expect(await entries(holder, "run-p", after), `after ${after}, holder`).toEqual(want);
+      expect(await journalEntries(reader, "run-p", after), `after ${after}`).toEqual(want);
+      expect(await journalEntries(holder, "run-p", after), `after ${after}, holder`).toEqual(want);
     }
     // The newest page ends where the journal ends: nothing past it, and a run with no journal pages empty too.
-    expect(await entries(reader, "run-p", last)).toEqual([]);
-    expect(await entries(reader, "no-such-run", 3)).toEqual([]);
+    expect(await journalEntries(reader, "run-p", last)).toEqual([]);
+    expect(await journalEntries(reader, "no-such-run", 3)).toEqual([]);
     await l.lock.release();
   });
 
