@@ -241,11 +241,6 @@ export async function runJournal(location: RunLocation, roots: Roots, after?: nu
   }
 }
 
-/** The latest record of every step (the run log, or an earlier format's checkpoint log), read without writing. */
-export async function readStepRecords(runDir: string): Promise<StepRecord[]> {
-  return readRunSteps(runDir);
-}
-
 /** True when the shown status is final. */
 export function isFinal(status: ShownStatus): boolean {
   return status !== "crashed" && status !== "unreadable" && status !== "new" && isFinished({ status });
