@@ -192,7 +192,6 @@ async function post(req: http.IncomingMessage, res: http.ServerResponse, o: ApiC
   return answer(res, m[1] as string, (id) => act(o, id, m[2] as ControlAction, reason));
 }
 
-/** Runs `fn` for a bare run id (a path-like id would reach folders outside the plan root) and sends its answer. */
 /** INVALID_OPTIONS naming the first of `fields` that is no whole number ≥ 0, and its value. */
 function badQuery(url: URL, fields: readonly string[]): WorkflowError {
   const field = fields.find((f) => optionalInt(url, f) === null) ?? fields[0];
@@ -203,6 +202,7 @@ function badQuery(url: URL, fields: readonly string[]): WorkflowError {
   });
 }
 
+/** Runs `fn` for a bare run id (a path-like id would reach folders outside the plan root) and sends its answer. */
 async function answer(res: http.ServerResponse, rawId: string, fn: (id: string) => Promise<object>): Promise<void> {
   const id = safeDecode(rawId);
   if (id === null || !validateSlug(id).ok) return send(res, 400, { error: { code: "INVALID_SLUG", message: `not a run id: ${JSON.stringify(rawId)}` } });
