@@ -5,6 +5,8 @@
  * write after it (the next look sees that). The holder's write and release are landed inside the look's
  * liveness check, not by a clock.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFsPlanStore } from "../src/store/plan-store.js";
 import { watchRun } from "../src/cli/watch-run.js";
@@ -64,5 +66,20 @@ describe("a holder that pauses and lets go during a look", () => {
     const statuses = events.filter((e) => e.type === "status").map((e) => (e.type === "status" ? e.status : ""));
     expect(statuses).not.toContain("crashed");
     expect(events.at(-1)).toMatchObject({ type: "end", status: "paused" });
+  });
+});
+
+describe("an unreadable run nobody holds", () => {
+  it("watchRun throws its typed error naming the folder, with no `end` event", async () => {
+    const repoRoot = repo();
+    const runDir = path.join(repoRoot, "ai_plan", "broken");
+    mkdirSync(runDir, { recursive: true });
+    writeFileSync(path.join(runDir, "workflow.json"), "{ not json");
+    const events: string[] = [];
+    const watching = (async () => {
+      for await (const e of watchRun("broken", { repoRoot, intervalMs: 1 })) events.push(e.type);
+    })();
+    await expect(watching).rejects.toMatchObject({ code: "CORRUPT_FILE", message: expect.stringContaining("cannot be watched") });
+    expect(events).not.toContain("end");
   });
 });
