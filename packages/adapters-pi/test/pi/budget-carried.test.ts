@@ -5,22 +5,14 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadExtension, tempProject } from "./helpers/setup.js";
+import { describe, expect, it } from "vitest";
+import { endTurn, loadExtension, useTempProject, WITH_PLANS } from "./helpers/setup.js";
 import { createFsPlanStore } from "../../src/store/plan-store.js";
 import { loadBudgetTotal, saveBudgetTotal } from "../../src/pi/durable-budget.js";
 import { recordBudgetTotal } from "../../src/run/budget.js";
 import { budgetSpent } from "../../src/cli/budget-view.js";
 
-let project: ReturnType<typeof tempProject>;
-beforeEach(() => {
-  project = tempProject();
-});
-afterEach(() => project.cleanup());
-
-const withPlans = { options: { planRoot: "plans" } };
-type Pi = ReturnType<typeof loadExtension>["pi"];
-const turn = (pi: Pi) => pi.emit("turn_end", { message: { role: "assistant", content: [] }, toolResults: [] } as never);
+const project = useTempProject();
 
 function workflow(yamlBudget: string, phaseFrontMatter: string): void {
   const dir = path.join(project.workflows, "timed");
@@ -35,19 +27,19 @@ describe("pi: wall time of a run resumed in another session", () => {
     ["the phase's", "", "budgets: { wallTimeMs: 60000 }\n", "the phase Work's budget of 60000"],
   ])("%s wall time counts from before the new session started", async (_name, yamlBudget, phaseFrontMatter, reason) => {
     workflow(yamlBudget, phaseFrontMatter);
-    const a = loadExtension(project, withPlans);
+    const a = loadExtension(project, WITH_PLANS);
     await a.pi.emit("session_start", {});
     await a.pi.command("workflow", "timed Take time");
-    await turn(a.pi);
+    await endTurn(a.pi);
     await a.pi.emit("session_shutdown", {});
     const id = fs.readdirSync(path.join(project.cwd, "plans"))[0] as string;
 
     // A brand-new session a minute and a second later: only the run's history knows when it started.
-    const b = loadExtension(project, withPlans);
+    const b = loadExtension(project, WITH_PLANS);
     b.clock.now = a.clock.now + 61_000;
     await b.pi.emit("session_start", {});
     await b.pi.command("workflow-resume", id);
-    await turn(b.pi);
+    await endTurn(b.pi);
     expect(b.pi.notices.map((n) => n.text).join("\n")).toContain(`${reason} ms`);
     await b.pi.emit("session_shutdown", {});
   });
@@ -56,24 +48,24 @@ describe("pi: wall time of a run resumed in another session", () => {
 describe("pi: a raised budget of a run resumed in another session", () => {
   it("holds there: the run is judged against the raised limit, not the declared one", async () => {
     workflow("budgets:\n  turns: 2\n", "");
-    const a = loadExtension(project, withPlans);
+    const a = loadExtension(project, WITH_PLANS);
     await a.pi.emit("session_start", {});
     await a.pi.command("workflow", "timed Count");
-    await turn(a.pi);
-    await turn(a.pi);
+    await endTurn(a.pi);
+    await endTurn(a.pi);
     const id = fs.readdirSync(path.join(project.cwd, "plans"))[0] as string;
     expect(a.pi.notices.at(-1)?.text).toContain(`run ${id} paused: the workflow Timed's budget of 2 turns is used up`);
     await a.pi.command("workflow-resume", `${id} turns=5`);
-    await turn(a.pi);
+    await endTurn(a.pi);
     await a.pi.emit("session_shutdown", {});
 
-    const b = loadExtension(project, withPlans);
+    const b = loadExtension(project, WITH_PLANS);
     await b.pi.emit("session_start", {});
     await b.pi.command("workflow-resume", id);
     const before = b.pi.notices.length;
-    await turn(b.pi);
+    await endTurn(b.pi);
     expect(b.pi.notices.slice(before).map((n) => n.text).join("\n")).not.toContain("paused");
-    await turn(b.pi);
+    await endTurn(b.pi);
     expect(b.pi.notices.at(-1)?.text).toContain(`run ${id} paused: the workflow Timed's budget of 5 turns is used up (5 used)`);
     await b.pi.emit("session_shutdown", {});
   });
@@ -82,24 +74,24 @@ describe("pi: a raised budget of a run resumed in another session", () => {
 describe("pi: pi -c on a session whose run went on in another session", () => {
   it("goes on from the newer counts of the run's history, not from its own older entry", async () => {
     workflow("budgets:\n  turns: 10\n", "");
-    const a = loadExtension(project, withPlans);
+    const a = loadExtension(project, WITH_PLANS);
     await a.pi.emit("session_start", {});
     await a.pi.command("workflow", "timed Count");
-    await turn(a.pi);
+    await endTurn(a.pi);
     await a.pi.emit("session_shutdown", {});
     const id = fs.readdirSync(path.join(project.cwd, "plans"))[0] as string;
-    const b = loadExtension(project, withPlans);
+    const b = loadExtension(project, WITH_PLANS);
     await b.pi.emit("session_start", {});
     await b.pi.command("workflow-resume", id);
-    await turn(b.pi);
-    await turn(b.pi);
+    await endTurn(b.pi);
+    await endTurn(b.pi);
     await b.pi.emit("session_shutdown", {});
 
     // Session a again, continued (its branch, whose last counts say 1 turn).
-    const again = loadExtension(project, { ...withPlans, branch: [...a.pi.branch] });
+    const again = loadExtension(project, { ...WITH_PLANS, branch: [...a.pi.branch] });
     await again.pi.emit("session_start", {});
     await again.pi.command("workflow-resume", id);
-    await turn(again.pi);
+    await endTurn(again.pi);
     await again.pi.emit("session_shutdown", {});
     // The run's history is the one record (no session entry beside it).
     expect((await budgetSpent(await createFsPlanStore({ repoRoot: project.cwd, planRoot: "plans" }).runDir(id)))?.used.turns).toBe(4);

@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadExtension, tempProject } from "./helpers/setup.js";
+import { endTurn, loadExtension, tempProject } from "./helpers/setup.js";
 
 let project: ReturnType<typeof tempProject>;
 beforeEach(() => {
@@ -24,7 +24,6 @@ function workflow(onExhausted: string): void {
 
 type Pi = ReturnType<typeof loadExtension>["pi"];
 const status = (pi: Pi) => (pi.branch.filter((e) => e.customType === "workflow:state").at(-1)?.data as { status: string; failureReason?: string } | undefined);
-const turn = (pi: Pi) => pi.emit("turn_end", { message: { role: "assistant", content: [] }, toolResults: [] } as never);
 
 async function started(onExhausted: string, hasUI = true): Promise<Pi> {
   workflow(onExhausted);
@@ -37,35 +36,35 @@ async function started(onExhausted: string, hasUI = true): Promise<Pi> {
 describe("pi: an exhausted budget", () => {
   it("pause: /workflow-resume <id> turns=4 raises the budget and the run goes on until the raised limit", async () => {
     const pi = await started("pause");
-    await turn(pi);
+    await endTurn(pi);
     expect(pi.widgets.get("workflow-budget")).toEqual(["Budget left:", "  1 turns"]);
-    await turn(pi);
+    await endTurn(pi);
     expect(status(pi)?.status).toBe("paused");
     expect(pi.notices.at(-1)?.text).toContain("the workflow Budgeted's budget of 2 turns is used up (2 used)");
     expect(pi.notices.at(-1)?.text).toContain("add e.g. turns=60 to raise a budget");
     await pi.command("workflow-resume", "run00001 turns=4");
     expect(status(pi)?.status).toBe("running");
-    await turn(pi);
+    await endTurn(pi);
     expect(status(pi)?.status).toBe("running");
-    await turn(pi);
+    await endTurn(pi);
     expect(status(pi)?.status).toBe("paused");
     expect(pi.notices.at(-1)?.text).toContain("budget of 4 turns is used up (4 used)");
   });
 
   it("pause: resuming without a raise pauses again at the next turn (the budget is still used up)", async () => {
     const pi = await started("pause");
-    await turn(pi);
-    await turn(pi);
+    await endTurn(pi);
+    await endTurn(pi);
     await pi.command("workflow-resume", "");
     expect(status(pi)?.status).toBe("running");
-    await turn(pi);
+    await endTurn(pi);
     expect(status(pi)?.status).toBe("paused");
   });
 
   it("refuses a raise that is not a budget or not a number ≥ 0, and keeps the run paused", async () => {
     const pi = await started("pause");
-    await turn(pi);
-    await turn(pi);
+    await endTurn(pi);
+    await endTurn(pi);
     await pi.command("workflow-resume", "run00001 turns=-3");
     expect(pi.notices.at(-1)).toMatchObject({ level: "error", text: expect.stringContaining('budget turns="-3" is not valid') });
     await pi.command("workflow-resume", "run00001 loops=3");
@@ -75,8 +74,8 @@ describe("pi: an exhausted budget", () => {
 
   it("fail: the run ends failed with the reason; its tools are no longer refused as paused", async () => {
     const pi = await started("fail");
-    await turn(pi);
-    await turn(pi);
+    await endTurn(pi);
+    await endTurn(pi);
     expect(status(pi)).toMatchObject({ status: "failed", failureReason: "the workflow Budgeted's budget of 2 turns is used up (2 used)" });
     expect(pi.notices.at(-1)).toMatchObject({ level: "error", text: expect.stringContaining("failed: the workflow Budgeted's budget") });
   });
@@ -84,20 +83,20 @@ describe("pi: an exhausted budget", () => {
   it("ask: the person raises it in pi's dialog and the run goes on; fail and pause are the other answers", async () => {
     const pi = await started("ask", true);
     pi.selectAnswers.push("Raise it to 4 turns and go on");
-    await turn(pi);
-    await turn(pi);
+    await endTurn(pi);
+    await endTurn(pi);
     expect(pi.selects.at(-1)).toEqual({ title: "the workflow Budgeted's budget of 2 turns is used up (2 used). What now?", options: ["Raise it to 4 turns and go on", "Pause the run", "Fail the run"] });
     expect(status(pi)?.status).toBe("running");
-    await turn(pi);
+    await endTurn(pi);
     pi.selectAnswers.push("Fail the run");
-    await turn(pi);
+    await endTurn(pi);
     expect(status(pi)).toMatchObject({ status: "failed", failureReason: expect.stringContaining("budget of 4 turns is used up") });
   });
 
   it("ask without a dialog (print mode) pauses and says no one was asked", async () => {
     const pi = await started("ask", false);
-    await turn(pi);
-    await turn(pi);
+    await endTurn(pi);
+    await endTurn(pi);
     expect(status(pi)?.status).toBe("paused");
     const counts = pi.branch.filter((e) => e.customType === "workflow:controls").at(-1)?.data as { pausedFor?: string };
     expect(counts.pausedFor).toBe("the workflow Budgeted's budget of 2 turns is used up (2 used) (no one to ask here (no dialog): paused)");

@@ -7,23 +7,15 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadExtension, tempProject } from "./helpers/setup.js";
-import type { BranchEntry } from "../../src/pi/index.js";
+import { describe, expect, it } from "vitest";
+import { endTurn, loadExtension, useTempProject, WITH_PLANS } from "./helpers/setup.js";
+import type { BranchEntry, WorkflowExtensionOptions } from "../../src/pi/index.js";
 import { budgetSpent } from "../../src/cli/budget-view.js";
 import { createFsPlanStore, type PlanStore } from "../../src/store/plan-store.js";
 import { saveBudgetTotal } from "../../src/pi/durable-budget.js";
 import { latestBudgetRecord } from "./helpers/budget-record.js";
 
-let project: ReturnType<typeof tempProject>;
-beforeEach(() => {
-  project = tempProject();
-});
-afterEach(() => project.cleanup());
-
-const withPlans = { options: { planRoot: "plans" } };
-type Pi = ReturnType<typeof loadExtension>["pi"];
-const turn = (pi: Pi) => pi.emit("turn_end", { message: { role: "assistant", content: [] }, toolResults: [] } as never);
+const project = useTempProject();
 const controls = (branch: readonly BranchEntry[]) => branch.filter((e) => e.type === "custom" && e.customType === "workflow:controls");
 
 function workflow(turns: number): void {
@@ -33,88 +25,77 @@ function workflow(turns: number): void {
   fs.writeFileSync(path.join(dir, "work.md"), "---\nid: work\nname: Work\n---\nWork.\n");
 }
 
+/** A session that starts Counted (a budget of `limit` turns), spends `turns` turns and shuts down. */
+async function countedSession(limit: number, turns: number, opts: { options?: WorkflowExtensionOptions } = WITH_PLANS) {
+  workflow(limit);
+  const { pi } = loadExtension(project, opts);
+  await pi.emit("session_start", {});
+  await pi.command("workflow", "counted Count");
+  for (let i = 0; i < turns; i++) await endTurn(pi);
+  await pi.emit("session_shutdown", {});
+  return pi;
+}
+
 const runId = () => fs.readdirSync(path.join(project.cwd, "plans"))[0] as string;
 const spentTurns = async (id: string) => (await budgetSpent(await createFsPlanStore({ repoRoot: project.cwd, planRoot: "plans" }).runDir(id)))?.used.turns;
 
 describe("pi: one record of a run's spend", () => {
   it("a session whose run has a plan folder keeps the counts in the run's history only", async () => {
-    workflow(10);
-    const a = loadExtension(project, withPlans);
-    await a.pi.emit("session_start", {});
-    await a.pi.command("workflow", "counted Count");
-    await turn(a.pi);
-    await turn(a.pi);
-    await a.pi.emit("session_shutdown", {});
+    const a = await countedSession(10, 2);
     expect(await spentTurns(runId())).toBe(2);
-    expect(controls(a.pi.branch)).toEqual([]);
+    expect(controls(a.branch)).toEqual([]);
   });
 
   it("a raise made in another session holds when this session is continued (pi -c)", async () => {
-    workflow(2);
-    const a = loadExtension(project, withPlans);
-    await a.pi.emit("session_start", {});
-    await a.pi.command("workflow", "counted Count");
-    await turn(a.pi);
-    await a.pi.emit("session_shutdown", {});
+    const a = await countedSession(2, 1);
     const id = runId();
 
     // Another session takes the run over and raises its turn budget to 5, spending nothing.
-    const b = loadExtension(project, withPlans);
+    const b = loadExtension(project, WITH_PLANS);
     await b.pi.emit("session_start", {});
     await b.pi.command("workflow-resume", `${id} turns=5`);
     await b.pi.emit("session_shutdown", {});
 
     // Session a again (its branch: 1 turn, the declared limit of 2): the history says 1 turn, limit 5.
-    const again = loadExtension(project, { ...withPlans, branch: [...a.pi.branch] });
+    const again = loadExtension(project, { ...WITH_PLANS, branch: [...a.branch] });
     await again.pi.emit("session_start", {});
-    await turn(again.pi);
-    await turn(again.pi);
+    await endTurn(again.pi);
+    await endTurn(again.pi);
     expect(again.pi.notices.map((n) => n.text).join("\n")).not.toContain("paused");
-    await turn(again.pi);
-    await turn(again.pi);
+    await endTurn(again.pi);
+    await endTurn(again.pi);
     expect(again.pi.notices.at(-1)?.text).toContain(`run ${id} paused: the workflow Counted's budget of 5 turns is used up (5 used)`);
     await again.pi.emit("session_shutdown", {});
     expect(await spentTurns(id)).toBe(5);
   });
 
   it("an older version's session entry ahead of the history (a crash between its two writes) does not count: the history does", async () => {
-    workflow(3);
-    const a = loadExtension(project, withPlans);
-    await a.pi.emit("session_start", {});
-    await a.pi.command("workflow", "counted Count");
-    await turn(a.pi);
-    await a.pi.emit("session_shutdown", {});
+    const a = await countedSession(3, 1);
     const id = runId();
     // What an older version left: its session entry said 2 turns, its history write of them never happened.
-    const branch = [...a.pi.branch, { type: "custom", customType: "workflow:controls", data: { taskId: id, phaseKey: "x", workflowUsed: { turns: 2, toolCalls: 0, tokens: 0, cost: 0, wallTimeMs: 0 }, phaseUsed: { turns: 2, toolCalls: 0, tokens: 0, cost: 0, wallTimeMs: 0 }, workflowStartedAt: 0, phaseStartedAt: 0, same: undefined, idleTurns: 0, pausedFor: undefined } }] as BranchEntry[];
+    const branch = [...a.branch, { type: "custom", customType: "workflow:controls", data: { taskId: id, phaseKey: "x", workflowUsed: { turns: 2, toolCalls: 0, tokens: 0, cost: 0, wallTimeMs: 0 }, phaseUsed: { turns: 2, toolCalls: 0, tokens: 0, cost: 0, wallTimeMs: 0 }, workflowStartedAt: 0, phaseStartedAt: 0, same: undefined, idleTurns: 0, pausedFor: undefined } }] as BranchEntry[];
 
     // The continued session and a new one see the same spend: 1 turn, then 2 (one more), not 3.
-    const again = loadExtension(project, { ...withPlans, branch });
+    const again = loadExtension(project, { ...WITH_PLANS, branch });
     await again.pi.emit("session_start", {});
-    await turn(again.pi);
+    await endTurn(again.pi);
     expect(again.pi.notices.map((n) => n.text).join("\n")).not.toContain("paused");
     await again.pi.emit("session_shutdown", {});
     expect(await spentTurns(id)).toBe(2);
   });
 
   it("an older version's session entry is read when the run's history holds no count yet, and the history goes on from it", async () => {
-    workflow(3);
     // Counted without a plan folder (as before the history held the counts): the session is the record.
-    const a = loadExtension(project);
-    await a.pi.emit("session_start", {});
-    await a.pi.command("workflow", "counted Count");
-    await turn(a.pi);
-    await turn(a.pi);
-    await a.pi.emit("session_shutdown", {});
-    expect(controls(a.pi.branch).at(-1)?.data).toMatchObject({ workflowUsed: { turns: 2 } });
+    const a = await countedSession(3, 2, {});
+    expect(controls(a.branch).at(-1)?.data).toMatchObject({ workflowUsed: { turns: 2 } });
 
-    const again = loadExtension(project, { ...withPlans, branch: [...a.pi.branch] });
+    const again = loadExtension(project, { ...WITH_PLANS, branch: [...a.branch] });
     await again.pi.emit("session_start", {});
-    await turn(again.pi);
+    await endTurn(again.pi);
     expect(again.pi.notices.at(-1)?.text).toContain("the workflow Counted's budget of 3 turns is used up (3 used)");
     await again.pi.emit("session_shutdown", {});
     expect(await spentTurns(runId())).toBe(3);
-    expect(controls(again.pi.branch)).toHaveLength(controls(a.pi.branch).length);
+    expect(controls(again.pi.branch)).toHaveLength(controls(a.branch).length);
   });
 
   it("a save whose entry number is taken already (the latest could not be read back) records the next one, not nothing", async () => {

@@ -2,6 +2,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { createWorkflowExtension, type BranchEntry, type WorkflowExtensionOptions } from "../../../src/pi/index.js";
 import { EXAMPLE_WORKFLOWS } from "../../../../../examples/pi/ship-scenario.js";
 import { createFakePi, type FakePi } from "./fake-pi.js";
@@ -16,6 +17,22 @@ export function tempProject(): { root: string; cwd: string; workflows: string; g
   fs.cpSync(EXAMPLE_WORKFLOWS, workflows, { recursive: true });
   return { root, cwd, workflows, global, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
 }
+
+/** A fresh {@link tempProject} for each test of the file (the hooks are registered here), refreshed in place. */
+export function useTempProject(): ReturnType<typeof tempProject> {
+  const project = {} as ReturnType<typeof tempProject>;
+  beforeEach(() => {
+    Object.assign(project, tempProject());
+  });
+  afterEach(() => project.cleanup());
+  return project;
+}
+
+/** The extension's options for a run with a plan folder (`plans/` in the project): its history is the record. */
+export const WITH_PLANS = { options: { planRoot: "plans" } };
+
+/** The end of an assistant turn that called no tool. */
+export const endTurn = (pi: FakePi) => pi.emit("turn_end", { message: { role: "assistant", content: [] }, toolResults: [] } as never);
 
 /** Loads the extension into a fake pi for `cwd`, with a manual clock and fixed run ids. */
 export function loadExtension(
