@@ -2,19 +2,7 @@
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import type { z } from "zod";
 import { commitRecordSchema, type CommitRecord } from "./records.js";
-
-/** Where the field of the first issue points, and the value there (shortened for an error's details). */
-function firstIssue(record: unknown, error: z.ZodError): { field: string; value: unknown; message: string } {
-  const issue = error.issues[0];
-  const where = issue?.path ?? [];
-  let value: unknown = record;
-  for (const key of where) value = (value as Record<PropertyKey, unknown> | null | undefined)?.[key];
-  return {
-    field: where.join(".") || "$",
-    value: typeof value === "string" ? value.slice(0, 80) : typeof value === "object" && value !== null ? (Array.isArray(value) ? "array" : "object") : value,
-    message: issue?.message ?? "invalid record",
-  };
-}
+import { firstIssue } from "./record-issue.js";
 
 /**
  * The record, parsed by `commitRecordSchema`; INVALID_OPTIONS naming the store's `file`, the field and its value
@@ -23,7 +11,7 @@ function firstIssue(record: unknown, error: z.ZodError): { field: string; value:
 export function checkCommitRecord(record: unknown, file: string): CommitRecord {
   const checked = commitRecordSchema.safeParse(record);
   if (checked.success) return checked.data;
-  const { field, value, message } = firstIssue(record, checked.error);
+  const { field, value, message } = issueOf(record, checked.error);
   const id = (record as { id?: unknown } | null)?.id;
   throw workflowError("checkpoints", "INVALID_OPTIONS", `commit record ${JSON.stringify(id)} in ${file}: field ${field} is invalid (${message}).`, {
     file,
@@ -59,7 +47,7 @@ export function commitsFrom(stored: Iterable<StoredCommit>): Map<string, CommitR
 }
 
 function damaged(data: unknown, file: string, place: RecordPlace, error: z.ZodError): WorkflowError {
-  const { field, value, message } = firstIssue(data, error);
+  const { field, value, message } = issueOf(data, error);
   const id = typeof data === "object" && data !== null ? (data as { id?: unknown }).id : undefined;
   const where = "offset" in place ? `at byte ${place.offset}` : "row" in place ? `in row ${JSON.stringify(place.row)}` : `at entry ${place.entry}`;
   return workflowError("checkpoints", "CORRUPT_FILE", `${file} holds a commit record ${JSON.stringify(id) ?? "without an id"} ${where} that is not valid: field ${field} (${message}).`, {
@@ -69,4 +57,9 @@ function damaged(data: unknown, file: string, place: RecordPlace, error: z.ZodEr
     value,
     hint: "restore the run's history from a backup or move the run aside; phasekit never rewrites it",
   });
+}
+
+function issueOf(record: unknown, error: z.ZodError): { field: string; value: unknown; message: string } {
+  const { field, value, message } = firstIssue(record, error);
+  return { field: field || "$", value, message: message ?? "invalid record" };
 }

@@ -12,6 +12,7 @@ import { parseJsonText } from "./metadata-parse.js";
 import type { JsonValue } from "../io/plain-json.js";
 import { applyDelta, parseDelta } from "./run-log/state-delta.js";
 import { validateMetadata } from "./metadata.js";
+import { firstIssue } from "../engine/record-issue.js";
 import type { WorkflowMetadata } from "./metadata-schema.js";
 
 const SCOPE = "journal";
@@ -77,15 +78,13 @@ export function checkJournalAppend(slug: string, entry: unknown): Result<{ entry
   }
   const checked = journalEntrySchema.omit({ seq: true }).safeParse(entry);
   if (checked.success) return { ok: true, entry: checked.data };
-  const issue = checked.error.issues[0];
-  const field = issue?.path.map(String).join(".") || "entry";
-  let value: unknown = entry;
-  for (const key of issue?.path ?? []) value = (value as Record<PropertyKey, unknown> | null | undefined)?.[key];
+  const issue = firstIssue(entry, checked.error);
+  const field = issue.field || "entry";
   return {
     ok: false,
-    error: workflowError("store", "INVALID_OPTIONS", `run ${slug}: the journal entry's ${field} is invalid: ${issue?.message ?? "unknown"}.`, {
+    error: workflowError("store", "INVALID_OPTIONS", `run ${slug}: the journal entry's ${field} is invalid: ${issue.message ?? "unknown"}.`, {
       field,
-      value: typeof value === "string" ? value.slice(0, 80) : typeof value === "object" && value !== null ? "object" : value,
+      value: issue.value,
       hint: "pass { generation, at, event, data? } with a non-empty event name of at most 128 characters",
     }),
   };
