@@ -87,6 +87,9 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
     renewMemoryLease(lease, clock);
     return undefined;
   };
+  // Without a lease, a write would race the live holder (as on the fs store): refused while one holds the run.
+  const lockedOut = (slug: string, run: Run): WorkflowError | undefined =>
+    run.holder !== null && live(run) ? workflowError("store", "LOCKED", `run ${slug} is locked by ${run.holder.tool}`, { value: { tool: run.holder.tool } }) : undefined;
   // Who may write the run's history: the lease that holds it; nobody without one.
   const mayWrite = (slug: string, run: Run, lease: Lease | undefined) => (what: string): void => {
     if (lease === undefined) throw notHeld(slug, `memory:${slug}/checkpoints`, what);
@@ -113,12 +116,8 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
       const run = runOf(slug);
       const mismatch = slugMismatch(slug, next);
       if (mismatch !== undefined) return { ok: false as const, error: mismatch };
-      const refused = lease === undefined ? undefined : held(slug, run, lease, "writing the metadata");
+      const refused = lease === undefined ? lockedOut(slug, run) : held(slug, run, lease, "writing the metadata");
       if (refused !== undefined) return { ok: false as const, error: refused };
-      // Without a lease, a write would race the live holder (as on the fs store): refused while one holds the run.
-      if (lease === undefined && live(run) && run.holder !== null) {
-        return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${run.holder.tool}`, { value: { tool: run.holder.tool } }) };
-      }
       const cur = current(slug, run);
       if (!cur.ok) return cur;
       const found = cur.metadata?.generation ?? null;
@@ -137,11 +136,8 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
       const checked = checkJournalAppend(slug, entry);
       if (!checked.ok) return checked;
       const run = runOf(slug);
-      const refused = lease === undefined ? undefined : held(slug, run, lease, "appending to the journal");
+      const refused = lease === undefined ? lockedOut(slug, run) : held(slug, run, lease, "appending to the journal");
       if (refused !== undefined) return { ok: false as const, error: refused };
-      if (lease === undefined && live(run) && run.holder !== null) {
-        return { ok: false as const, error: workflowError("store", "LOCKED", `run ${slug} is locked by ${run.holder.tool}`, { value: { tool: run.holder.tool } }) };
-      }
       const full = { ...checked.entry, seq: run.journal.length + 1 };
       run.journal.push(full);
       return { ok: true as const, entry: full };
