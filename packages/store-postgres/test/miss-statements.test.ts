@@ -12,6 +12,7 @@ import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { STEP_WRITES } from "../src/store/step-writes.js";
 import { startCluster } from "./helpers/cluster.js";
+import { countingPool } from "./helpers/counting-pool.js";
 
 const started = startCluster();
 
@@ -29,17 +30,10 @@ if (!started.ok) {
     cluster.destroy();
   });
 
-  /** A held run on a pool whose step writes are named in `sent`, in the order they were sent. */
+  /** A held run on a counting pool; `stepWrites()` names the step writes it sent, in order. */
   const held = async () => {
-    const pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
+    const { pool, sent: statements } = countingPool(cluster.url);
     pools.push(pool);
-    const sent: string[] = [];
-    const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-    (pool as { query: unknown }).query = (...args: unknown[]) => {
-      const first = args[0] as string | { name?: string };
-      if (typeof first !== "string" && first.name?.startsWith("phasekit_put_step_")) sent.push(first.name);
-      return original(...args);
-    };
     const namespace = `ms-${randomUUID()}`;
     const store = await openPostgresPlanStore({ pool, namespace });
     stores.push(store);
@@ -49,28 +43,29 @@ if (!started.ok) {
     const cps = await l.lock.store.checkpoints("run", { now: () => new Date() });
     const status = async (step: string) =>
       (await admin.query<{ s: string }>("SELECT record->>'status' AS s FROM phasekit_steps WHERE namespace = $1 AND slug = 'run' AND step_id = $2", [namespace, step])).rows[0]?.s;
-    return { cps, sent, status };
+    const stepWrites = () => statements.flatMap((s) => (s.name?.startsWith("phasekit_put_step_") ? [s.name] : []));
+    return { cps, stepWrites, status };
   };
 
   describe("a step miss on a fresh lease", () => {
     it("whose body ends within its first turn sends one statement: the completion, with the attempt", async () => {
-      const { cps, sent, status } = await held();
+      const { cps, stepWrites, status } = await held();
       await cps.step("sync", {}, () => ({ v: 1 }));
       await cps.step("microtask", {}, async () => ({ v: await Promise.resolve(2) }));
-      expect(sent).toEqual([STEP_WRITES.completed.name, STEP_WRITES.completed.name]);
+      expect(stepWrites()).toEqual([STEP_WRITES.completed.name, STEP_WRITES.completed.name]);
       expect(await status("sync")).toBe("completed");
       expect(await cps.record("sync")).toMatchObject({ status: "completed", attempt: 1 });
     });
 
     it("whose body takes longer is `started` for readers while it runs, and its end waits for that record", async () => {
-      const { cps, sent, status } = await held();
+      const { cps, stepWrites, status } = await held();
       let letGo!: () => void;
       const gate = new Promise<void>((r) => (letGo = r));
       const step = cps.step("slow", {}, async () => (await gate, { v: 1 }));
       await vi.waitFor(async () => expect(await status("slow")).toBe("started"), { timeout: 30_000, interval: 10 });
       letGo();
       await step;
-      expect(sent).toEqual([STEP_WRITES.started.name, STEP_WRITES.completed.name]);
+      expect(stepWrites()).toEqual([STEP_WRITES.started.name, STEP_WRITES.completed.name]);
       expect(await status("slow")).toBe("completed");
     });
 

@@ -13,6 +13,7 @@ import { OUTPUT_CHAIN } from "../src/store/output-chain.js";
 import { READ_AHEAD } from "../src/store/step-index.js";
 import { MAX_CHAIN_LINKS } from "@phasekit/adapters-pi/store-kit";
 import { startCluster } from "./helpers/cluster.js";
+import { countingPool } from "./helpers/counting-pool.js";
 
 const started = startCluster();
 
@@ -101,14 +102,7 @@ if (!started.ok) {
       const a = await hold();
       await write(a.cps, OUTPUT_CHAIN + 1);
       await a.release();
-      const pool = new pg.Pool({ connectionString: cluster.url, max: 2 });
-      const texts: string[] = [];
-      const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-      (pool as { query: unknown }).query = async (...args: unknown[]) => {
-        const first = args[0] as string | { text: string };
-        texts.push(typeof first === "string" ? first : first.text);
-        return original(...args);
-      };
+      const { pool, texts } = countingPool(cluster.url, 2);
       const store = await openPostgresPlanStore({ pool, namespace: ns });
       try {
         const l = await store.lock("run", { owner: { tool: "delta" } });

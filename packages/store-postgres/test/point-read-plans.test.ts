@@ -10,6 +10,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { countingPool } from "./helpers/counting-pool.js";
 
 const started = startCluster();
 const STEPS = 2_000;
@@ -19,33 +20,6 @@ const STEPS = 2_000;
  */
 const PER_ROW_BLOCKS = 10;
 const FIXED_BLOCKS = 10;
-
-/** A pool that keeps the named point reads it sends (text and values), and can hold the step-index load back. */
-function recordingPool(url: string) {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  const sent: Array<{ name: string; text: string; values: unknown[] }> = [];
-  let gate: Promise<void> | null = null;
-  let open = (): void => undefined;
-  const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  (pool as { query: unknown }).query = async (...args: unknown[]) => {
-    const first = args[0] as string | { name?: string; text: string; values?: unknown[] };
-    if (typeof first !== "string" && first.name !== undefined && /^phasekit_read_/.test(first.name)) sent.push({ name: first.name, text: first.text, values: first.values ?? [] });
-    const text = typeof first === "string" ? first : first.text;
-    if (gate !== null && /FROM phasekit_steps WHERE namespace = \$1 AND slug = \$2(?! AND)/.test(text)) await gate;
-    return original(...args);
-  };
-  return {
-    pool,
-    sent,
-    hold(): void {
-      gate = new Promise((r) => (open = r));
-    },
-    release(): void {
-      open();
-      gate = null;
-    },
-  };
-}
 
 if (!started.ok) {
   describe.skip(`postgres point-read plans (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
@@ -86,7 +60,7 @@ if (!started.ok) {
       await admin.connect();
       // The adversary: tables never analyzed, as right after a long run was written.
       for (const t of ["phasekit_steps", "phasekit_artifacts"]) await admin.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`);
-      const rec = recordingPool(cluster.url);
+      const rec = countingPool(cluster.url);
       pools.push(rec.pool);
       const store = await openPostgresPlanStore({ pool: rec.pool, namespace: `plans-${randomUUID()}`, leaseMs: 60_000 });
       stores.push(store);
@@ -100,10 +74,10 @@ if (!started.ok) {
       const { rows } = await admin.query("SELECT count(*)::int AS n FROM pg_stat_user_tables WHERE relname IN ('phasekit_steps', 'phasekit_artifacts') AND (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL)");
       expect(rows[0].n).toBe(0);
 
-      rec.sent.length = 0; // the fill's own reads (each new step, before its index was in)
+      const from = rec.sent.length; // past the fill's own reads (each new step, before its index was in)
       const again = await store.lock("run", { owner: { tool: "plans" } });
       if (!again.ok) throw again.error;
-      rec.hold();
+      rec.holdIndexLoads();
       const cps = await again.lock.store.checkpoints("run", { now: () => new Date() });
       expect(await cps.record("s1500")).toMatchObject({ status: "completed" });
       rec.release();
@@ -111,10 +85,11 @@ if (!started.ok) {
       expect(await cps.step("s700", { i: 700 }, () => "ran again")).toMatchObject({ reused: true, output: { i: 700 } });
       await again.lock.release();
 
-      const names = rec.sent.map((s) => s.name);
-      expect(names).toEqual(["phasekit_read_step_chained", "phasekit_read_outputs_chained"]);
+      // The named point reads it sent.
+      const reads = rec.sent.slice(from).flatMap((s) => (s.name?.startsWith("phasekit_read_") ? [{ ...s, name: s.name }] : []));
+      expect(reads.map((s) => s.name)).toEqual(["phasekit_read_step_chained", "phasekit_read_outputs_chained"]);
       const measured: Array<{ statement: string; mode: string; blocks: number; bound: number }> = [];
-      for (const s of rec.sent) {
+      for (const s of reads) {
         const bound = PER_ROW_BLOCKS * (await rowsRead(s)) + FIXED_BLOCKS;
         for (const mode of ["force_custom_plan", "force_generic_plan"] as const) measured.push({ statement: s.name, mode, blocks: await blocks(s, mode), bound });
       }

@@ -14,22 +14,10 @@ import { runWorkflow } from "@phasekit/adapters-pi";
 import { storeRunFacts } from "../../adapters-pi/src/cli/store-runs.js";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { countingPool } from "./helpers/counting-pool.js";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
 
 const started = startCluster();
-
-/** A pool whose `query` calls are counted. */
-function countingPool(url: string): { pool: pg.Pool; texts: string[] } {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  const texts: string[] = [];
-  const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  (pool as { query: unknown }).query = async (...args: unknown[]) => {
-    const first = args[0] as string | { text: string };
-    texts.push(typeof first === "string" ? first : first.text);
-    return original(...args);
-  };
-  return { pool, texts };
-}
 
 if (!started.ok) {
   describe.skip(`postgres reader statements (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));

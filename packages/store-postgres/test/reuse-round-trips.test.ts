@@ -12,36 +12,9 @@ import type { CheckpointStore } from "@phasekit/adapters-pi";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { READ_AHEAD } from "../src/store/step-index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { countingPool, isIndexLoad } from "./helpers/counting-pool.js";
 
 const started = startCluster();
-
-/** A pool whose `query` calls are counted, and whose step-index loads can be held back until `release()`. */
-function countingPool(url: string) {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  const texts: string[] = [];
-  let gate: Promise<void> | null = null;
-  let open = (): void => undefined;
-  const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  (pool as { query: unknown }).query = async (...args: unknown[]) => {
-    const first = args[0] as string | { text: string };
-    const text = typeof first === "string" ? first : first.text;
-    texts.push(text);
-    // The index load is the one statement that reads every step record of the run at once.
-    if (gate !== null && /FROM phasekit_steps WHERE namespace = \$1 AND slug = \$2(?! AND)/.test(text)) await gate;
-    return original(...args);
-  };
-  return {
-    pool,
-    texts,
-    holdIndexLoads(): void {
-      gate = new Promise((r) => (open = r));
-    },
-    release(): void {
-      open();
-      gate = null;
-    },
-  };
-}
 
 if (!started.ok) {
   describe.skip(`postgres reuse round trips (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
@@ -159,8 +132,4 @@ if (!started.ok) {
       expect(await cps.step("s1", { i: 1 }, () => "back")).toMatchObject({ reused: false, reason: "input-changed", output: "back" });
     });
   });
-}
-
-function isIndexLoad(text: string): boolean {
-  return /FROM phasekit_(steps|commits) WHERE namespace = \$1 AND slug = \$2(?! AND)/.test(text);
 }

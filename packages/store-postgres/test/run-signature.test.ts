@@ -11,28 +11,16 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { countingPool } from "./helpers/counting-pool.js";
 
 const started = startCluster();
-
-/** A pool that remembers the last statement it was sent and its values. */
-function recordingPool(url: string): { pool: pg.Pool; last: () => { text: string; values: unknown[] } } {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  let last = { text: "", values: [] as unknown[] };
-  const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  (pool as { query: unknown }).query = async (...args: unknown[]) => {
-    const first = args[0] as string | { text: string; values?: unknown[] };
-    last = typeof first === "string" ? { text: first, values: (args[1] as unknown[]) ?? [] } : { text: first.text, values: first.values ?? (args[1] as unknown[]) ?? [] };
-    return original(...args);
-  };
-  return { pool, last: () => last };
-}
 
 if (!started.ok) {
   describe.skip(`postgres run signature (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
   const namespace = `sig-${randomUUID().slice(0, 8)}`;
-  const recorded = recordingPool(cluster.url);
+  const recorded = countingPool(cluster.url);
   const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
   let store!: PostgresPlanStore;
   afterAll(async () => {
@@ -141,7 +129,7 @@ if (!started.ok) {
       await admin.query("ANALYZE phasekit_steps");
       const after = await sig(slug);
       expect(after).not.toBe(before);
-      const { text, values } = recorded.last();
+      const { text, values } = recorded.sent.at(-1)!;
       const plan = (await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values)).rows[0]["QUERY PLAN"][0];
       expect(JSON.stringify(plan)).not.toContain("phasekit_steps");
       const pages = (n: Record<string, unknown>): number =>
