@@ -1,9 +1,9 @@
 /**
  * A follower that ends on a status its holder has just written still shows what the holder journals right after
  * it: runWorkflow writes the paused state, then journals `paused`, then lets go. A paused run whose holder is
- * alive has more coming, so a follower goes on looking until the holder lets go, and reads the journal once more
- * after that (a look reads the status and the journal at one instant), however long the holder takes. The
- * holder's line and its release are landed at a chosen holder check of the follower, not by a clock.
+ * alive has more coming, so a follower goes on looking until the holder lets go, however long it takes; a look
+ * judges the holder before it reads the status and the journal, so the look that finds it gone reads all it
+ * wrote. The holder's line and its release are landed at a chosen holder check of the follower, not by a clock.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFsPlanStore } from "../src/store/plan-store.js";
@@ -12,19 +12,19 @@ import { main } from "../src/cli/main.js";
 import { sampleMetadata } from "./helpers/metadata-fixtures.js";
 import { useTempRepos } from "./helpers/temp-repos.js";
 
-// Runs once, at the `at`-th holder check after the driver arms it (1: the moment after the first look's reading).
+// Runs once, at the `at`-th holder check after the driver arms it (1: the first look's, before it reads the run).
 const hook = vi.hoisted(() => ({ armed: null as null | (() => Promise<void>), at: 1 }));
-vi.mock(import("../src/cli/run-view.js"), async (original) => {
+vi.mock(import("../src/lock/liveness.js"), async (original) => {
   const m = await original();
   return {
     ...m,
-    holderLive: async (...a: Parameters<typeof m.holderLive>) => {
+    judgeLiveness: async (...a: Parameters<typeof m.judgeLiveness>) => {
       const run = hook.armed;
       if (run !== null && --hook.at === 0) {
         hook.armed = null;
         await run();
       }
-      return m.holderLive(...a);
+      return m.judgeLiveness(...a);
     },
   };
 });
@@ -83,9 +83,9 @@ async function followed(repoRoot: string, slug: string): Promise<{ code: number;
 
 const controls = (events: Awaited<ReturnType<typeof watched>>) => events.filter((e) => e.type === "control").map((e) => (e.type === "control" ? e.event : ""));
 
-// 1: the holder journals and lets go right after the look that saw the paused state; 3: it is slower than two
-// looks of the follower (each one interval apart), still holding the run paused meanwhile.
-describe.each([1, 3])("a follower ending on a paused state, its holder's line and release at holder check %i", (at) => {
+// 1: the holder journals and lets go before the first look reads the run; 2: right after the look that saw the
+// paused state (its holder alive); 3: it is slower than two looks of the follower, still holding the run paused.
+describe.each([1, 2, 3])("a follower ending on a paused state, its holder's line and release at holder check %i", (at) => {
   it("watchRun yields the `paused` its holder journals, then ends", async () => {
     const repoRoot = repo();
     const run = await pausedRun(repoRoot, "p");

@@ -108,7 +108,7 @@ export interface RunRead extends Omit<RunDetail, "steps">, Omit<OpenHistory, "re
   location: RunLocation;
   /** The run's steps in history order, each one's record made when asked (none when `stepsError` says why). */
   steps: StepList;
-  /** The run's holder is alive: a started step is in flight. */
+  /** The run's holder is alive (judged before the rest is read): a started step is in flight, more may come. */
   live: boolean;
   /** The run's journal (only its entries past seq `after`, when given), from the same opening. */
   journal(after?: number): Promise<JournalEntry[]>;

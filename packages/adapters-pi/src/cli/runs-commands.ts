@@ -8,7 +8,7 @@ import { journalLine, journalSentences, type SentenceCarry } from "./journal-tex
 import type { RunLocation } from "../run/target.js";
 import { CliFailure, EXIT, fail, JSON_SCHEMAS, plainMessage, printJson, usage, type CliIo } from "./io.js";
 import { stepPayload } from "./history-view.js";
-import { holderLive, listRuns, locateRun, runDetail, runJournal, followVerdict, withRunRead, type Roots, type RunDetail, type RunSummary } from "./run-view.js";
+import { listRuns, locateRun, runDetail, runJournal, followVerdict, withRunRead, type Roots, type RunDetail, type RunSummary } from "./run-view.js";
 import { loadDefinitionFolders } from "../definitions/folders.js";
 import { readPinIn } from "../run/definitions-pin.js";
 import { budgetLine, budgetView, type BudgetView } from "./budget-view.js";
@@ -87,20 +87,15 @@ export function registerRunCommands(program: Command, io: CliIo): void {
       // An unreadable state ends the follow only when a second look agrees and no live holder may be mid-write.
       let unreadableLooks = 0;
       while (o.follow === true) {
-        // One reading of the run per look: its summary and the entries past the last one printed.
-        const detail = await withRunRead(c.roots, c.roots.store === undefined ? location.runDir : location.slug, io.now().getTime(), async (r) => ({ summary: r.summary, journal: await r.journal(seen) }));
+        // One reading of the run per look: its holder, then its summary and the entries past the last one printed.
+        // A holder gone at that check journaled all it will before the reads (withRunRead): nothing to read again.
+        const detail = await withRunRead(c.roots, c.roots.store === undefined ? location.runDir : location.slug, io.now().getTime(), async (r) => ({ summary: r.summary, live: r.live, journal: await r.journal(seen) }));
         print(detail.journal);
-        const live = await holderLive(c.roots, location);
         const unreadable = detail.summary.error;
-        const next = followVerdict(unreadableLooks, detail.summary, live);
+        const next = followVerdict(unreadableLooks, detail.summary, detail.live);
         unreadableLooks = next.unreadableLooks;
         if (next.verdict === "unreadable" && unreadable !== null) throw new CliFailure({ code: unreadable.code, message: `run ${location.slug} cannot be followed: ${plainMessage(unreadable.message)}` }, EXIT.failed);
-        if (next.verdict === "ended") {
-          // No live holder at the check after the look: the lines it journaled before letting go (`paused` after
-          // the paused state) are read once more, after the check.
-          print(await runJournal(location, c.roots, seen));
-          break;
-        }
+        if (next.verdict === "ended") break;
         await new Promise((r) => setTimeout(r, o.interval));
       }
     });

@@ -12,7 +12,7 @@ import type { BudgetUsage } from "@phasekit/core";
 import { budgetSpentIn, type BudgetSpent } from "./budget-view.js";
 import { journalSentences, type SentenceCarry } from "./journal-text.js";
 import { kindOf } from "./run-timeline.js";
-import { detailOf, holderLive, locateRun, runJournal, followVerdict, withRunRead, type Roots, type RunDetail, type ShownStatus, type StepView } from "./run-view.js";
+import { detailOf, locateRun, followVerdict, withRunRead, type Roots, type RunDetail, type ShownStatus, type StepView } from "./run-view.js";
 import { workflowError } from "@phasekit/core";
 
 /** Where the run is and how to watch it. */
@@ -76,7 +76,7 @@ export async function* watchRun(target: string, options: WatchRunOptions): Async
   let unreadableLooks = 0;
   const carry: SentenceCarry = {};
   while (options.signal?.aborted !== true) {
-    const { detail, spent, journal } = await look(roots, ref, seenSeq);
+    const { detail, live, spent, journal } = await look(roots, ref, seenSeq);
     const fresh: RunEvent[] = [...journalEvents(journal, carry), ...stepEvents(detail.steps, shownSteps)];
     if (spent !== null && JSON.stringify(spent.used) !== shownBudget) {
       shownBudget = JSON.stringify(spent.used);
@@ -92,15 +92,12 @@ export async function* watchRun(target: string, options: WatchRunOptions): Async
       shownStatus = status;
       yield { type: "status", at: s.updatedAt ?? new Date().toISOString(), status: s.status, phase: s.phase, reason };
     }
-    const live = await holderLive(roots, location);
     const next = followVerdict(unreadableLooks, s, live);
     unreadableLooks = next.unreadableLooks;
     if (next.verdict === "unreadable" && s.error !== null) throw workflowError("watch", s.error.code as "CORRUPT_FILE", `run ${location.slug} cannot be watched: ${s.error.message}`, { file: location.runDir });
     if (next.verdict === "ended") {
-      // Ended: no live holder at the check after this look, which read the status and the journal at one instant.
-      // A holder journals its last lines (`paused` after the paused state) before it lets go: one more read,
-      // after the check, takes them.
-      yield* journalEvents(await runJournal(location, roots, seenSeq).catch(() => [] as JournalEntry[]), carry);
+      // No live holder at this look's check, made before its reads (withRunRead): the holder journaled its last
+      // lines (`paused` after the paused state) before it let go, so this look read them.
       yield { type: "end", at: new Date().toISOString(), status: s.status };
       return;
     }
@@ -114,9 +111,10 @@ export async function* watchRun(target: string, options: WatchRunOptions): Async
  * this reader does not look yet, docs/gates.md) and the journal entries past seq `after`. A damaged journal
  * leaves the steps and the status watchable, as on the timeline.
  */
-async function look(roots: Roots, ref: string, after: number): Promise<{ detail: RunDetail; spent: BudgetSpent | null; journal: JournalEntry[] }> {
+async function look(roots: Roots, ref: string, after: number): Promise<{ detail: RunDetail; live: boolean; spent: BudgetSpent | null; journal: JournalEntry[] }> {
   return withRunRead(roots, ref, Date.now(), async (r) => ({
     detail: detailOf(r),
+    live: r.live,
     spent: r.log === undefined ? null : await budgetSpentIn(r.log).catch(() => null),
     journal: await r.journal(after).catch(() => [] as JournalEntry[]),
   }));
