@@ -9,7 +9,7 @@ import type { LogParts } from "./log-parts.js";
 import { corrupt, encodeLine } from "./format.js";
 import { applyDelta, parseDelta, smallDelta } from "./state-delta.js";
 import { archivedRecords } from "./archive.js";
-import { noteState, type RunIndex, type ValueLocation } from "./run-index.js";
+import { noteState, type EventEntry, type RunIndex, type ValueLocation } from "./run-index.js";
 import type { ValueFiles } from "./values.js";
 import type { RecordPlace } from "../../engine/commit-record.js";
 
@@ -92,11 +92,14 @@ export function readStateValue(values: ValueFiles, loc: ValueLocation, previous:
   }
 }
 
+/** The entries of every event named `name` in `index`, its archive's (archive.ts) first, oldest first. */
+function* eventsNamed(index: RunIndex, values: ValueFiles, name: string): Generator<EventEntry> {
+  for (const list of [archivedRecords(index, values).events, index.events]) for (const ev of list) if (ev.name === name) yield ev;
+}
+
 /** The data of every event named `name` in `index`, oldest first (an event whose data cannot be read: null). */
 export function eventsOf(index: RunIndex, values: ValueFiles, name: string): JsonValue[] {
-  const out: JsonValue[] = [];
-  for (const list of [archivedRecords(index, values).events, index.events]) for (const ev of list) if (ev.name === name) out.push(eventValue(values, ev.data));
-  return out;
+  return Array.from(eventsNamed(index, values, name), (ev) => eventValue(values, ev.data));
 }
 
 /** An event's data with where it lies: its value's file and byte (its history position when it has no value). */
@@ -108,15 +111,10 @@ export interface PlacedEvent {
 
 /** `eventsOf`, each with its place, for readers that name a damaged record (engine/commit-record.ts); `dir`: the log's folder. */
 export function placedEventsOf(index: RunIndex, values: ValueFiles, name: string, dir: string): PlacedEvent[] {
-  const out: PlacedEvent[] = [];
-  for (const list of [archivedRecords(index, values).events, index.events]) {
-    for (const ev of list) {
-      if (ev.name !== name) continue;
-      const data = eventValue(values, ev.data);
-      out.push(ev.data === undefined ? { data, file: dir, place: { entry: ev.pos } } : { data, file: ev.data.file, place: { offset: ev.data.offset } });
-    }
-  }
-  return out;
+  return Array.from(eventsNamed(index, values, name), (ev): PlacedEvent => {
+    const data = eventValue(values, ev.data);
+    return ev.data === undefined ? { data, file: dir, place: { entry: ev.pos } } : { data, file: ev.data.file, place: { offset: ev.data.offset } };
+  });
 }
 
 /** An event's data; one whose bytes cannot be read or are no JSON is null. */
