@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFsPlanStore } from "../src/store/plan-store.js";
 import { watchRun } from "../src/cli/watch-run.js";
+import { listRuns } from "../src/cli/run-view.js";
 import { sampleMetadata } from "./helpers/metadata-fixtures.js";
 import { useTempRepos } from "./helpers/temp-repos.js";
 
@@ -35,6 +36,41 @@ const open = new Set<() => Promise<void>>();
 afterEach(async () => {
   hook.armed = null;
   for (const close of [...open]) await close();
+});
+
+/** A run held by this process and written running; `pause` writes it paused and lets go, as runWorkflow does. */
+async function heldRun(repoRoot: string, slug: string) {
+  const store = createFsPlanStore({ repoRoot });
+  const l = await store.lock(slug, { owner: { tool: "driver" } });
+  if (!l.ok) throw l.error;
+  const via = l.lock.store ?? store;
+  const w1 = await via.writeMetadata(slug, sampleMetadata(slug, 0), null);
+  if (!w1.ok) throw w1.error;
+  const close = async () => {
+    open.delete(close);
+    await l.lock.release();
+    await store.close();
+  };
+  open.add(close);
+  return {
+    async pause() {
+      const w2 = await via.writeMetadata(slug, { ...sampleMetadata(slug, 1), status: "paused" }, w1.metadata.generation);
+      if (!w2.ok) throw w2.error;
+      await close();
+    },
+  };
+}
+
+describe("a holder that pauses and lets go while a list reads the runs", () => {
+  it("listRuns shows the run paused, not crashed", async () => {
+    const repoRoot = repo();
+    const run = await heldRun(repoRoot, "listed");
+    // The list reads every state first, then each holder: the holder pauses and lets go in between.
+    hook.armed = () => run.pause();
+    const runs = await listRuns({ repoRoot }, Date.now());
+    expect(hook.armed).toBe(null);
+    expect(runs.map((r) => [r.id, r.status])).toEqual([["listed", "paused"]]);
+  });
 });
 
 describe("a holder that pauses and lets go during a look", () => {

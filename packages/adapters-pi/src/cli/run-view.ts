@@ -16,7 +16,7 @@ import { readLegacyJournal, renderJournal } from "../store/journal-view.js";
 import { readMetadataWithLog } from "../store/log-metadata.js";
 import { readRunLog, type RunLogView } from "../store/run-log/reader.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
-import { METADATA_FILE } from "../store/plan-store-port.js";
+import { METADATA_FILE, type PlanRunEntry } from "../store/plan-store-port.js";
 import { settle } from "../store/settle.js";
 import { listOfRecords, stepsIn, storeSteps, type OpenHistory, type StepList } from "./history-view.js";
 import { lockOfFolder, lockOfLease, readError, shownOrder, summarize, viewStep } from "./run-summary.js";
@@ -64,9 +64,10 @@ export async function listRuns(roots: Roots, nowMs: number): Promise<RunSummary[
   const store = storeOf(roots);
   try {
     const out: RunSummary[] = [];
-    for (const entry of await store.list()) {
-      const runDir = path.join(store.planRoot, entry.slug);
+    for (const listed of await store.list()) {
+      const runDir = path.join(store.planRoot, listed.slug);
       const lock = await judgeLiveness(runDir).then(lockOfFolder, () => null);
+      const entry = await settledEntry(store, listed, lock);
       const facts = await readRunSteps(runDir).then(stepFacts, () => null);
       out.push(summarize(entry.slug, runDir, entry.ok ? entry.metadata : null, entry.ok ? null : entry.error, lock, nowMs, facts));
     }
@@ -83,10 +84,23 @@ function newestFirst(runs: RunSummary[]): RunSummary[] {
 /** `listRuns` on a store named by URL: the same summaries, liveness by the store's lease. */
 async function listStoreRuns(store: PlanStore, nowMs: number): Promise<RunSummary[]> {
   const out: RunSummary[] = [];
-  for (const f of await storeRunFacts(store)) {
-    out.push(summarize(f.slug, await store.runDir(f.slug), f.ok ? f.metadata : null, f.ok ? null : f.error, lockOfLease(f.lease), nowMs, f.steps));
+  for (const listed of await storeRunFacts(store)) {
+    const lock = lockOfLease(listed.lease);
+    const f = await settledEntry(store, listed, lock);
+    out.push(summarize(f.slug, await store.runDir(f.slug), f.ok ? f.metadata : null, f.ok ? null : f.error, lock, nowMs, listed.steps));
   }
   return newestFirst(out);
+}
+
+/**
+ * A listed run's state as of its holder's check: a list reads every state before it judges each holder, so a
+ * `running` state whose holder is gone at the check is read again (the holder may have written `paused` and let
+ * go in between; shown as read, it said `crashed`). `withRunRead` judges first instead.
+ */
+async function settledEntry<E extends PlanRunEntry>(store: PlanStore, entry: E, lock: ReturnType<typeof lockOfLease> | null): Promise<E | PlanRunEntry> {
+  if (!entry.ok || entry.metadata?.status !== "running" || lock?.verdict === "live") return entry;
+  const again = await store.readMetadata(entry.slug).catch(() => null);
+  return again === null ? entry : again.ok ? { slug: entry.slug, ok: true, metadata: again.metadata } : { slug: entry.slug, ok: false, error: again.error };
 }
 
 /** The detail of one run; `opened`: its plan folder's history already open (the caller closes it), read for the steps. */
