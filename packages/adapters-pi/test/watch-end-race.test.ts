@@ -76,26 +76,10 @@ describe("a holder that pauses and lets go while a list reads the runs", () => {
 describe("a holder that pauses and lets go during a look", () => {
   it("watchRun ends paused, not crashed", async () => {
     const repoRoot = repo();
-    const slug = "race";
-    const store = createFsPlanStore({ repoRoot });
-    const l = await store.lock(slug, { owner: { tool: "driver" } });
-    if (!l.ok) throw l.error;
-    const via = l.lock.store ?? store;
-    const w1 = await via.writeMetadata(slug, sampleMetadata(slug, 0), null);
-    if (!w1.ok) throw w1.error;
-    const close = async () => {
-      open.delete(close);
-      await l.lock.release();
-      await store.close();
-    };
-    open.add(close);
-    const iterator = watchRun(slug, { repoRoot, intervalMs: 1 });
+    const run = await heldRun(repoRoot, "race");
+    const iterator = watchRun("race", { repoRoot, intervalMs: 1 });
     // The holder writes `paused` and lets go at the first liveness check the watcher makes (inside its first look).
-    hook.armed = async () => {
-      const w2 = await via.writeMetadata(slug, { ...sampleMetadata(slug, 1), status: "paused" }, w1.metadata.generation);
-      if (!w2.ok) throw w2.error;
-      await close();
-    };
+    hook.armed = () => run.pause();
     const events = [];
     for await (const e of iterator) events.push(e);
     expect(hook.armed).toBe(null);
