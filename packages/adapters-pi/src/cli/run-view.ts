@@ -14,7 +14,7 @@ import { checkStoredOutput, readRunSteps, stepFacts } from "../store/run-steps.j
 import { journalAfter, type JournalEntry } from "../store/journal.js";
 import { readLegacyJournal, renderJournal } from "../store/journal-view.js";
 import { readMetadataWithLog } from "../store/log-metadata.js";
-import { readRunLog, type RunLogView } from "../store/run-log/reader.js";
+import { readRunLog } from "../store/run-log/reader.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
 import { METADATA_FILE, type PlanRunEntry } from "../store/plan-store-port.js";
 import { settle } from "../store/settle.js";
@@ -103,9 +103,9 @@ async function settledEntry<E extends PlanRunEntry>(store: PlanStore, entry: E, 
   return again === null ? entry : again.ok ? { slug: entry.slug, ok: true, metadata: again.metadata } : { slug: entry.slug, ok: false, error: again.error };
 }
 
-/** The detail of one run; `opened`: its plan folder's history already open (the caller closes it), read for the steps. */
-export async function runDetail(roots: Roots, target: string, nowMs: number, opened?: RunLogView | null): Promise<RunDetail> {
-  return withRunRead(roots, target, nowMs, async (r) => detailOf(r), opened);
+/** The detail of one run. */
+export async function runDetail(roots: Roots, target: string, nowMs: number): Promise<RunDetail> {
+  return withRunRead(roots, target, nowMs, async (r) => detailOf(r));
 }
 
 /** The detail a reading of a run gives (its steps in the order shown). */
@@ -129,10 +129,10 @@ export interface RunRead extends Omit<RunDetail, "steps">, Omit<OpenHistory, "re
 }
 
 /**
- * Reads run `target` once for `fn` (a plan folder's history opened once, closed after; `opened`: the caller's,
- * left open). A history that cannot be opened leaves its metadata, steps and journal unreadable, each saying why.
+ * Reads run `target` once for `fn` (a plan folder's history opened once, closed after). A history that cannot be
+ * opened leaves its metadata, steps and journal unreadable, each saying why.
  */
-export async function withRunRead<T>(roots: Roots, target: string, nowMs: number, fn: (r: RunRead) => Promise<T>, opened?: RunLogView | null): Promise<T> {
+export async function withRunRead<T>(roots: Roots, target: string, nowMs: number, fn: (r: RunRead) => Promise<T>): Promise<T> {
   if (roots.store !== undefined) return fn(await storeRunRead(await storeAt(roots.store, roots.repoRoot), target, nowMs));
   const location = await locateRun(roots, target);
   const { runDir } = location;
@@ -140,7 +140,7 @@ export async function withRunRead<T>(roots: Roots, target: string, nowMs: number
   // may write after it (the next look reads that). Judged after, a holder that wrote `paused` and let go between
   // the two reads showed its run `crashed` (a `running` read, no holder), and a follower ended on that word.
   const lock = lockOfFolder(await judgeLiveness(runDir));
-  const open = opened !== undefined ? { ok: true as const, view: opened } : await readRunLog(runDir).then((view) => ({ ok: true as const, view }), (error: unknown) => ({ ok: false as const, error }));
+  const open = await readRunLog(runDir).then((view) => ({ ok: true as const, view }), (error: unknown) => ({ ok: false as const, error }));
   const view = open.ok ? open.view : null;
   try {
     const read = await settle(async () => {
@@ -159,7 +159,7 @@ export async function withRunRead<T>(roots: Roots, target: string, nowMs: number
       }),
     );
   } finally {
-    if (opened === undefined) view?.close();
+    view?.close();
   }
 }
 
