@@ -27,7 +27,7 @@ export type { Fingerprint } from "./engine/fingerprint.js";
 export { assertPlainJson } from "./io/plain-json.js";
 export { canonicalJson } from "./io/canonical-json.js";
 export { serializeWorkflowMetadata, buildDocument, validateMetadata, slugMismatch } from "./store/metadata.js";
-export { checkJournalAppend, journalAfter } from "./store/journal.js";
+export { checkJournalAppend, journalAfter, METADATA_EVENT } from "./store/journal.js";
 export { workflowMetadataSchema, WORKFLOW_METADATA_VERSION } from "./store/metadata-schema.js";
 export { approvalMismatch, newControlRequest, parseControlRequest, withdrawRefusal } from "./store/control-signals.js";
 export { controlRefusal } from "./store/control-fs.js";

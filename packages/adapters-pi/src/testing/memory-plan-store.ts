@@ -6,7 +6,7 @@
  * runs (another process, in effect).
  */
 import { workflowError, type WorkflowError } from "@phasekit/core";
-import { checkJournalAppend, journalAfter, type JournalAppend, type JournalEntry } from "../store/journal.js";
+import { checkJournalAppend, journalAfter, METADATA_EVENT, type JournalAppend, type JournalEntry } from "../store/journal.js";
 import { validateSlug } from "../io/plan-paths.js";
 import type { PlanRunEntry, PlanStore, StoreLock } from "../store/plan-store.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
@@ -127,7 +127,7 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
       const built = buildDocument(`memory:${slug}`, next, (expectedGeneration ?? 0) + 1);
       if (!built.ok) return built;
       run.text = built.text;
-      run.journal.push({ seq: run.journal.length + 1, generation: built.metadata.generation, at: built.metadata.updatedAt, event: "metadata", data: built.metadata });
+      run.journal.push({ seq: run.journal.length + 1, generation: built.metadata.generation, at: built.metadata.updatedAt, event: METADATA_EVENT, data: built.metadata });
       return { ok: true as const, metadata: built.metadata };
     });
   // A journal line is a history entry: fenced like every other write of the run.

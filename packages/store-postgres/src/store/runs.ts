@@ -1,13 +1,12 @@
 /** Metadata (compare-and-set by generation) and the journal, each write fenced by the holder's epoch. */
 import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
-import { buildDocument, checkJournalAppend, validateMetadata } from "@phasekit/adapters-pi/store-kit";
+import { buildDocument, checkJournalAppend, METADATA_EVENT, validateMetadata } from "@phasekit/adapters-pi/store-kit";
 import { type JournalAppend, type JournalEntry, type JournalReadResult, type ReadMetadataResult, type WorkflowMetadata, type WorkflowMetadataInput } from "@phasekit/adapters-pi";
 import { fencedWrite, fenceParams, fenceSql, query, type Db, type Fence } from "../db/db.js";
 import { isTerminatedConnection, lockLost, locked, storeError } from "../db/errors.js";
 import { storableJson } from "../db/storable.js";
 
 const SCOPE = "store-postgres";
-const METADATA_EVENT = "metadata";
 
 /** The label a run is known by in errors (`postgres:<namespace>/<slug>`). */
 export function runLabel(db: Db, slug: string): string {
