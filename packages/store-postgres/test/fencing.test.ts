@@ -4,6 +4,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
 import { migrate, MIGRATIONS, openPostgresPlanStore, SCHEMA_VERSION, type PostgresPlanStore } from "../src/index.js";
+import { STEP_WRITES } from "../src/store/step-writes.js";
 import { startCluster } from "./helpers/cluster.js";
 
 const started = startCluster();
@@ -181,14 +182,21 @@ if (!started.ok) {
     it("a `started` record that reaches the table after its step's completion never replaces it", async () => {
       const ns = `o-${randomUUID()}`;
       const pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
-      // Holds back every asynchronous-commit statement (the `started` write) so the completion lands first.
+      // Holds back every asynchronous-commit statement (the `started` write) until the test lets it go, so the
+      // completion lands first; says when the completion has landed.
+      let letStartedGo!: () => void;
+      const startedHeld = new Promise<void>((r) => (letStartedGo = r));
+      let completionLanded!: () => void;
+      const landed = new Promise<void>((r) => (completionLanded = r));
       const slow = new Proxy(pool, {
         get(target, key) {
           if (key === "query") {
             return (q: unknown, values?: unknown) => {
               const text = typeof q === "string" ? q : (q as { text?: string }).text;
               const run = () => target.query(q as never, values as never);
-              return text?.includes("synchronous_commit', 'off'") ? new Promise((r) => setTimeout(r, 300)).then(run) : run();
+              if (text?.includes("synchronous_commit', 'off'")) return startedHeld.then(run);
+              if ((q as { name?: string }).name === STEP_WRITES.completed.name) return run().then((r: unknown) => (completionLanded(), r));
+              return run();
             };
           }
           const v = Reflect.get(target, key, target) as unknown;
@@ -201,14 +209,20 @@ if (!started.ok) {
         if (!l.ok) throw l.error;
         await s.writeMetadata("run", sampleMetadata("run", 0), null);
         const cps = await s.checkpoints("run", { now: () => new Date() });
-        const t0 = Date.now();
         // A body that takes a turn of the event loop: its `started` record is sent meanwhile (a body that ends
         // within its first turn sends none; its completion carries the attempt).
         const body = async () => (await new Promise((r) => setImmediate(r)), { v: 1 });
-        expect(await cps.step("s", { x: 1 }, body)).toMatchObject({ reused: false, record: { status: "completed" } });
-        expect(Date.now() - t0).toBeGreaterThanOrEqual(290); // the step waited for the late `started` acknowledgement
-        const rows = await admin.query<{ status: string }>("SELECT record->>'status' AS status FROM phasekit_steps WHERE namespace = $1", [ns]);
-        expect(rows.rows).toEqual([{ status: "completed" }]);
+        let settled = false;
+        const step = cps.step("s", { x: 1 }, body).finally(() => (settled = true));
+        await landed;
+        await new Promise((r) => setImmediate(r));
+        // The completion is in, and the step still waits for its late `started` acknowledgement.
+        expect(settled).toBe(false);
+        const status = async () => (await admin.query<{ status: string }>("SELECT record->>'status' AS status FROM phasekit_steps WHERE namespace = $1", [ns])).rows;
+        expect(await status()).toEqual([{ status: "completed" }]);
+        letStartedGo();
+        expect(await step).toMatchObject({ reused: false, record: { status: "completed" } });
+        expect(await status()).toEqual([{ status: "completed" }]);
         const again = await (await s.checkpoints("run", { now: () => new Date() })).step("s", { x: 1 }, () => ({ v: 2 }));
         expect(again).toMatchObject({ reused: true, output: { v: 1 } });
         await l.lock.release();
