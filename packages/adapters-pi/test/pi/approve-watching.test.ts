@@ -8,10 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { resultText } from "./helpers/fake-pi.js";
-import { loadExtension, tempProject } from "./helpers/setup.js";
-
-// Waits end on the event; the bound only keeps a loaded CI machine from failing a slow one.
-const WAIT = { timeout: 30_000, interval: 10 };
+import { loadExtension, tempProject, WAIT } from "./helpers/setup.js";
 
 let project: ReturnType<typeof tempProject>;
 beforeEach(() => {

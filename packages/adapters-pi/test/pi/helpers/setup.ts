@@ -31,6 +31,9 @@ export function useTempProject(): ReturnType<typeof tempProject> {
 /** The extension's options for a run with a plan folder (`plans/` in the project): its history is the record. */
 export const WITH_PLANS = { options: { planRoot: "plans" } };
 
+/** vi.waitFor's options for a wait on the fake host: it ends on the event; the bound only keeps a loaded CI machine from failing a slow one. */
+export const WAIT = { timeout: 30_000, interval: 10 };
+
 /** The end of an assistant turn that called no tool. */
 export const endTurn = (pi: FakePi) => pi.emit("turn_end", { message: { role: "assistant", content: [] }, toolResults: [] } as never);
 
