@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LockOwner, ReleasePlanLockOutcome, StoreLock } from "@phasekit/adapters-pi";
-import { refreshClock, sinceRefresh, type RefreshStamp } from "@phasekit/adapters-pi/store-kit";
+import { refreshClock, refreshOverdue, type RefreshStamp } from "@phasekit/adapters-pi/store-kit";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { query, type Db, type LeaseGuard } from "../db/db.js";
 import { isConnectionError, locked, storeError } from "../db/errors.js";
@@ -77,7 +77,7 @@ export async function acquireLease(db: Db, heartbeat: HeartbeatConnection, slug:
 
 function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch: number, token: string, leaseMs: number, since: RefreshStamp, onReleased: () => void): Lease {
   const controller = new AbortController();
-  // When the last renewal that landed was sent, on both clocks (the fs lock's rule, sinceRefresh: a suspend stops
+  // When the last renewal that landed was sent, on both clocks (the fs lock's rule, refreshOverdue: a suspend stops
   // the monotonic one): the row's lease runs at least leaseMs from then.
   let lastConfirmed = since;
   let stopped = false;
@@ -130,11 +130,11 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
       }
       if (outcome === "taken") return taken();
       // Lateness alone is no loss: only failures past the lease (at least two, so one late try never decides).
-      if (failures >= 1 && sinceRefresh(lastConfirmed) > leaseMs) return unconfirmed(outcome, error);
+      if (failures >= 1 && refreshOverdue(lastConfirmed, leaseMs)) return unconfirmed(outcome, error);
       await sleep(Math.max(20, Math.min(100, leaseMs / 10)));
     }
   };
-  const fresh = (): boolean => !controller.signal.aborted && !stopped && !released && sinceRefresh(lastConfirmed) <= leaseMs;
+  const fresh = (): boolean => !controller.signal.aborted && !stopped && !released && !refreshOverdue(lastConfirmed, leaseMs);
   const confirm = (): Promise<boolean> => {
     if (controller.signal.aborted) return Promise.resolve(false);
     inFlight ??= renewal().finally(() => (inFlight = undefined));
