@@ -69,6 +69,9 @@ describe("pageOfSteps", () => {
           const grownOrder = shownOrder(grown).map((i) => (grown[i] as StepRecord).stepId);
           expect(grownOrder.slice(0, order.length)).toEqual(order);
           const from = order.indexOf((shown[0] as StepRecord).stepId);
+          // A page has a cursor on each side with steps there (the cases below are checked whenever one is).
+          expect(page.before === null).toBe(from === 0);
+          expect(page.after === null).toBe(from + shown.length === order.length);
           if (page.before !== null) expect(ids(pageOfSteps(listOfRecords(grown), { limit, before: page.before }).shown)).toEqual(order.slice(Math.max(0, from - limit), from));
           if (page.after !== null) expect(ids(pageOfSteps(listOfRecords(grown), { limit, after: page.after }).shown)).toEqual(grownOrder.slice(from + shown.length, from + shown.length + limit));
         },
