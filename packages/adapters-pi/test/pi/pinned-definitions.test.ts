@@ -83,7 +83,10 @@ describe("the pin lives with the run (its plan folder), not only in the session 
     insertLint();
     first.selectAnswers.push("Move to the new definitions (same phase)");
     await first.emit("session_tree", {});
-    await vi.waitFor(() => expect(first.statuses.at(-1)).toBe("Ship a change > Check [2/3] > 🧪 Test [2/3]"), WAIT);
+    // The notice comes after the move is committed and its pin recorded in the run's history (the status shows the
+    // move before the pin is written: waiting on it let the next session read the older pin now and then).
+    await vi.waitFor(() => expect(first.notices.some((n) => n.text.includes("run00001 moved to the new definitions"))).toBe(true), WAIT);
+    expect(first.statuses.at(-1)).toBe("Ship a change > Check [2/3] > 🧪 Test [2/3]");
     await first.emit("session_shutdown", {});
     // The lint phase goes away again: the run (pinned to the moved-to definitions) is asked, and keeps them.
     const yaml = path.join(project.workflows, "check", "workflow.yaml");
