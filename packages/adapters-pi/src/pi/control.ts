@@ -14,6 +14,20 @@ import type { Runtime } from "./runtime.js";
  */
 export type Honoured = "paused" | "stopped" | "lost" | undefined;
 
+// Only a pause is taken before it is acted on (control-requests.ts `takeRequest`), so only a pause can be lost.
+const LOST_PAUSE =
+  "The user asked from outside this session to pause the workflow, but this session no longer holds the run and the pause could not be handed on to the run's next holder: this pause request did not take effect";
+
+/**
+ * The model's words for a `lost` pause, wherever it is found: a workflow_step call (which then did nothing) or a
+ * prompt (which then gets these words instead of the running phase's context). Never "paused", never "running".
+ */
+export function lostPauseText(where: "step" | "prompt"): string {
+  return where === "step"
+    ? `${LOST_PAUSE}, and this workflow_step call did nothing. The user has been told. Stop and wait for the user; do not call workflow_step until they say how to go on.`
+    : `${LOST_PAUSE}. The user has been told. Reply to the user, but do not call workflow_step until they say how to go on.`;
+}
+
 /** Honours the held run's pending request, if any. */
 export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Promise<Honoured> {
   // Every step boundary passes here first: the run's claim from session_start has to be settled (held, or driven

@@ -9,7 +9,7 @@ import type { Continuation, RunEnd } from "./continuation.js";
 import type { PiApi, PiContext } from "./host.js";
 import { MESSAGE, type Runtime } from "./runtime.js";
 import { endAnnouncedOnBranch } from "./session-entries.js";
-import { honourControl } from "./control.js";
+import { honourControl, lostPauseText } from "./control.js";
 import { checkPinned } from "./pinned-definitions.js";
 
 function refresh(rt: Runtime, ctx: PiContext): void {
@@ -122,10 +122,13 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
   });
   pi.on("before_agent_start", async (_e, ctx) => {
     cont.cancel(ctx.ui);
-    await honourControl(rt, ctx);
+    const honoured = await honourControl(rt, ctx);
     const a = active(rt.state, rt.registry);
     if (a === null || a.state.status !== "running") return undefined;
     rt.contextGivenFor = contextKey(a.state);
+    // A pause lost at this prompt: the model learns that instead of the phase to go on with (turn_end adds
+    // nothing either, the context counts as given); the restart note waits for the next context.
+    if (honoured === "lost") return { message: { customType: MESSAGE.context, content: lostPauseText("prompt"), display: false } };
     const note = restarted && a.state.globalStepCount > 0 ? "\n\n(pi was restarted. This is the workflow's current state; an earlier workflow_step call shown without a result did take effect.)" : "";
     restarted = false;
     return { message: { customType: MESSAGE.context, content: contextPrompt(a, ctx.sessionManager.getBranch()) + note, display: false } };

@@ -7,7 +7,7 @@
 import { active, contextPrompt, move, stepResultLine, type WorkflowState } from "./core-bridge.js";
 import type { PiContext, PiToolDefinition, PiToolResult } from "./host.js";
 import type { Continuation } from "./continuation.js";
-import { honourControl } from "./control.js";
+import { honourControl, lostPauseText } from "./control.js";
 import type { Runtime } from "./runtime.js";
 import { SUMMARY_ENTRY, summariesOf } from "./session-entries.js";
 import { stepCallComponent, stepResultComponent } from "./renderers.js";
@@ -40,10 +40,6 @@ function text(t: string, details: Record<string, unknown> = {}): PiToolResult {
   return { content: [{ type: "text", text: t }], details };
 }
 
-// Only a pause is taken before it is acted on (control-requests.ts `takeRequest`), so only a pause can be lost.
-const LOST_PAUSE =
-  "The user asked from outside this session to pause the workflow, but this session no longer holds the run and the pause could not be handed on to the run's next holder: this pause request did not take effect, and this workflow_step call did nothing. The user has been told. Stop and wait for the user; do not call workflow_step until they say how to go on.";
-
 /** Builds the tool definition. */
 export function createStepTool(rt: Runtime, cont: Continuation): PiToolDefinition {
   return {
@@ -66,7 +62,7 @@ export function createStepTool(rt: Runtime, cont: Continuation): PiToolDefinitio
       const honoured = await honourControl(rt, ctx);
       if (honoured === "stopped") return text(`The user stopped the workflow from outside this session; it is cancelled. Stop working on it.`, { status: "cancelled" });
       if (honoured === "paused") return text(`The user paused the workflow from outside this session. Stop and wait for the user; do not call workflow_step until they resume it.`, { status: "paused" });
-      if (honoured === "lost") return text(LOST_PAUSE, { status: rt.state?.status });
+      if (honoured === "lost") return text(lostPauseText("step"), { status: rt.state?.status });
       return runAction(rt, action as Action, summary, ctx);
     },
     renderCall: (args, theme) => stepCallComponent(args, theme),

@@ -2,7 +2,8 @@
  * The pi extension as a displaced holder: it took a pause filed from outside, then found it had lost the run, and
  * the store refused to file the pause again for the run's next holder (run/control-requests.ts `takeRequest`, its
  * `notHandedOn` error). The pause is then pending nowhere: the user is told so, with the request and the store's
- * refusal, and neither the tool result nor the status says the run paused.
+ * refusal, and neither the tool result nor the status says the run paused. Found at a prompt (`before_agent_start`),
+ * the model is told the same instead of the running phase's context.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { workflowError } from "@phasekit/core";
@@ -77,6 +78,29 @@ describe("pi: a taken pause that could not be handed on to the run's next holder
     // Nothing is pending anywhere: the refusal above is why the user has to file it again.
     const pending = await other.readControl("run00001", "pause");
     expect(pending).toMatchObject({ ok: true, request: null });
+    await pi.emit("session_shutdown", {});
+  });
+
+  it("found at a prompt: the model is told the pause did not take effect, not given the running phase's context", async () => {
+    const mem = createMemoryPlanStore();
+    const other = mem.reopen();
+    const { pi } = loadExtension(project, { options: { planRoot: "plans", store: displacingStore(mem, other) } });
+    await pi.emit("session_start", {});
+    await pi.command("workflow", "ship Add a flag");
+    const filed = await other.requestControl("run00001", "pause", { reason: "lunch" });
+    expect(filed.ok).toBe(true);
+
+    const [r] = (await pi.emit("before_agent_start", { prompt: "go on" })) as [{ message: { customType: string; content: string; display: boolean } } | undefined];
+    expect(r?.message).toMatchObject({ customType: "workflow:context", display: false });
+    const said = r?.message.content ?? "";
+    expect(said).toContain("this pause request did not take effect");
+    expect(said).toContain("do not call workflow_step until they say how to go on");
+    expect(said).not.toContain("[Workflow path:");
+    expect(said.replaceAll("not paused", "")).not.toMatch(/paused/i);
+    expect(pi.notices.find((n) => n.text.includes("lunch"))).toMatchObject({ level: "error" });
+    // Nor is the running context slipped in at the end of the turn.
+    const [turn] = await pi.emit("turn_end", { message: { role: "assistant", content: [] }, toolResults: [], entries: [] } as never);
+    expect(turn).toBeUndefined();
     await pi.emit("session_shutdown", {});
   });
 });
