@@ -7,6 +7,7 @@
 import { isLive, move } from "./core-bridge.js";
 import type { PiContext } from "./host.js";
 import type { Runtime } from "./runtime.js";
+import type { ControlRequest, ControlSignal } from "../store/control-signals.js";
 
 /**
  * What a pending request did: nothing, or the run was paused or stopped; `lost`: this session took it, lost the
@@ -35,7 +36,7 @@ export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Pr
   await rt.claiming;
   const s = rt.state;
   if (s === null || !isLive(s) || rt.durable.heldSlug() !== s.taskId) return undefined;
-  const pending = await rt.durable.pendingControl();
+  const pending = await pendingRequest(rt, ctx);
   if (pending === null) return undefined;
   // A pause withdrawn meanwhile is gone, and one taken here can no longer be withdrawn (control-requests.ts).
   const taken = pending.signal === "pause" && s.status === "paused" ? { ok: true as const, request: pending } : await rt.durable.takeControl(pending);
@@ -46,7 +47,7 @@ export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Pr
   const request = taken.request;
   if (request === null) return undefined;
   if (request.signal === "pause" && s.status === "paused") {
-    await rt.durable.clearControl(request);
+    await clearHonoured(rt, ctx, request);
     return undefined;
   }
   const r = move(request.signal === "stop" ? "cancel-now" : "pause", s, rt.registry, rt.now());
@@ -55,7 +56,7 @@ export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Pr
     return undefined;
   }
   const warning = await rt.commit(r.state, ctx);
-  await rt.durable.clearControl(request);
+  await clearHonoured(rt, ctx, request);
   if (warning) rt.tell(ctx, warning, "warning");
   if (request.signal === "stop") {
     rt.tell(ctx, `[phasekit] run ${s.taskId} stopped from outside this session (${request.reason}).`, "warning");
@@ -64,4 +65,16 @@ export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Pr
   }
   rt.tell(ctx, `[phasekit] run ${s.taskId} paused from outside this session (${request.reason}); /workflow-resume ${s.taskId} goes on.`, "warning");
   return "paused";
+}
+
+/** The held run's pending request (only `signal`'s with one); a read the store fails is told once (durable-control.ts). */
+export async function pendingRequest(rt: Runtime, ctx: PiContext | undefined, signal?: ControlSignal): Promise<ControlRequest | null> {
+  const read = await rt.durable.pendingControl(signal);
+  if (read.warning !== undefined) rt.tell(ctx, read.warning, "warning");
+  return read.request;
+}
+
+/** Clears a request this session acted on; a clear or journal line the store failed is told as a warning. */
+export async function clearHonoured(rt: Runtime, ctx: PiContext | undefined, request: ControlRequest): Promise<void> {
+  for (const warning of await rt.durable.clearControl(request)) rt.tell(ctx, warning, "warning");
 }

@@ -45,10 +45,17 @@ export interface DurableRuns {
   loadPin(state: WorkflowState, now: number): Promise<unknown>;
   /** Lets the held run go (session end, replaced run). */
   release(): Promise<void>;
-  /** The held run's pending pause/stop request (filed by `phasekit pause/stop`; a stop first), or null; with `signal`, only that one's (e.g. `approve`). */
-  pendingControl(signal?: ControlSignal): Promise<ControlRequest | null>;
-  /** Clears a request this session honoured (only if it is still that very request). */
-  clearControl(request: ControlRequest): Promise<void>;
+  /**
+   * The held run's pending pause/stop request (filed by `phasekit pause/stop`; a stop first), or null; with
+   * `signal`, only that one's (e.g. `approve`). A read the store fails gives null and, when the held run's reads
+   * start failing (not again until they read again), a `warning` for the user naming the error.
+   */
+  pendingControl(signal?: ControlSignal): Promise<{ request: ControlRequest | null; warning?: string }>;
+  /**
+   * Clears a request this session honoured (only if it is still that very request) and journals it; a clear or
+   * journal line the store failed is a warning for the user in the result, never dropped.
+   */
+  clearControl(request: ControlRequest): Promise<readonly string[]>;
   /**
    * Takes a pending request before acting on it (`takeRequest`): `request` null when it was withdrawn or replaced
    * meanwhile, or could not be taken (the store failed, or this session lost the run: the lock's signal reports

@@ -2,12 +2,11 @@
  * The control requests of the run a pi session holds (durable-runs.ts): pause, stop and approve requests filed by
  * `phasekit` or another session, read, taken, cleared; and a decision filed for the held run or a watched one.
  */
-import type { WorkflowError } from "@phasekit/core";
 import type { PlanStore } from "../store/plan-store.js";
 import { lostHandOff, takeRequest, type LostHandOff } from "../run/control-requests.js";
 import type { RunAccess } from "./durable-access.js";
 import type { DurableResult, DurableRuns } from "./durable-contract.js";
-import { failed, withoutFix } from "./durable-failure.js";
+import { failed, thrownError, withoutFix } from "./durable-failure.js";
 import type { Held } from "./durable-held.js";
 import type { ControlRequest } from "../store/control-signals.js";
 
@@ -17,12 +16,23 @@ export function heldRunControls(
   access: RunAccess,
   enabled: boolean,
 ): Pick<DurableRuns, "pendingControl" | "takeControl" | "clearControl" | "requestControl"> {
+  // The reads (all requests, or one signal's) failing for the held run since their last good read: the user is
+  // told when the first starts failing, not again at every boundary until they all read again.
+  let unread: { held: Held; reads: Set<string> } | undefined;
   return {
     async pendingControl(signal) {
       const h = held();
-      if (h === undefined) return null;
-      const r = await h.store.readControl(h.slug, signal).catch(() => undefined);
-      return r?.ok ? r.request : null;
+      if (h === undefined) return { request: null };
+      const r = await h.store.readControl(h.slug, signal).catch((error: unknown) => ({ ok: false as const, error: thrownError(error) }));
+      const read = signal ?? "any";
+      if (unread?.held !== h) unread = { held: h, reads: new Set() };
+      if (r.ok) {
+        unread.reads.delete(read);
+        return { request: r.request };
+      }
+      const news = unread.reads.size === 0;
+      unread.reads.add(read);
+      return news ? { request: null, warning: failed(h.store, h.slug, r.error, "could not read the pause, stop and approve requests filed in", UNREAD).message } : { request: null };
     },
     takeControl: async (request) => {
       const h = held();
@@ -38,14 +48,20 @@ export function heldRunControls(
     },
     async clearControl(request) {
       const h = held();
-      if (h === undefined) return;
-      await h.store.clearControl(h.slug, request).catch(() => undefined);
-      await h.store.appendJournal(h.slug, { generation: h.generation ?? 0, at: new Date().toISOString(), event: `control-${request.signal}`, data: { reason: request.reason, by: "pi" } }).catch(() => undefined);
+      if (h === undefined) return [];
+      const warnings: string[] = [];
+      const what = `the ${request.signal} request (honoured here)`;
+      const cleared = await h.store.clearControl(h.slug, request).catch((error: unknown) => ({ ok: false as const, error: thrownError(error) }));
+      if (!cleared.ok) warnings.push(failed(h.store, h.slug, cleared.error, `could not clear ${what} from`, "It is still filed for the run, where it can be read again.").message);
+      const entry = { generation: h.generation ?? 0, at: new Date().toISOString(), event: `control-${request.signal}`, data: { reason: request.reason, by: "pi" } };
+      const line = await h.store.appendJournal(h.slug, entry).catch((error: unknown) => ({ ok: false as const, error: thrownError(error) }));
+      if (!line.ok) warnings.push(failed(h.store, h.slug, line.error, `could not journal ${what} in`, `The ${request.signal} took effect; only its line in the run's journal is missing.`).message);
+      return warnings;
     },
     async requestControl(signal, input, watched) {
       const h = held();
       const file = async (store: PlanStore, slug: string): Promise<DurableResult<{ request: ControlRequest }>> => {
-        const r = await store.requestControl(slug, signal, input).catch((error: unknown) => ({ ok: false as const, error: error as WorkflowError }));
+        const r = await store.requestControl(slug, signal, input).catch((error: unknown) => ({ ok: false as const, error: thrownError(error) }));
         return r.ok ? { ok: true, request: r.request } : failed(store, slug, r.error, `could not file the ${signal} request in`);
       };
       if (h !== undefined && (watched === undefined || watched.slug === h.slug)) return file(h.store, h.slug);
@@ -60,6 +76,10 @@ export function heldRunControls(
     },
   };
 }
+
+/** What holds while the held run's requests cannot be read. */
+const UNREAD =
+  "Meanwhile this session goes on, and a request filed from outside (phasekit pause, stop or approve) waits until a read works again; this is not said again at every step.";
 
 /** The user's words for a request this session took and could not hand on (`lostHandOff`): nothing of it unsaid. */
 function notHandedOnText(slug: string, lost: LostHandOff): string {

@@ -13,6 +13,7 @@ import { createRunVerificationCache, type VerificationCache } from "../verificat
 import { resolveVerificationConfig } from "../verification/config.js";
 import { runVerificationPolicy } from "../verification/policy.js";
 import { active } from "./core-bridge.js";
+import { clearHonoured, pendingRequest } from "./control.js";
 import { forgetUiDecision, uiDecision } from "./ui-approval.js";
 import type { PiContext } from "./host.js";
 import type { Runtime } from "./runtime.js";
@@ -75,7 +76,7 @@ async function judgeGates(rt: Runtime, ctx: PiContext, signal?: AbortSignal): Pr
   if (gates.approve !== undefined && (facts.verify === undefined || facts.verify.passed) && inPi !== undefined) {
     facts.approval = inPi.decision === "reject" ? { decision: "rejected", reason: inPi.reason } : { decision: "approved", data: inPi.data };
   } else if (gates.approve !== undefined && (facts.verify === undefined || facts.verify.passed)) {
-    request = await rt.durable.pendingControl("approve");
+    request = await pendingRequest(rt, ctx, "approve");
     const decision = request?.approval;
     if (request !== null && decision !== undefined && (decision.name === undefined || decision.name === a.phase.id)) {
       if (decision.decision === "reject") facts.approval = { decision: "rejected", reason: request.reason };
@@ -84,7 +85,7 @@ async function judgeGates(rt: Runtime, ctx: PiContext, signal?: AbortSignal): Pr
         if (valid.ok) facts.approval = { decision: "approved", data: valid.data };
         else {
           refusedPayload = `\nAn approval was filed but refused: ${valid.error.message}`;
-          await rt.durable.clearControl(request);
+          await clearHonoured(rt, ctx, request);
         }
       }
     }
@@ -96,7 +97,7 @@ async function judgeGates(rt: Runtime, ctx: PiContext, signal?: AbortSignal): Pr
     const taken = request;
     const approval = facts.approval?.decision === "approved" ? { approval: { data: facts.approval.data } } : {};
     if (inPi !== undefined && facts.approval !== undefined) return { passed: async () => forgetUiDecision(rt, inPi), ...approval };
-    return taken === null ? approval : { passed: () => rt.durable.clearControl(taken), ...approval };
+    return taken === null ? approval : { passed: () => clearHonoured(rt, ctx, taken), ...approval };
   }
   if (g.routeTo !== undefined && (g.state === "failed" || g.state === "rejected")) {
     const taken = request;
@@ -105,11 +106,11 @@ async function judgeGates(rt: Runtime, ctx: PiContext, signal?: AbortSignal): Pr
       reason: g.reason,
       done: async () => {
         if (inPi !== undefined && g.state === "rejected") forgetUiDecision(rt, inPi);
-        if (taken !== null) await rt.durable.clearControl(taken);
+        if (taken !== null) await clearHonoured(rt, ctx, taken);
       },
     };
   }
-  if (g.gate === "approve" && g.state === "rejected" && request !== null) await rt.durable.clearControl(request);
+  if (g.gate === "approve" && g.state === "rejected" && request !== null) await clearHonoured(rt, ctx, request);
   if (g.gate === "approve" && g.state === "rejected" && inPi !== undefined) forgetUiDecision(rt, inPi);
   if (g.gate === "approve" && g.state === "waiting") {
     const id = a.state.taskId;
