@@ -156,6 +156,7 @@ const STORE_KIT = [
   "checkRetentionLimits",
   "checkStepKey",
   "checkpointsOver",
+  "closedLeaseError",
   "commitIntentRecord",
   "commitsFrom",
   "controlRefusal",

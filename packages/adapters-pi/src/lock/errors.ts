@@ -56,3 +56,17 @@ export function ioError(s: LockErrorContext, error: unknown): WorkflowError {
     hint: "check the run folder's permissions",
   }, error);
 }
+
+/**
+ * LOCK_LOST: a write (or check) under a lease its own process gave up by closing the store it was taken through.
+ * One rule on every store (fs, PostgreSQL, memory): a closed store stops renewing its leases, so nothing more is
+ * written under them; refused before any work, whether the lease would still count as live or not.
+ */
+export function closedLeaseError(scope: string, slug: string, epoch: number): WorkflowError {
+  return workflowError(scope, "LOCK_LOST", `run ${slug}: the lease of epoch ${epoch} was given up when its store was closed; nothing more is written under it.`, {
+    field: "epoch",
+    value: epoch,
+    ended: "closed",
+    hint: "close a store only after the runs written through it have ended (runWorkflow never closes a store it was given); to write again, open a store and take the run's lock",
+  });
+}

@@ -135,7 +135,11 @@ export interface PlanStore extends StoreControl {
   checkpoints(slug: string, options: { now: () => Date }): Promise<CheckpointStore>;
   /** Removes finished runs past `keep` / `olderThan`; never a running, paused, locked or unreadable one. */
   gc(options: StoreGcOptions): Promise<GcReport>;
-  /** Releases open files (journals); the store may be reused afterwards. */
+  /**
+   * Releases open files (journals) and gives up the leases taken through it: they are no longer renewed (another
+   * process may take the run once they run out), and every later write or `assertHeld` under them is LOCK_LOST
+   * (`details.ended: "closed"`), on every store alike. The store may be reused afterwards (new locks, reads).
+   */
   close(): Promise<void>;
 }
 

@@ -14,7 +14,7 @@ import { JOURNAL_EVENT, journalEventData, lastJournalSeq, readLegacyJournal, ren
 import { readRunLog } from "./run-log/reader.js";
 import { acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
 import { judgeLiveness } from "../lock/liveness.js";
-import { busyError } from "../lock/errors.js";
+import { busyError, closedLeaseError } from "../lock/errors.js";
 import { DEFAULT_LOCK_STALE_MS, lockDirOf } from "../lock/holder.js";
 import { checkpointsOverRunLog } from "./log-checkpoints.js";
 import { readOnlyCheckpoints } from "./read-checkpoints.js";
@@ -99,7 +99,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
   };
   const release = async (lease: Lease): Promise<void> => {
     forget(lease);
-    await lease.log.then((l) => l.close()).catch(() => undefined);
+    await lease.log.then((l) => l.close(lease.ended)).catch(() => undefined);
   };
   const readMetaOf = async (dir: string): Promise<ReadMetadataResult> => {
     const file = path.join(dir, METADATA_FILE);
@@ -216,7 +216,11 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     async close() {
       legacyJournals.clear();
       opened.clear();
-      for (const lease of [...logs.values()]) await release(lease);
+      // Its leases are given up (the rule every store applies, closedLeaseError): their writes and checks are refused.
+      for (const lease of [...logs.values()]) {
+        lease.ended = await lease.log.then((l) => closedLeaseError("store", lease.slug, l.epoch)).catch(() => undefined);
+        await release(lease);
+      }
     },
   };
 
@@ -231,7 +235,10 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     };
     return {
       signal: lock.signal,
-      assertHeld: () => lock.assertHeld(),
+      assertHeld: async () => {
+        if (lease.ended !== undefined) throw lease.ended;
+        return lock.assertHeld();
+      },
       store: bound,
       async release() {
         await release(lease);
@@ -248,4 +255,6 @@ interface Lease {
   dir: string;
   log: Promise<RunLog>;
   clock: { now: () => number };
+  /** Set when the store's close() gave the lease up: what its later writes and checks are refused with. */
+  ended?: WorkflowError | undefined;
 }

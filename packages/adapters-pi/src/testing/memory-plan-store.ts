@@ -21,6 +21,7 @@ import { approvalMismatch, newControlRequest, withdrawRefusal, type ControlReque
 import { controlRefusal } from "../store/control-fs.js";
 import { refreshClock } from "../lock/heartbeat.js";
 import { DEFAULT_LOCK_STALE_MS } from "../lock/holder.js";
+import { closedLeaseError } from "../lock/errors.js";
 import { endMemoryLease, leaseLive, newMemoryLease, renewMemoryLease, stallMemoryLease, type MemoryClock, type MemoryLease as Lease } from "./memory-lease.js";
 
 interface Run {
@@ -62,6 +63,9 @@ export function createMemoryPlanStore(options: MemoryPlanStoreOptions = {}): Mem
 function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlanStore {
   // The latest lease this store object took per run: the plain store writes through it, as the fs store does.
   const mine = new Map<string, Lease>();
+  // Every lease this store object took, and those its close() gave up (the store may be used again after).
+  const taken = new Set<Lease>();
+  const givenUp = new WeakSet<Lease>();
   const runOf = (slug: string): Run => {
     const v = validateSlug(slug);
     if (!v.ok) throw v.error;
@@ -82,6 +86,7 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
   // The holder acting proves it awake: the renewal the other stores await lands unless another lock took the run,
   // or gc removed it while the lease had run out (on fs and PostgreSQL the lock goes with the run).
   const held = (slug: string, run: Run, lease: Lease, what: string): WorkflowError | undefined => {
+    if (givenUp.has(lease)) return closedLeaseError("store", slug, lease.epoch);
     if (runs.get(slug) !== run) return lost(slug, lease, "gc removed the run while its lease had run out", "the run is gone; start it again if it should go on");
     if (run.holder !== lease) return lost(slug, lease, lease.released ? "it was released" : what);
     renewMemoryLease(lease, clock);
@@ -160,6 +165,7 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
       },
       async release() {
         if (mine.get(slug) === lease) mine.delete(slug);
+        taken.delete(lease);
         endMemoryLease(lease);
         if (run.holder !== lease) return { ok: true, released: false };
         lease.released = true;
@@ -169,7 +175,6 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
     };
   };
 
-  let closed = false;
   const store: MemoryPlanStore = {
     planRoot: "memory:",
     async runDir(slug) {
@@ -193,9 +198,10 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
         }
         // The entry port's claim, in the same turn as the check: only a granted lock claims an epoch.
         const epoch = claimEpoch(run);
-        const lease: Lease = newMemoryLease(options.owner.tool, epoch, options.staleMs ?? DEFAULT_LOCK_STALE_MS, clock, () => run.holder === lease && runs.get(slug) === run && !closed);
+        const lease: Lease = newMemoryLease(options.owner.tool, epoch, options.staleMs ?? DEFAULT_LOCK_STALE_MS, clock, () => run.holder === lease && runs.get(slug) === run && !givenUp.has(lease));
         run.holder = lease;
         mine.set(slug, lease);
+        taken.add(lease);
         // The displaced holder's signal says so (its heartbeat would); its writes are refused whether it looks or not.
         if (previous !== null) endMemoryLease(previous);
         previous?.controller.abort(lost(slug, previous, "holding the run"));
@@ -259,9 +265,11 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
         return { ok: true as const, withdrawn: same };
       }),
     // As PostgreSQL's close stops the heartbeat: the leases this object took are no longer renewed and run out
-    // (another store object over the same runs may then take them); their holders' writes renew nothing after it.
+    // (another store object over the same runs may then take them), and every write under them is refused.
     async close() {
-      closed = true;
+      for (const lease of taken) givenUp.add(lease);
+      taken.clear();
+      mine.clear();
     },
     reopen: () => memoryStoreOver(runs, clock),
     expireLock(slug) {

@@ -1,6 +1,6 @@
 /** The shared handle of one store (its pool and namespace), and the fence a holder's writes carry. */
 import type { Pool, PoolClient, QueryArrayConfig, QueryConfig, QueryResult, QueryResultRow } from "pg";
-import { workflowError } from "@phasekit/core";
+import { workflowError, type WorkflowError } from "@phasekit/core";
 import { isConnectionError, isTerminatedConnection } from "./errors.js";
 
 /** What every part of the store works with. */
@@ -20,6 +20,8 @@ export interface LeaseGuard {
    * lease ago by this process's monotonic clock (a pause or a starved event loop makes it false).
    */
   fresh(): boolean;
+  /** Set once the store the lease was taken through was closed: every write under it is refused with this. */
+  readonly givenUp?: WorkflowError | undefined;
 }
 
 /**
@@ -29,6 +31,7 @@ export interface LeaseGuard {
  * and the process may have stood still past the lease since (SIGSTOP, a frozen VM) while the run was taken.
  */
 export async function stillHolding(lease: LeaseGuard, refused: () => Promise<unknown>): Promise<void> {
+  if (lease.givenUp !== undefined) throw lease.givenUp;
   // A renewal in flight from before the pause lands with its old send time: confirm again until one is fresh.
   // Renewals that land but each take longer than the lease never make it fresh: the work is not started then.
   for (let tries = 0; !lease.fresh(); tries++) {
@@ -96,6 +99,8 @@ export async function query<R extends QueryResultRow = QueryResultRow>(
 export async function fencedWrite<T>(fence: Fence, attempt: () => Promise<T | undefined>): Promise<T | undefined> {
   const lease = fence?.lease;
   if (lease === undefined) return attempt();
+  // Refused before it is sent: the row may still count the lease live, but its store was closed (store-kit's rule).
+  if (lease.givenUp !== undefined) throw lease.givenUp;
   const first = await untilLost(lease, attempt());
   if (first !== undefined) return first;
   if (!(await lease.confirm())) {

@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LockOwner, ReleasePlanLockOutcome, StoreLock } from "@phasekit/adapters-pi";
-import { refreshClock, refreshOverdue, type RefreshStamp } from "@phasekit/adapters-pi/store-kit";
+import { closedLeaseError, refreshClock, refreshOverdue, type RefreshStamp } from "@phasekit/adapters-pi/store-kit";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { query, type Db, type LeaseGuard } from "../db/db.js";
 import { isConnectionError, locked, storeError } from "../db/errors.js";
@@ -25,7 +25,10 @@ import type { HeartbeatConnection, Renewal } from "./heartbeat.js";
 export interface Lease extends StoreLock, LeaseGuard {
   readonly epoch: number;
   readonly token: string;
-  /** Stops the heartbeat without touching the row (the process is going away). */
+  /**
+   * Gives the lease up at the store's close: the heartbeat stops without touching the row (it runs out on its
+   * own), and every later write or check under the lease is refused (`givenUp`).
+   */
   stop(): void;
 }
 
@@ -82,6 +85,7 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
   let lastConfirmed = since;
   let stopped = false;
   let released = false;
+  let givenUp: WorkflowError | undefined;
   let inFlight: Promise<boolean> | undefined;
   const lose = (error: WorkflowError): false => {
     clearInterval(timer);
@@ -148,11 +152,16 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
     signal: controller.signal,
     confirm,
     fresh,
+    get givenUp() {
+      return givenUp;
+    },
     stop: () => {
       stopped = true;
       clearInterval(timer);
+      givenUp ??= closedLeaseError("store-postgres", slug, epoch);
     },
     async assertHeld() {
+      if (givenUp !== undefined) throw givenUp;
       if (!controller.signal.aborted && !released && !fresh()) await confirm();
       if (controller.signal.aborted) throw controller.signal.reason;
       if (released) throw workflowError("store-postgres", "LOCK_LOST", `run ${slug}: the lease of epoch ${epoch} was already released.`, { field: "epoch", value: epoch });

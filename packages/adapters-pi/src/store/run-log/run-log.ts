@@ -5,7 +5,7 @@
  * can never make its writes visible; test/run-log.*.test.ts hold it.
  */
 import path from "node:path";
-import { workflowError } from "@phasekit/core";
+import { workflowError, type WorkflowError } from "@phasekit/core";
 import { encodeCanonical } from "../../io/canonical-json.js";
 import type { JsonValue } from "../../io/plain-json.js";
 import { RERUN_EVENT, type RerunReason } from "../../engine/reuse-decision.js";
@@ -80,8 +80,9 @@ export interface RunLog {
   /**
    * Closes the files, first settling the history (fold.ts): a claim that wrote nothing removes its segment; a
    * long chain or a segment past 4 MiB is folded into a snapshot and the segments it superseded are deleted.
+   * Every later write is refused with `ended` (default: LOCK_LOST naming the closed log), before any work.
    */
-  close(): Promise<void>;
+  close(ended?: WorkflowError): Promise<void>;
 }
 
 const DEFAULT_INLINE_MAX = 64 * 1024;
@@ -107,7 +108,10 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
   const outputs = new OutputChain(writer);
   const marks = new RerunMarks(parts.index, values);
 
+  // Set by close(): a write through a closed log would reach a closed file descriptor.
+  let ended: WorkflowError | undefined;
   const checkLost = (): void => {
+    if (ended !== undefined) throw ended;
     if (writer.lost !== undefined) throw writer.lost;
   };
 
@@ -221,7 +225,8 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     timeline: (from) => timelineOf(parts.index, parts.values, from),
     timelineCount: () => countTimeline(parts.index),
     compact: () => (checkLost(), compactRunLog(parts, states)),
-    async close() {
+    async close(why) {
+      ended ??= why ?? workflowError("run-log", "LOCK_LOST", `the run log of epoch ${epoch} in ${dir} is closed (its lock was released); nothing more is written to it.`, { file: dir, field: "epoch", value: epoch, hint: "take the run's lock again to write to it" });
       // Best effort (fold.ts): a failure here loses nothing, the log is complete as it is.
       await settleAtClose(parts, states).catch(() => undefined);
       parts.values.close();
