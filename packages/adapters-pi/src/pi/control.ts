@@ -44,6 +44,7 @@ export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Pr
     rt.tell(ctx, taken.message, "error");
     return "lost";
   }
+  if (taken.warning !== undefined) rt.tell(ctx, taken.warning, "warning");
   const request = taken.request;
   if (request === null) return undefined;
   if (request.signal === "pause" && s.status === "paused") {

@@ -61,9 +61,10 @@ export interface DurableRuns {
    * meanwhile, or could not be taken (the store failed, or this session lost the run: the lock's signal reports
    * that, and a pause it had taken is filed again for the new holder); the request is then not acted on here.
    * `failed` when this session took it, lost the run, and the store refused to file it again: it is pending
-   * nowhere, and the message says so for the user (the request, the refusal, how to file it again).
+   * nowhere, and the message says so for the user (the request, the refusal, how to file it again). A take the
+   * store failed (not a lost lock) gives null and, when it starts failing, a `warning` for the user naming the error.
    */
-  takeControl(request: ControlRequest): Promise<DurableResult<{ request: ControlRequest | null }>>;
+  takeControl(request: ControlRequest): Promise<DurableResult<{ request: ControlRequest | null; warning?: string }>>;
   /**
    * Files a request for the held run through its store (`/workflow-approve`'s decision), under the store's one
    * filing rule, as `phasekit approve` does; `failed` when no run is held or the store refuses (its message).

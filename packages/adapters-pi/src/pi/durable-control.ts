@@ -16,34 +16,46 @@ export function heldRunControls(
   access: RunAccess,
   enabled: boolean,
 ): Pick<DurableRuns, "pendingControl" | "takeControl" | "clearControl" | "requestControl"> {
-  // The reads (all requests, or one signal's) failing for the held run since their last good read: the user is
-  // told when the first starts failing, not again at every boundary until they all read again.
-  let unread: { held: Held; reads: Set<string> } | undefined;
+  // What has been failing for the held run (its reads: all requests or one signal's; the take) since it last
+  // worked: the user is told when the first starts failing, not again at every boundary until all work again.
+  let failing: { held: Held; what: Set<string> } | undefined;
+  const fails = (h: Held, what: string, now: boolean): boolean => {
+    if (failing?.held !== h) failing = { held: h, what: new Set() };
+    const news = now && failing.what.size === 0;
+    if (now) failing.what.add(what);
+    else failing.what.delete(what);
+    return news;
+  };
   return {
     async pendingControl(signal) {
       const h = held();
       if (h === undefined) return { request: null };
       const r = await h.store.readControl(h.slug, signal).catch((error: unknown) => ({ ok: false as const, error: thrownError(error) }));
-      const read = signal ?? "any";
-      if (unread?.held !== h) unread = { held: h, reads: new Set() };
       if (r.ok) {
-        unread.reads.delete(read);
+        fails(h, signal ?? "read", false);
         return { request: r.request };
       }
-      const news = unread.reads.size === 0;
-      unread.reads.add(read);
-      return news ? { request: null, warning: failed(h.store, h.slug, r.error, "could not read the pause, stop and approve requests filed in", UNREAD).message } : { request: null };
+      if (!fails(h, signal ?? "read", true)) return { request: null };
+      return { request: null, warning: failed(h.store, h.slug, r.error, "could not read the pause, stop and approve requests filed in", UNREAD).message };
     },
     takeControl: async (request) => {
       const h = held();
       if (h === undefined) return { ok: true, request: null };
       try {
-        return { ok: true, request: await takeRequest(h.store, h.slug, request, h.lock) };
+        const taken = await takeRequest(h.store, h.slug, request, h.lock);
+        fails(h, "take", false);
+        return { ok: true, request: taken };
       } catch (error) {
         // Not taken, or taken and handed on to the run's new holder: the request is still pending somewhere and is
         // read again at the next boundary or by that holder. Only a pause taken here and refused back is lost.
         const lost = lostHandOff(error);
-        return lost === undefined ? { ok: true, request: null } : { ok: false, kind: "failed", message: notHandedOnText(h.slug, lost) };
+        if (lost !== undefined) return { ok: false, kind: "failed", message: notHandedOnText(h.slug, lost) };
+        // A lost lock is the new holder's to act on (and said where the lock is watched); a store that failed leaves
+        // the request filed here, and says so once.
+        const e = thrownError(error);
+        if (e.code === "LOCK_LOST" || !fails(h, "take", true)) return { ok: true, request: null };
+        const meanwhile = "Meanwhile this session goes on, and the request stays filed: it is tried again at the next step; this is not said again at every step.";
+        return { ok: true, request: null, warning: failed(h.store, h.slug, e, `could not take the ${request.signal} request filed in`, meanwhile).message };
       }
     },
     async clearControl(request) {

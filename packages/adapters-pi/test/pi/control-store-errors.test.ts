@@ -1,6 +1,6 @@
 /**
  * The pi extension when the store fails around a control request (durable-control.ts): a request that cannot be
- * read is told to the user once per failing stretch, naming the error, and the session goes on; a request that was
+ * read or taken is told to the user once per failing stretch, naming the error, and the session goes on; a request that was
  * honoured but could not be cleared, or whose journal line could not be written, is a warning, not dropped.
  */
 import { describe, expect, it } from "vitest";
@@ -84,6 +84,25 @@ describe("pi: the store fails around a control request", () => {
     await pi.emit("before_agent_start", { prompt: "and now?" });
     await pi.step({ action: "status" });
     expect(pi.notices.filter((n) => n.text.includes("ECONNRESET"))).toHaveLength(1);
+    await pi.emit("session_shutdown", {});
+  });
+
+  it("a pause that cannot be taken (the store refuses its clear): told once, naming the error; the session goes on, and it pauses once the store works", async () => {
+    const faults: Faults = { clear: workflowError("store", "WRITE_FAILED", "EROFS: read-only file system, unlink") };
+    const { pi, other } = await started(faults);
+    expect((await other.requestControl("run00001", "pause", { reason: "lunch" })).ok).toBe(true);
+
+    await pi.step({ action: "status" });
+    await pi.emit("before_agent_start", { prompt: "go on" });
+    expect(resultText(await pi.step({ action: "next" }))).not.toMatch(/paused/i);
+    const told = pi.notices.filter((n) => n.text.includes("EROFS"));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({ level: "warning" });
+    expect(told[0]?.text).toContain("could not take the pause request");
+    expect(told[0]?.text).toContain("[WRITE_FAILED]");
+
+    faults.clear = undefined;
+    expect(resultText(await pi.step({ action: "status" }))).toContain("paused the workflow from outside this session");
     await pi.emit("session_shutdown", {});
   });
 
