@@ -50,8 +50,8 @@ export function heldRunControls(
         // read again at the next boundary or by that holder. Only a pause taken here and refused back is lost.
         const lost = lostHandOff(error);
         if (lost !== undefined) return { ok: false, kind: "failed", message: notHandedOnText(h.slug, lost) };
-        // A lost lock is the new holder's to act on (and said where the lock is watched); a store that failed leaves
-        // the request filed here, and says so once.
+        // A lost lock leaves the request to the run's new holder; a store that failed leaves it filed here, and
+        // that is said once.
         const e = thrownError(error);
         if (e.code === "LOCK_LOST" || !fails(h, "take", true)) return { ok: true, request: null };
         const meanwhile = "Meanwhile this session goes on, and the request stays filed: it is tried again at the next step; this is not said again at every step.";
