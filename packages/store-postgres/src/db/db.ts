@@ -115,12 +115,27 @@ export function untilLost<T>(lease: LeaseGuard, p: Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const lost = (): void => reject(lease.signal.reason);
     if (lease.signal.aborted) lost();
-    lease.signal.addEventListener("abort", lost, { once: true });
+    const waiting = waitersOf(lease.signal);
+    waiting.add(lost);
     p.then(
-      (v) => (lease.signal.removeEventListener("abort", lost), resolve(v)),
-      (e: unknown) => (lease.signal.removeEventListener("abort", lost), reject(e)),
+      (v) => (waiting.delete(lost), resolve(v)),
+      (e: unknown) => (waiting.delete(lost), reject(e)),
     );
   });
+}
+
+// The writes in flight under each lease. One abort listener per lease signal tells them all: a listener per write
+// passed Node's limit of 10 on the one signal as soon as more than 10 steps wrote at once (MaxListenersExceeded).
+const waiters = new WeakMap<AbortSignal, Set<() => void>>();
+
+function waitersOf(signal: AbortSignal): Set<() => void> {
+  let waiting = waiters.get(signal);
+  if (waiting === undefined) {
+    const all = new Set<() => void>();
+    signal.addEventListener("abort", () => all.forEach((lost) => lost()), { once: true });
+    waiters.set(signal, (waiting = all));
+  }
+  return waiting;
 }
 
 /**
