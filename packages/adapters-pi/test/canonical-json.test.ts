@@ -4,30 +4,8 @@ import stableStringify from "fast-json-stable-stringify";
 import { isWorkflowError } from "@phasekit/core";
 import { canonicalJson, encodeCanonical } from "../src/io/canonical-json.js";
 import { assertPlainJson, type JsonValue } from "../src/io/plain-json.js";
+import { plainJson as json } from "./helpers/json-arbitraries.js";
 
-// Keys the engine orders on its own (integer-like, `__proto__`) or that sort oddly by code unit.
-const key = fc.oneof(
-  fc.string({ unit: "grapheme-composite", maxLength: 6 }),
-  fc.constantFrom("__proto__", "0", "1", "10", "9", "01", "-1", "4294967295", "4294967294", "1e3", "", "constructor", "toString", "\u{1F600}", "\uFFFF", "a"),
-  fc.nat().map(String),
-);
-const json: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
-  value: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    fc.constant(null),
-    fc.boolean(),
-    fc.double({ noNaN: true, noDefaultInfinity: true }),
-    fc.integer(),
-    fc.string({ unit: "binary", maxLength: 12 }),
-    fc.array(tie("value"), { maxLength: 6 }),
-    // Built with defineProperty so `__proto__` becomes an own key, as JSON.parse makes it.
-    fc.array(fc.tuple(key, tie("value")), { maxLength: 6 }).map((entries) => {
-      const o: Record<string, unknown> = {};
-      for (const [k, v] of entries) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-      return o;
-    }),
-  ),
-})).value;
 
 // The indented form the store wrote before the one-pass encoder (metadata files must not change bytes).
 function reference(value: JsonValue, pad: string, indent = ""): string {

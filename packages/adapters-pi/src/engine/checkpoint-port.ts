@@ -30,9 +30,18 @@ export interface CommitIntent {
   stepId?: string;
 }
 
-/** What the caller already computed of a step's input: `ctx.step` fingerprints it once, for its key and the store. */
+/**
+ * What the caller already knows of a step call: its input's fingerprint (`ctx.step` computes it once, for its
+ * key and the store) and, optionally, its own rule on a new attempt.
+ */
 export interface KnownInput {
   readonly inputFingerprint: string;
+  /**
+   * Called with the attempt number a run of the body would be, after the reuse decision and before anything is
+   * recorded (never for a reuse, nor for the rerun of a completed step whose stored output failed its check);
+   * throwing refuses the attempt. `ctx.step`'s attempt cap: the decision is made once, by the store's flow.
+   */
+  readonly admit?: ((attempt: number) => void) | undefined;
 }
 
 /** The checkpoint store of one run folder. */

@@ -27,10 +27,12 @@ export function checkpointsOver<R extends PriorStep, S>(history: HistoryPort<R, 
 
   async function step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: KnownInput): Promise<StepOutcome<T>> {
     const key = checkStepKey(id);
-    const r = await runStep(history, key, input, fn, known?.inputFingerprint);
-    const record = history.view(r.record);
-    if (r.reused) return { reused: true, output: r.output, record };
-    return { reused: false, reason: r.reason, output: r.output, record, ...(r.movedAside === undefined ? {} : { movedAside: r.movedAside }) };
+    const r = await runStep(history, key, input, fn, known);
+    // The record's view is built when asked for: `ctx.step` never reads it, and a miss should not pay for it.
+    const prior = r.record;
+    if (r.reused) return { reused: true, output: r.output, get record() { return history.view(prior); } };
+    const ran = { reused: false as const, reason: r.reason, output: r.output, get record() { return history.view(prior); } };
+    return r.movedAside === undefined ? ran : { ...ran, movedAside: r.movedAside, record: ran.record };
   }
 
   const store: CheckpointStore = {

@@ -3,11 +3,13 @@
  * and reuse a stored output, or record the start, confirm the lease, run the body, and record its failure or
  * its output. A backend implements only the step port (step-port.ts); nothing here is restated in a store.
  */
-import { encodeCanonical } from "../io/canonical-json.js";
+import { encodeCanonicalCopy } from "../io/canonical-copy.js";
+import type { JsonValue } from "../io/plain-json.js";
 import { fingerprint, fingerprintOfCanonical } from "./fingerprint.js";
 import { decideStep, type PriorStep, type RerunReason } from "./reuse-decision.js";
 import { stepErrorText } from "./step-error.js";
 import type { StepPort } from "./step-port.js";
+import type { KnownInput } from "./checkpoint-port.js";
 
 /** What a step gave: the stored output, or the fresh one and why it had to run. */
 export type StepResult<T, R> =
@@ -16,23 +18,26 @@ export type StepResult<T, R> =
 
 /**
  * Runs step `key` through `port`: reuses its stored output when the decision says so and the output verifies,
- * else runs `fn(attempt)`. `inputFingerprint`, when the caller computed it already, is not computed again.
+ * else runs `fn(attempt)`. `known.inputFingerprint`, when the caller computed it already, is not computed again;
+ * `known.admit` may refuse a new attempt before it is recorded.
  */
 export async function runStep<T, R extends PriorStep, S>(
   port: StepPort<R, S>,
   key: string,
   input: unknown,
   fn: (attempt: number) => T | Promise<T>,
-  inputFingerprint?: string,
+  known?: Partial<KnownInput>,
 ): Promise<StepResult<T, R>> {
   port.mayWrite(`ctx.step("${key}")`);
-  const inFp = inputFingerprint ?? fingerprint(input);
+  const inFp = known?.inputFingerprint ?? fingerprint(input);
   const previous = await port.latest(key);
   const decision = decideStep(previous, inFp);
   let reason: RerunReason;
   let movedAside: string | undefined;
-  if (!decision.verify) reason = decision.reason;
-  else {
+  if (!decision.verify) {
+    known?.admit?.(decision.attempt);
+    reason = decision.reason;
+  } else {
     // Only a completed record of this very input is verified: `previous` is that record.
     const stored = await port.stored(previous as R, decision.outputFingerprint);
     if (stored.ok) return { reused: true, output: stored.output as T, record: previous as R };
@@ -43,17 +48,18 @@ export async function runStep<T, R extends PriorStep, S>(
   await port.beforeBody(start);
   let output: T;
   let text: string;
+  let value: JsonValue;
   try {
     // A step that returns nothing stores null (undefined is no JSON value), and gives null as a replay would.
     output = ((await fn(decision.attempt)) ?? null) as T;
     // Inside the try: an output that is no plain JSON fails the step (recorded, counted) like a throw would.
-    text = encodeCanonical(output);
+    ({ text, copy: value } = encodeCanonicalCopy(output));
   } catch (error) {
     await port.fail(start, stepErrorText(error)).catch(() => undefined);
     throw error;
   }
   // A rerun because the stored output failed its check replaces that copy whole.
   const repair = reason === "artifact-corrupt" || reason === "artifact-missing";
-  const record = await port.complete(start, { text, fingerprint: fingerprintOfCanonical(text), repair });
+  const record = await port.complete(start, { text, value, fingerprint: fingerprintOfCanonical(text), repair });
   return { reused: false, reason, output, record, ...(movedAside === undefined ? {} : { movedAside }) };
 }

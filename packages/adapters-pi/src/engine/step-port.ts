@@ -4,6 +4,7 @@
  * the order of records around the body, what a failure records); a backend only reads and writes its records.
  * `R` is the backend's record of a step, `S` its record of a start.
  */
+import type { JsonValue } from "../io/plain-json.js";
 import type { PriorStep } from "./reuse-decision.js";
 
 /** A step the engine decided to run. */
@@ -19,6 +20,8 @@ export type StoredOutput = { ok: true; output: unknown } | { ok: false; reason: 
 /** An output about to be recorded: its canonical JSON, that text's fingerprint, and whether it replaces a damaged copy. */
 export interface FreshOutput {
   text: string;
+  /** A plain copy of the output, equal to `JSON.parse(text)`, the backend's to keep (a base for the next delta). */
+  value: JsonValue;
   fingerprint: string;
   /** The stored copy failed its check (or was missing): the backend replaces it whole, never a delta on it. */
   repair: boolean;

@@ -16,25 +16,14 @@
  * The fast walk only decides "plain or not"; when it says "not", the strict validator in plain-json.ts walks
  * the value again to build the error that names the path, so errors stay identical and cost nothing on success.
  */
-import { assertPlainJson, MAX_JSON_DEPTH } from "./plain-json.js";
-
-const ARRAY_PROTO = Array.prototype;
-const OBJECT_PROTO = Object.prototype;
-const getProto = Object.getPrototypeOf;
-const ownKeys = Reflect.ownKeys;
-const keysOf = Object.keys;
-const namesOf = Object.getOwnPropertyNames;
-const symbolsOf = Object.getOwnPropertySymbols;
-// Reads an own accessor's getter without allocating a descriptor (a descriptor per property was 3× the cost).
-const lookupGetter = (Object.prototype as unknown as { __lookupGetter__: (key: PropertyKey) => unknown }).__lookupGetter__;
+import { assertPlainJson } from "./plain-json.js";
+import { checkArrayKeys, checkScalar, enter, item, keysOfPlain, NOT_PLAIN, OBJECT_PROTO, property, reorders } from "./plain-walk.js";
 
 /** Canonical JSON (validated, keys sorted by UTF-16 code unit, optional indent): `encodeCanonical`. */
 export function canonicalJson(value: unknown, indent?: number): string {
   return encodeCanonical(value, indent);
 }
 
-/** Thrown by the fast walk; caught in `encodeCanonical`, never seen by callers. */
-const NOT_PLAIN = Symbol("not plain");
 /** Thrown when the native encoder cannot keep the order: the string encoder takes over. */
 const ORDER = Symbol("order");
 
@@ -119,59 +108,6 @@ function check(value: unknown, depth: number, scan: Scan): void {
     }
     check(property(value, k), depth + 1, scan);
   }
-}
-
-function checkScalar(value: unknown): void {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return;
-    case "number":
-      if (value !== value || value === Infinity || value === -Infinity) throw NOT_PLAIN;
-      return;
-    default:
-      throw NOT_PLAIN;
-  }
-}
-
-// The checks of plain-json.ts's visitObject without the messages: depth, prototype, toJSON. A cycle needs no
-// bookkeeping here (a Set of ancestors was a third of the cost): it runs into the depth limit, and the
-// validator then names it as a cycle.
-function enter(value: object, depth: number): boolean {
-  if (depth >= MAX_JSON_DEPTH) throw NOT_PLAIN;
-  const isArray = Array.isArray(value);
-  const proto: unknown = getProto(value);
-  if (isArray ? proto !== ARRAY_PROTO : proto !== OBJECT_PROTO && proto !== null) throw NOT_PLAIN;
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function") throw NOT_PLAIN;
-  return isArray;
-}
-
-function item(arr: unknown[], i: number): unknown {
-  if (lookupGetter.call(arr, i) !== undefined || !Object.hasOwn(arr, i)) throw NOT_PLAIN;
-  return arr[i];
-}
-
-function property(obj: object, key: string): unknown {
-  if (lookupGetter.call(obj, key) !== undefined) throw NOT_PLAIN;
-  return (obj as Record<string, unknown>)[key];
-}
-
-/** Own enumerable string keys, refusing any other own key (symbol, non-enumerable) that JSON would drop. */
-function keysOfPlain(obj: object): string[] {
-  const keys = keysOf(obj);
-  // Two cheap counts instead of Reflect.ownKeys (which was 10× Object.keys on a small object).
-  if (namesOf(obj).length !== keys.length || symbolsOf(obj).length !== 0) throw NOT_PLAIN;
-  return keys;
-}
-
-function checkArrayKeys(arr: unknown[]): void {
-  if (ownKeys(arr).length !== arr.length + 1) throw NOT_PLAIN;
-}
-
-/** An integer-like key (the engine lists those first, whatever the insertion order) or `__proto__`. */
-function reorders(key: string): boolean {
-  const c = key.charCodeAt(0);
-  return (c >= 48 && c <= 57) || key === "__proto__";
 }
 
 function canonical(value: unknown, depth: number): unknown {

@@ -61,8 +61,6 @@ export function retryable(error: unknown): boolean {
 export interface StopWatch {
   /** Called when a step starts running: begins polling if it is not already. */
   start(): void;
-  /** Called when a step settles: stops polling once none is in flight. */
-  settle(): void;
   /** The RUN_STOPPED error once a stop was seen, else null. */
   stopped(): WorkflowError | null;
 }
@@ -95,13 +93,14 @@ export function createStopWatch(deps: { slug: string; store: Pick<PlanStore, "re
   return {
     start() {
       if (timer !== undefined) return;
-      timer = setInterval(() => void poll(), POLL_MS);
+      // The interval ends itself at its first tick with no step in flight, not when each step settles: steps in a
+      // row then share one timer instead of each making and clearing its own.
+      timer = setInterval(() => {
+        if (inFlight.size > 0) return void poll();
+        clearInterval(timer);
+        timer = undefined;
+      }, POLL_MS);
       timer.unref();
-    },
-    settle() {
-      if (inFlight.size > 0 || timer === undefined) return;
-      clearInterval(timer);
-      timer = undefined;
     },
     stopped: () => seen,
   };

@@ -7,7 +7,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { workflowError } from "@phasekit/core";
 import { fingerprint } from "../engine/fingerprint.js";
-import { decideStep } from "../engine/reuse-decision.js";
 import type { RerunReason } from "../engine/checkpoint-port.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
@@ -88,6 +87,15 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
   const failedKeys = new Map<string, Map<string, string>>();
   const inFlight = new Map<string, AbortController>();
   const stopWatch = createStopWatch(deps, inFlight);
+  // The signal of steps with no time limit: aborted by a lost lock (through AbortSignal.any, which adds no listener
+  // per step) or by the stop watch (it aborts every in-flight controller, this one included). Made at the first such step.
+  let shared: AbortController | undefined;
+  const untimed = (): AbortController => {
+    if (shared !== undefined) return shared;
+    const stop = new AbortController();
+    const signal = AbortSignal.any([deps.lock.signal, stop.signal]);
+    return (shared = { signal, abort: (reason?: unknown) => stop.abort(reason) });
+  };
 
   /** The history key of a call, decided synchronously so that parallel calls get their keys in call order. */
   const keyOf = (id: string, inputFp: string): string => {
@@ -127,16 +135,6 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
       });
     }
     for (let tryNo = 0; ; tryNo++) {
-      // The store's own reuse decision says which attempt this call would be; the cap refuses it before fn runs.
-      const next = decideStep(await deps.checkpoints.record(key), inputFp);
-      if (!next.verify && next.attempt > deps.maxAttempts) {
-        throw workflowError("run", "MAX_ATTEMPTS_REACHED", `step ${key} of run ${deps.slug} already failed ${next.attempt - 1} time(s) (maxAttempts ${deps.maxAttempts}).`, {
-          field: "maxAttempts",
-          value: deps.maxAttempts,
-          stepId: key,
-          hint: "fix the cause of the failure, then raise maxAttempts or start a new run",
-        });
-      }
       try {
         return (await attemptStep(key, input, inputFp, fn, opts)) as StepResult<T>;
       } catch (error) {
@@ -151,10 +149,23 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
     }
   };
 
+  // The store's own reuse decision says which attempt this call would be; the cap refuses it before fn runs.
+  const capAttempts = (key: string, attempt: number): void => {
+    if (attempt <= deps.maxAttempts) return;
+    throw workflowError("run", "MAX_ATTEMPTS_REACHED", `step ${key} of run ${deps.slug} already failed ${attempt - 1} time(s) (maxAttempts ${deps.maxAttempts}).`, {
+      field: "maxAttempts",
+      value: deps.maxAttempts,
+      stepId: key,
+      hint: "fix the cause of the failure, then raise maxAttempts or start a new run",
+    });
+  };
+
   const attemptStep = async <T extends StepValue>(key: string, input: unknown, inputFingerprint: string, fn: StepFn<T>, opts: Required<StepOptions>): Promise<unknown> => {
-    const controller = new AbortController();
+    // A step with no time limit can only be aborted by run-wide events (the lock lost, a stop seen), so all such
+    // steps share one signal; a controller and two listeners per step were a measurable part of a miss.
+    const controller = opts.timeoutMs === 0 ? untimed() : new AbortController();
     const onLost = () => controller.abort(deps.lock.signal.reason);
-    deps.lock.signal.addEventListener("abort", onLost, { once: true });
+    if (controller !== shared) deps.lock.signal.addEventListener("abort", onLost, { once: true });
     let timer: NodeJS.Timeout | undefined;
     let failed: { attempt: number; error: string } | undefined;
     const timeLimit = (ms: number): Promise<never> =>
@@ -182,7 +193,7 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
           failed = { attempt, error: stepErrorText(error) };
           throw error;
         }
-      }, { inputFingerprint })
+      }, { inputFingerprint, admit: (attempt) => capAttempts(key, attempt) })
       .catch(async (error: unknown) => {
         // A checkpoint write refused because the lock was lost surfaces as WRITE_FAILED; say what really happened.
         if (deps.lock.signal.aborted) throw lockLost();
@@ -193,10 +204,11 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
         throw stop !== null && controller.signal.aborted ? stop : error;
       })
       .finally(() => {
-        clearTimeout(timer);
-        deps.lock.signal.removeEventListener("abort", onLost);
+        if (controller !== shared) {
+          clearTimeout(timer);
+          deps.lock.signal.removeEventListener("abort", onLost);
+        }
         inFlight.delete(key);
-        stopWatch.settle();
       });
     lastCompleted = key;
     if (outcome.reused) {

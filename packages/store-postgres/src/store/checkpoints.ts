@@ -162,11 +162,11 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       await sent;
       index?.wrote(failed);
     },
-    async complete(started, { text, fingerprint: outputFingerprint, repair }) {
+    async complete(started, { text, value, fingerprint: outputFingerprint, repair }) {
       const completed: StepRecord = { ...started, status: "completed", outputFingerprint, finishedAt: stamp() };
       // A rerun because the stored output failed its check stores it whole, in place of the row there: a delta
       // could name a base whose own chain passes through that row.
-      const written = chain.row(outputFingerprint, text, repair);
+      const written = chain.row(outputFingerprint, text, value, repair);
       const sent = takeStart(started);
       const put = putStep(completed, written.row, repair ? STEP_WRITES.repair : STEP_WRITES.completed);
       if (written.row.base !== null) {

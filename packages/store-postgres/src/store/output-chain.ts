@@ -52,9 +52,11 @@ export class OutputChain {
   private era = 0;
   private compacting = 0;
 
-  /** The row to store output `fp` (canonical JSON `text`) as: a delta on the last stored output when that pays and `whole` is not asked. */
-  row(fp: string, text: string, whole = false): ChainedRow {
-    const value = JSON.parse(text) as JsonValue;
+  /**
+   * The row to store output `fp` (canonical JSON `text`; `value`, a copy equal to its parse, this chain's to keep)
+   * as: a delta on the last stored output when that pays and `whole` is not asked.
+   */
+  row(fp: string, text: string, value: JsonValue, whole = false): ChainedRow {
     const base = this.compacting > 0 ? undefined : this.last;
     const ops = !whole && base !== undefined && base.fp !== fp && base.links < OUTPUT_CHAIN ? smallDelta(base.value, value, text.length) : undefined;
     if (base === undefined || ops === undefined) return { row: { fp, body: text, base: null }, value, links: 0, era: this.era };

@@ -27,10 +27,12 @@ export class OutputChain {
 
   constructor(private readonly writer: SegmentWriter) {}
 
-  /** Appends (durably) the `done` line of an output whose canonical JSON is `text`; its location (`alone`: SegmentWriter.append). */
-  async append(done: DoneRecord, text: string, alone = false): Promise<ValueLocation> {
-    // Our own copy: the caller's object may be changed after the step returns it.
-    const value = JSON.parse(text) as JsonValue;
+  /**
+   * Appends (durably) the `done` line of an output whose canonical JSON is `text`; its location (`alone`:
+   * SegmentWriter.append). `value` is kept as the next base: it must be this chain's own copy (equal to
+   * `JSON.parse(text)`), since the caller's object may be changed after the step returns it.
+   */
+  async append(done: DoneRecord, text: string, value: JsonValue, alone = false): Promise<ValueLocation> {
     const base = this.last;
     const ops = base !== undefined && base.links < MAX_OUTPUT_CHAIN ? smallDelta(base.value, value, text.length) : undefined;
     let written: Written;

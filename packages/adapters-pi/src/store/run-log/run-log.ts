@@ -165,21 +165,24 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     beforeBody: () => writer.fenceBody(),
     async fail(s, err) {
       open.delete(s);
+      checkLost();
       const at = now();
       await appendRecord({ t: "fail", e: epoch, k: s.k, in: s.in, a: s.a, err, at, st: s.at }, undefined, false);
       parts.index.steps.set(s.k, { key: s.k, status: "failed", epoch, inputFingerprint: s.in, attempt: s.a, error: err, at, startedAt: s.at });
       // Counted as a reader counts it (run-index.ts): what auto-compaction and the report see does not lag the file.
       parts.index.records++;
     },
-    async complete(s, { text, fingerprint: outputFingerprint }) {
+    async complete(s, { text, value, fingerprint: outputFingerprint }) {
       const { k: key, in: inputFingerprint, a: attempt, at: st } = s;
       const at = now();
       const done: DoneRecord = { t: "done", e: epoch, k: key, in: inputFingerprint, a: attempt, ofp: outputFingerprint, at, st };
       let entry: StepEntry;
       const alone = open.size === 1 && open.has(s);
       open.delete(s);
+      // A body that ran while the log was closed (its store closed, its lock released) records nothing.
+      checkLost();
       if (Buffer.byteLength(text) <= inlineMax) {
-        const output = await outputs.append(done, text, alone);
+        const output = await outputs.append(done, text, value, alone);
         entry = { key, status: "completed", epoch, inputFingerprint, attempt, outputFingerprint, output, at, startedAt: st };
       } else {
         const art = await writeArtifact(parts, text, outputFingerprint);
@@ -195,7 +198,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
 
   async function step<T extends JsonValue | void>(key: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: { inputFingerprint: string }): Promise<RunLogStepOutcome<T>> {
     checkKey(key);
-    const r = await runStep(stepPort, key, input, fn, known?.inputFingerprint);
+    const r = await runStep(stepPort, key, input, fn, known);
     if (r.reused) return { reused: true, output: r.output, entry: r.record };
     return { reused: false, reason: r.reason, output: r.output, entry: r.record, ...(r.movedAside === undefined ? {} : { movedAside: r.movedAside }) };
   }

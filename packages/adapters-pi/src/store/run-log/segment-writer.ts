@@ -136,13 +136,18 @@ export class SegmentWriter {
   /**
    * The fence before a step's body. The listing sees a newer holder only once it has claimed its segment; a holder
    * woken (SIGSTOP, a starved event loop) after a newcomer took the lock but before it claimed would start the body
-   * (it could never acknowledge it, but the side effect happens). The lock's own check closes that window, free
-   * while the heartbeat is fresh; a lock found taken there refuses every later append too.
+   * (it could never acknowledge it, but the side effect happens). The lock's own check closes that window; a lock
+   * found taken there refuses every later append too. While the lock's heartbeat is fresh (its check answers
+   * undefined at once), no contender can have taken the lock, so none can have claimed a newer segment either:
+   * the listing is skipped. The fence after the sync still lists the folder before anything is acknowledged.
    */
   async fenceBody(): Promise<void> {
-    this.fence();
+    if (this.lostError !== undefined) throw this.lostError;
     const pending = this.beforeBody?.();
-    if (pending === undefined) return;
+    if (pending === undefined) {
+      if (this.beforeBody === undefined) this.fence();
+      return;
+    }
     try {
       await pending;
     } catch (error) {
