@@ -106,6 +106,9 @@ export async function historyOverEntries(port: EntryPort, options: EntryHistoryO
   };
   const write = async (entries: HistoryEntry[]): Promise<void> => {
     if (held === null || epoch === null) throw workflowError("checkpoints", "LOCK_NOT_OWNED", `run ${options.run}: ${port.file} was opened to read.`, { file: port.file });
+    // The store's rule at every append, not only before the step: a body that ran while the lease ended (its store
+    // closed) records nothing, though no later epoch fences it.
+    mayWrite(`writing ${entries.map((e) => e.t).join(", ")} to the history`);
     await port.append(epoch, entries);
     const f = held;
     foldInto(

@@ -195,6 +195,26 @@ export function holderCases(fresh: () => Promise<PlanStore>, harness: HolderHarn
     await held.lock.release().catch(() => undefined);
   });
 
+  it("a step whose body runs while its store is closed: its completion is refused as closed and does not land", async () => {
+    const store = await fresh();
+    const held = await store.lock("mid", owner("holder"));
+    if (!held.ok) throw held.error;
+    const cps = await (held.lock.store ?? store).checkpoints("mid", { now });
+    let inside!: () => void;
+    const entered = new Promise<void>((r) => (inside = r));
+    let letGo!: () => void;
+    const gate = new Promise<void>((r) => (letGo = r));
+    const step = cps.step("slow", {}, async () => (inside(), await gate, "late")).then(() => "written", (e: unknown) => e);
+    await entered;
+    await store.close();
+    letGo();
+    expect(await step).toMatchObject({ code: "LOCK_LOST", details: { ended: "closed" } });
+    const reader = track(await harness.reopen(store));
+    const records = await (await reader.checkpoints("mid", { now })).records();
+    expect(records.map((r) => r.status).filter((s) => s === "completed")).toEqual([]);
+    await held.lock.release().catch(() => undefined);
+  });
+
   it("checkpoints asked twice under one lease are one history: each sees the other's steps, and a compaction through one keeps them", async () => {
     const store = await fresh();
     const held = await store.lock("twice", owner("holder"));

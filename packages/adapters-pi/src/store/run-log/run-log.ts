@@ -166,6 +166,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     async fail(s, err) {
       open.delete(s);
       checkLost();
+      checkLost();
       const at = now();
       await appendRecord({ t: "fail", e: epoch, k: s.k, in: s.in, a: s.a, err, at, st: s.at }, undefined, false);
       parts.index.steps.set(s.k, { key: s.k, status: "failed", epoch, inputFingerprint: s.in, attempt: s.a, error: err, at, startedAt: s.at });
@@ -179,6 +180,8 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       let entry: StepEntry;
       const alone = open.size === 1 && open.has(s);
       open.delete(s);
+      // A body that ran while the log was closed (its store closed, its lock released) records nothing.
+      checkLost();
       // A body that ran while the log was closed (its store closed, its lock released) records nothing.
       checkLost();
       if (Buffer.byteLength(text) <= inlineMax) {
