@@ -5,7 +5,7 @@
  * this process's event loop is blocked inside the first step's body until another process has taken the lock
  * (its heartbeat stood still past the stale time) and holds it without claiming.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -70,6 +70,23 @@ describe("the fence before a step's body (file store)", () => {
     expect(await cps.step("work", {}, () => ++ran)).toMatchObject({ reused: false, output: 1 });
     expect(ran).toBe(1);
     expect(await lock.release()).toEqual({ ok: true, released: true });
+    await store.close();
+  });
+
+  it("with a fresh heartbeat skips the listing before the body: a segment planted with a higher epoch is met after the sync, and nothing is acknowledged", async () => {
+    const { store, lock, cps, runDir } = await heldStep();
+    expect(await cps.step("first", {}, () => 1)).toMatchObject({ reused: false, output: 1 });
+    writeFileSync(path.join(runDir, "runlog", "0999999999.seg"), "");
+    let ran = 0;
+    await expect(cps.step("work", {}, () => ++ran)).rejects.toMatchObject({ code: "LOCK_LOST" });
+    // The lock vouched for this holder, so the body ran; its record was refused by the fence after the sync.
+    expect(ran).toBe(1);
+    await expect(cps.step("later", {}, () => ++ran)).rejects.toMatchObject({ code: "LOCK_LOST" });
+    expect(ran).toBe(1);
+    const records = await cps.records();
+    expect(records.find((r) => r.stepId === "first")?.status).toBe("completed");
+    expect(records.find((r) => r.stepId === "work")?.status).not.toBe("completed");
+    await lock.release();
     await store.close();
   });
 });

@@ -160,12 +160,11 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       open.add(started);
       return started;
     },
-    // A holder already displaced by a newer epoch does not start the work at all (one readdir): its result could
-    // never be acknowledged, and its side effects would race the new holder's.
+    // A holder already displaced does not start the work at all (SegmentWriter.fenceBody): its result could never be
+    // acknowledged, and its side effects would race the new holder's.
     beforeBody: () => writer.fenceBody(),
     async fail(s, err) {
       open.delete(s);
-      checkLost();
       checkLost();
       const at = now();
       await appendRecord({ t: "fail", e: epoch, k: s.k, in: s.in, a: s.a, err, at, st: s.at }, undefined, false);
@@ -180,8 +179,6 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       let entry: StepEntry;
       const alone = open.size === 1 && open.has(s);
       open.delete(s);
-      // A body that ran while the log was closed (its store closed, its lock released) records nothing.
-      checkLost();
       // A body that ran while the log was closed (its store closed, its lock released) records nothing.
       checkLost();
       if (Buffer.byteLength(text) <= inlineMax) {
