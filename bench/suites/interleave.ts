@@ -9,6 +9,18 @@ export async function interleaved(
   contenders: Record<string, () => unknown | Promise<unknown>>,
   opts: { rounds: number; batch: number; warmup?: number },
 ): Promise<Record<string, number>> {
+  return (await interleavedRounds(contenders, opts)).ns;
+}
+
+/**
+ * The same, also giving per pair the median of the per-round ratios: a swing that lasts a round (the disk's
+ * flush time moves with its other work) hits both sides of each ratio, where a ratio of the two medians can
+ * take one side's quiet rounds against the other's busy ones.
+ */
+export async function interleavedRounds(
+  contenders: Record<string, () => unknown | Promise<unknown>>,
+  opts: { rounds: number; batch: number; warmup?: number },
+): Promise<{ ns: Record<string, number>; ratio: (a: string, b: string) => number }> {
   const names = Object.keys(contenders);
   for (const name of names) for (let i = 0; i < (opts.warmup ?? Math.min(opts.batch, 20)); i++) await contenders[name]?.();
   const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
@@ -21,7 +33,9 @@ export async function interleaved(
       samples[name]?.push(Number(process.hrtime.bigint() - t0) / opts.batch);
     }
   }
-  return Object.fromEntries(names.map((n) => [n, median(samples[n] ?? [])]));
+  const ns = Object.fromEntries(names.map((n) => [n, median(samples[n] ?? [])]));
+  const ratio = (a: string, b: string): number => median((samples[a] ?? []).map((x, i) => x / ((samples[b] ?? [])[i] ?? NaN)));
+  return { ns, ratio };
 }
 
 /** Median of a list of numbers (NaN when empty). */

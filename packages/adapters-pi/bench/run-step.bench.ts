@@ -7,7 +7,7 @@ import { closeSync, fdatasyncSync, lstatSync, mkdirSync, mkdtempSync, openSync, 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { BenchRow, BenchSuite } from "../../../bench/harness.js";
-import { interleaved, SMOKE } from "../../../bench/suites/interleave.js";
+import { interleaved, interleavedRounds, SMOKE } from "../../../bench/suites/interleave.js";
 import { encodeCanonical } from "../src/io/canonical-json.js";
 import type { JsonValue } from "../src/io/plain-json.js";
 import { fingerprintOfCanonical } from "../src/engine/fingerprint.js";
@@ -16,6 +16,9 @@ import { createReporter } from "../src/run/reporter.js";
 import { runWorkflow } from "../src/run/run-workflow.js";
 
 const N = SMOKE ? { rounds: 3, batch: 3 } : { rounds: 15, batch: 20 };
+// The miss is timed over more rounds: its flush and raw's swing with the disk's other work, and each round's ratio
+// compares the two under the same swing (the ratios reported are medians of per-round ratios).
+const MISS = SMOKE ? N : { rounds: 60, batch: 20 };
 
 function output10k(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -23,13 +26,14 @@ function output10k(): Record<string, string> {
   return out;
 }
 
-const row = (subject: string, baseline: string, s: number, b: number, goal: string, limit?: number): BenchRow => ({
+const row = (subject: string, baseline: string, s: number, b: number, goal: string, limit?: number, ratio = s / b): BenchRow => ({
   subject,
   baseline,
   subjectNs: s,
   baselineNs: b,
+  ratio,
   goal,
-  ...(limit === undefined ? {} : { met: s / b <= limit }),
+  ...(limit === undefined ? {} : { met: ratio <= limit }),
 });
 
 export const suite: BenchSuite = {
@@ -67,7 +71,7 @@ export const suite: BenchSuite = {
     const first = await runWorkflow(options, async (ctx): Promise<BenchRow[]> => {
       for (let i = 0; i < hits; i++) await ctx.step(`hit-${i}`, { i }, small);
       let miss = 0;
-      const m = await interleaved(
+      const { ns: m, ratio } = await interleavedRounds(
         {
           miss: () => ctx.step(`miss-${miss++}`, { i: miss }, () => big),
           raw: () => {
@@ -88,12 +92,12 @@ export const suite: BenchSuite = {
             fence();
           },
         },
-        N,
+        MISS,
       );
       return [
-        row("ctx.step miss, 10 KB output", "raw append + fdatasync of the same bytes", m.miss as number, m.raw as number, "≤ 1.5×", 1.5),
-        row("the miss's floor: raw + its value work and fences, no engine", "raw append + fdatasync of the same bytes", m.floor as number, m.raw as number, "report"),
-        row("ctx.step miss, 10 KB output", "the miss's floor (above)", m.miss as number, m.floor as number, "report"),
+        row("ctx.step miss, 10 KB output", "raw append + fdatasync of the same bytes", m.miss as number, m.raw as number, "≤ 1.5×", 1.5, ratio("miss", "raw")),
+        row("the miss's floor: raw + its value work and fences, no engine", "raw append + fdatasync of the same bytes", m.floor as number, m.raw as number, "report", undefined, ratio("floor", "raw")),
+        row("ctx.step miss, 10 KB output", "the miss's floor (above)", m.miss as number, m.floor as number, "report", undefined, ratio("miss", "floor")),
       ];
     });
     closeSync(fd);
