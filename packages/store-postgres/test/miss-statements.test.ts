@@ -81,5 +81,19 @@ if (!started.ok) {
       expect(await status("late")).toBe("failed");
       expect(await cps.record("late")).toMatchObject({ status: "failed", attempt: 1, error: expect.stringContaining("late boom") });
     });
+
+    it("whose output is already stored (the same content) leaves that row as it was: not rewritten, not locked", async () => {
+      const { cps } = await held();
+      const first = await cps.step("one", {}, () => ({ same: "content" }));
+      const row = async () =>
+        (await admin.query<{ xmin: string; xmax: string }>("SELECT xmin::text, xmax::text FROM phasekit_artifacts WHERE fingerprint = $1", [first.record.outputFingerprint])).rows;
+      const before = await row();
+      expect(before).toHaveLength(1);
+      await cps.step("two", {}, () => ({ same: "content" }));
+      expect(await cps.record("two")).toMatchObject({ status: "completed", outputFingerprint: first.record.outputFingerprint });
+      // A conflict that updates nothing still took a row lock (xmax set, a WAL record); DO NOTHING takes none.
+      expect(await row()).toEqual(before);
+      expect(before[0]?.xmax).toBe("0");
+    });
   });
 }

@@ -36,10 +36,12 @@ const record = `w AS (INSERT INTO phasekit_steps AS s (namespace, slug, step_id,
            AND s.record->>'inputFingerprint' = EXCLUDED.record->>'inputFingerprint'))`;
 
 // `repair`: the row there (the same fingerprint, content that failed its check) is replaced by this whole value;
-// without it, a row already there is kept (the same content), and `inserted` says it was not written now.
+// without it, a row already there is kept (the same content), and `inserted` says it was not written now. DO
+// NOTHING, not an update that never applies: that one still locked the row there, a WAL record per reuse of
+// stored content.
 const artifact = (repair: boolean): string =>
   `a AS (INSERT INTO phasekit_artifacts (namespace, slug, fingerprint, body, base) SELECT $1, $2, $7, $8, $9 FROM f
-         ON CONFLICT (namespace, slug, fingerprint) DO UPDATE SET body = EXCLUDED.body, base = EXCLUDED.base WHERE ${repair} RETURNING 1)`;
+         ON CONFLICT (namespace, slug, fingerprint) ${repair ? "DO UPDATE SET body = EXCLUDED.body, base = EXCLUDED.base" : "DO NOTHING"} RETURNING 1)`;
 
 const recordOnly = (async: boolean): string => `WITH ${fence(async)}, ${record} SELECT count(*) AS fenced, 0 AS inserted FROM f`;
 const withArtifact = (repair: boolean): string =>
