@@ -30,7 +30,10 @@ export async function runStep<T, R extends PriorStep, S>(
 ): Promise<StepResult<T, R>> {
   port.mayWrite(`ctx.step("${key}")`);
   const inFp = known?.inputFingerprint ?? fingerprint(input);
-  const previous = await port.latest(key);
+  // A value the port or the body gives at once is not awaited: each await is a turn of the microtask queue, and
+  // a miss's CPU, right after a blocking flush or a reply, is where a step loses most against its floor.
+  const latest = port.latest(key);
+  const previous = isThenable(latest) ? await latest : latest;
   const decision = decideStep(previous, inFp);
   let reason: RerunReason;
   let movedAside: string | undefined;
@@ -45,13 +48,15 @@ export async function runStep<T, R extends PriorStep, S>(
     movedAside = stored.movedAside;
   }
   const start = await port.start({ key, attempt: decision.attempt, inputFingerprint: inFp });
-  await port.beforeBody(start);
+  const guard = port.beforeBody(start);
+  if (guard !== undefined) await guard;
   let output: T;
   let text: string;
   let value: JsonValue;
   try {
     // A step that returns nothing stores null (undefined is no JSON value), and gives null as a replay would.
-    output = ((await fn(decision.attempt)) ?? null) as T;
+    const made = fn(decision.attempt);
+    output = ((isThenable(made) ? await made : made) ?? null) as T;
     // Inside the try: an output that is no plain JSON fails the step (recorded, counted) like a throw would.
     ({ text, copy: value } = encodeCanonicalCopy(output));
   } catch (error) {
@@ -62,4 +67,8 @@ export async function runStep<T, R extends PriorStep, S>(
   const repair = reason === "artifact-corrupt" || reason === "artifact-missing";
   const record = await port.complete(start, { text, value, fingerprint: fingerprintOfCanonical(text), repair });
   return { reused: false, reason, output, record, ...(movedAside === undefined ? {} : { movedAside }) };
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }

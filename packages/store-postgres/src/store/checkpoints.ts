@@ -149,10 +149,11 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       index?.wrote(started);
       return started;
     },
-    async beforeBody(started) {
+    beforeBody(started) {
       // The fs log's fence before fn, here: a holder that stood still past its lease since `started` landed (the
       // run taken meanwhile) must not start the work. Costs nothing while the heartbeat keeps the lease fresh.
-      if (fence?.lease !== undefined && !fence.lease.fresh()) await stillHolding(fence.lease, () => refused(`step ${started.stepId} (started)`));
+      if (fence?.lease === undefined || fence.lease.fresh()) return undefined;
+      return stillHolding(fence.lease, () => refused(`step ${started.stepId} (started)`));
     },
     async fail(started, error) {
       const failed: StepRecord = { ...started, status: "failed", finishedAt: stamp(), error };

@@ -73,14 +73,21 @@ export class StepIndex {
     void this.load().catch(() => undefined);
   }
 
-  /** The step's latest record: this holder's own, the index's, or one statement that also fetches its output. */
-  async record(stepId: string): Promise<StepRecord | undefined> {
+  /**
+   * The step's latest record: this holder's own, the index's (both given at once, not as a promise: a step
+   * awaits only what needs the database), or one statement that also fetches its output.
+   */
+  record(stepId: string): StepRecord | undefined | Promise<StepRecord | undefined> {
     if (this.known.has(stepId) && !this.unsure.has(stepId)) return this.known.get(stepId);
     if (this.loaded !== undefined && !this.unsure.has(stepId)) {
       const record = parse(this.loaded.steps.get(stepId));
       this.known.set(stepId, record);
       return record;
     }
+    return this.read(stepId);
+  }
+
+  private async read(stepId: string): Promise<StepRecord | undefined> {
     const { record, chain } = await readStep(this.db, this.slug, stepId);
     this.unsure.delete(stepId);
     this.known.set(stepId, record);

@@ -141,13 +141,17 @@ export class SegmentWriter {
    * undefined at once), no contender can have taken the lock, so none can have claimed a newer segment either:
    * the listing is skipped. The fence after the sync still lists the folder before anything is acknowledged.
    */
-  async fenceBody(): Promise<void> {
-    if (this.lostError !== undefined) throw this.lostError;
+  fenceBody(): Promise<void> | undefined {
+    if (this.lostError !== undefined) return Promise.reject(this.lostError);
     const pending = this.beforeBody?.();
     if (pending === undefined) {
       if (this.beforeBody === undefined) this.fence();
-      return;
+      return undefined;
     }
+    return this.fenceAfter(pending);
+  }
+
+  private async fenceAfter(pending: Promise<void>): Promise<void> {
     try {
       await pending;
     } catch (error) {
