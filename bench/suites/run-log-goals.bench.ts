@@ -10,7 +10,7 @@ import { canonicalJson, fingerprint } from "@phasekit/adapters-pi/store-kit";
 import { openRunLog, type RunLog } from "@phasekit/adapters-pi/plan-folder";
 import { goalRow, type BenchRow, type BenchSuite } from "../harness.js";
 import { peakRssRows } from "./peak-rss.js";
-import { checkpointOf, folderBytes, jsonOfSize, rawAppender, sqliteSaver, tempDir } from "./contenders.js";
+import { checkpointOf, folderBytes, jsonOfSize, rawAppender, sqliteSaver, steadySqliteSaver, tempDir } from "./contenders.js";
 import { interleaved, median, SMOKE } from "./interleave.js";
 
 const N = SMOKE
@@ -26,8 +26,8 @@ const row = goalRow;
 async function stepMiss(): Promise<BenchRow[]> {
   const log = await openRunLog({ runDir: tempDir("miss") });
   const raw = rawAppender(tempDir("raw"));
-  const saver = sqliteSaver(tempDir("sqlite"));
   const output = jsonOfSize(10_000);
+  const saver = await steadySqliteSaver(tempDir("sqlite"), output, SMOKE ? 5 : 1_000);
   const line = Buffer.from(`${JSON.stringify({ t: "done", k: "k", in: "x".repeat(74), ofp: "x".repeat(74) })}\t${JSON.stringify(output)}\n`);
   let i = 0;
   let j = 0;

@@ -7,6 +7,7 @@ import { closeSync, fdatasyncSync, lstatSync, mkdirSync, mkdtempSync, openSync, 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { BenchRow, BenchSuite } from "../../../bench/harness.js";
+import { checkpointOf, steadySqliteSaver } from "../../../bench/suites/contenders.js";
 import { interleaved, interleavedRounds, SMOKE } from "../../../bench/suites/interleave.js";
 import { encodeCanonical } from "../src/io/canonical-json.js";
 import type { JsonValue } from "../src/io/plain-json.js";
@@ -54,6 +55,9 @@ export const suite: BenchSuite = {
     // miss must do on its value (strict check + canonical encoding, sha256, its own copy, the delta on the last
     // output) and its file-system looks (two control-request lstats, a fence before the body and one after the
     // sync: a readdir and an lstat each), in the order a miss does them.
+    // LangGraph's SqliteSaver putting a checkpoint that holds the same object (WAL, synchronous=FULL).
+    const saver = await steadySqliteSaver(mkdtempSync(path.join(tmpdir(), "phasekit-bench-step-sqlite-")), big, SMOKE ? 5 : 1_000);
+    let put = 0;
     const floorDir = path.join(repoRoot, "floor");
     mkdirSync(path.join(floorDir, "runlog"), { recursive: true });
     const floorSeg = path.join(floorDir, "runlog", "0000000001.log");
@@ -78,6 +82,10 @@ export const suite: BenchSuite = {
             writeSync(fd, line);
             fdatasyncSync(fd);
           },
+          sqlite: () => {
+            const c = checkpointOf("miss", put++, big);
+            return saver.put(c.config, c.checkpoint, c.metadata);
+          },
           floor: () => {
             absent("stop-request.json");
             absent("pause-request.json");
@@ -96,12 +104,14 @@ export const suite: BenchSuite = {
       );
       return [
         row("ctx.step miss, 10 KB output", "raw append + fdatasync of the same bytes", m.miss as number, m.raw as number, "≤ 1.5×", 1.5, ratio("miss", "raw")),
+        row("ctx.step miss, 10 KB output", "SqliteSaver.put, synchronous=FULL", m.miss as number, m.sqlite as number, "≤ 1.0×", 1.0, ratio("miss", "sqlite")),
         row("the miss's floor: raw + its value work and fences, no engine", "raw append + fdatasync of the same bytes", m.floor as number, m.raw as number, "report", undefined, ratio("floor", "raw")),
         row("ctx.step miss, 10 KB output", "the miss's floor (above)", m.miss as number, m.floor as number, "report", undefined, ratio("miss", "floor")),
       ];
     });
     closeSync(fd);
     closeSync(floorFd);
+    saver.db.close();
     if (first.status !== "completed") throw new Error(`bench run ended ${first.status}`);
     const second = await runWorkflow({ ...options, reenter: true }, async (ctx): Promise<BenchRow[]> => {
       let hit = 0;
