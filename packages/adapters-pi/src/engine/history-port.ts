@@ -45,6 +45,11 @@ export interface HistoryPort<R extends PriorStep, S> extends StepPort<R, S> {
   mark?(mark: MarkRequest): Promise<void>;
   /** Records that the marks of `keys` are spent, fenced like a step; absent where the backend has no marks. */
   spend?(spend: SpendRequest): Promise<void>;
+  /**
+   * Whether the history holds any rerun mark, spent or not, known without reading every step's record; absent
+   * where the backend cannot tell cheaply. False lets a run's end skip the records (nothing can await a rerun).
+   */
+  hasMarks?(): boolean;
   /** Drops what no record needs any more. */
   compact(): Promise<CompactionReport>;
 }

@@ -35,6 +35,7 @@ export function checkpointsOverRunLog(log: RunLog, now: () => Date): CheckpointS
     putCommit: async (record) => (await log.event(COMMIT_EVENT, record as unknown as JsonValue), record),
     mark: ({ from, keys, at, reason }) => log.event(RERUN_EVENT, { from, keys, at, ...(reason === undefined ? {} : { reason }) }),
     spend: ({ keys, at }) => log.event(RERUN_SPENT_EVENT, { keys, at }),
+    hasMarks: () => log.hasRerunMarks(),
     async compact() {
       const r = await log.compact();
       return { recordsBefore: r.recordsBefore, recordsAfter: r.recordsAfter, artifactsRemoved: r.artifactsRemoved };

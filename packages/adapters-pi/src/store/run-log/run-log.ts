@@ -61,6 +61,8 @@ export interface RunLog {
   entry(key: string): StepEntry | undefined;
   /** The latest record of every step. */
   entries(): StepEntry[];
+  /** Whether the history holds any rerun mark (spent or not), read from its events, not from the step records. */
+  hasRerunMarks(): boolean;
   /** Records the workflow state (stored as a delta on the previous one when that is much smaller). */
   putState(state: JsonValue): Promise<void>;
   /** The latest recorded state, or undefined. */
@@ -210,6 +212,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     stepPort,
     entry: (key) => marks.view(parts.index.steps.get(key)),
     entries: () => [...parts.index.steps.values()].map((e) => marks.view(e) as StepEntry),
+    hasRerunMarks: () => marks.all().length > 0,
     async putState(state) {
       checkLost();
       await states.put(state);
