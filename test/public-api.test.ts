@@ -175,6 +175,7 @@ const STORE_KIT = [
   "parseDelta",
   "refreshClock",
   "refreshOverdue",
+  "releasedLeaseError",
   "rerunMarksOf",
   "retentionVerdicts",
   "serializeWorkflowMetadata",

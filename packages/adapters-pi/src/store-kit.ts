@@ -8,7 +8,7 @@
 export { checkpointsOver } from "./engine/checkpoints.js";
 // The holder-side freshness of a lease or lock heartbeat (both clocks): the PostgreSQL lease judges itself by it.
 export { refreshClock, refreshOverdue } from "./lock/heartbeat.js";
-export { closedLeaseError } from "./lock/errors.js";
+export { closedLeaseError, releasedLeaseError } from "./lock/errors.js";
 export type { RefreshStamp } from "./lock/heartbeat.js";
 export type { HistoryPort, MarkRequest, SpendRequest } from "./engine/history-port.js";
 export type { StepPort, StepStart, StoredOutput, FreshOutput } from "./engine/step-port.js";

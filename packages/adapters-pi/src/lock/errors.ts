@@ -57,16 +57,37 @@ export function ioError(s: LockErrorContext, error: unknown): WorkflowError {
   }, error);
 }
 
-/**
- * LOCK_LOST: a write (or check) under a lease its own process gave up by closing the store it was taken through.
- * One rule on every store (fs, PostgreSQL, memory): a closed store stops renewing its leases, so nothing more is
- * written under them; refused before any work, whether the lease would still count as live or not.
- */
-export function closedLeaseError(scope: string, slug: string, epoch: number): WorkflowError {
-  return workflowError(scope, "LOCK_LOST", `run ${slug}: the lease of epoch ${epoch} was given up when its store was closed; nothing more is written under it.`, {
-    field: "epoch",
-    value: epoch,
-    ended: "closed",
+/** How a lease ended by its own holder's act: its store was closed, or its lock released. */
+export type LeaseEnd = "closed" | "released";
+
+const LEASE_ENDS: Record<LeaseEnd, { why: string; hint: string }> = {
+  closed: {
+    why: "was given up when its store was closed",
     hint: "close a store only after the runs written through it have ended (runWorkflow never closes a store it was given); to write again, open a store and take the run's lock",
-  });
+  },
+  released: {
+    why: "was released by its holder",
+    hint: "release a lock only after its run's writes have ended; to write again, take the run's lock (store.lock) and write through that lock's store",
+  },
+};
+
+/**
+ * LOCK_LOST: a write (or check) under a lease its own process ended, by closing the store it was taken through
+ * (`closedLeaseError`) or by releasing its lock (`releasedLeaseError`). One rule on every store (fs, PostgreSQL,
+ * memory): nothing more is written under an ended lease; refused before any work, whether the lease would still
+ * count as live or not, with `details.ended` saying how it ended.
+ */
+function endedLeaseError(scope: string, slug: string, epoch: number, ended: LeaseEnd): WorkflowError {
+  const { why, hint } = LEASE_ENDS[ended];
+  return workflowError(scope, "LOCK_LOST", `run ${slug}: the lease of epoch ${epoch} ${why}; nothing more is written under it.`, { field: "epoch", value: epoch, ended, hint });
+}
+
+/** LOCK_LOST (`details.ended: "closed"`): see `endedLeaseError`. */
+export function closedLeaseError(scope: string, slug: string, epoch: number): WorkflowError {
+  return endedLeaseError(scope, slug, epoch, "closed");
+}
+
+/** LOCK_LOST (`details.ended: "released"`): see `endedLeaseError`. */
+export function releasedLeaseError(scope: string, slug: string, epoch: number): WorkflowError {
+  return endedLeaseError(scope, slug, epoch, "released");
 }

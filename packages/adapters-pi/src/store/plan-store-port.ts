@@ -24,6 +24,7 @@ export interface StoreLock {
   /** Aborted (reason: a LOCK_LOST WorkflowError) when the lock is lost. */
   readonly signal: AbortSignal;
   assertHeld(): Promise<void>;
+  /** Lets the run go; every later write or `assertHeld` under this lease is LOCK_LOST (`details.ended: "released"`). */
   release(): Promise<ReleasePlanLockOutcome>;
   /**
    * The store as this lock's holder: each of its writes to the locked run is fenced by this very lease (its

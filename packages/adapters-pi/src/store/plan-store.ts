@@ -14,7 +14,7 @@ import { JOURNAL_EVENT, journalEventData, lastJournalSeq, readLegacyJournal, ren
 import { readRunLog } from "./run-log/reader.js";
 import { acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
 import { judgeLiveness } from "../lock/liveness.js";
-import { busyError, closedLeaseError } from "../lock/errors.js";
+import { busyError, closedLeaseError, releasedLeaseError } from "../lock/errors.js";
 import { DEFAULT_LOCK_STALE_MS, lockDirOf } from "../lock/holder.js";
 import { checkpointsOverRunLog } from "./log-checkpoints.js";
 import { readOnlyCheckpoints } from "./read-checkpoints.js";
@@ -241,6 +241,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
       },
       store: bound,
       async release() {
+        lease.ended ??= await lease.log.then((l) => releasedLeaseError("store", lease.slug, l.epoch)).catch(() => undefined);
         await release(lease);
         return lock.release();
       },
@@ -255,6 +256,6 @@ interface Lease {
   dir: string;
   log: Promise<RunLog>;
   clock: { now: () => number };
-  /** Set when the store's close() gave the lease up: what its later writes and checks are refused with. */
+  /** Set when the store's close() gave the lease up or its lock was released: what its later writes and checks are refused with. */
   ended?: WorkflowError | undefined;
 }

@@ -21,7 +21,7 @@ import { approvalMismatch, newControlRequest, withdrawRefusal, type ControlReque
 import { controlRefusal } from "../store/control-fs.js";
 import { refreshClock } from "../lock/heartbeat.js";
 import { DEFAULT_LOCK_STALE_MS } from "../lock/holder.js";
-import { closedLeaseError } from "../lock/errors.js";
+import { closedLeaseError, releasedLeaseError } from "../lock/errors.js";
 import { endMemoryLease, leaseLive, newMemoryLease, renewMemoryLease, stallMemoryLease, type MemoryClock, type MemoryLease as Lease } from "./memory-lease.js";
 
 interface Run {
@@ -87,8 +87,9 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
   // or gc removed it while the lease had run out (on fs and PostgreSQL the lock goes with the run).
   const held = (slug: string, run: Run, lease: Lease, what: string): WorkflowError | undefined => {
     if (givenUp.has(lease)) return closedLeaseError("store", slug, lease.epoch);
+    if (lease.released) return releasedLeaseError("store", slug, lease.epoch);
     if (runs.get(slug) !== run) return lost(slug, lease, "gc removed the run while its lease had run out", "the run is gone; start it again if it should go on");
-    if (run.holder !== lease) return lost(slug, lease, lease.released ? "it was released" : what);
+    if (run.holder !== lease) return lost(slug, lease, what);
     renewMemoryLease(lease, clock);
     return undefined;
   };
@@ -167,8 +168,9 @@ function memoryStoreOver(runs: Map<string, Run>, clock: MemoryClock): MemoryPlan
         if (mine.get(slug) === lease) mine.delete(slug);
         taken.delete(lease);
         endMemoryLease(lease);
-        if (run.holder !== lease) return { ok: true, released: false };
+        // Released by its holder, held or taken: its later writes and checks say so (releasedLeaseError).
         lease.released = true;
+        if (run.holder !== lease) return { ok: true, released: false };
         run.holder = null;
         return { ok: true, released: true };
       },

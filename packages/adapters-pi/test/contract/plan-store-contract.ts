@@ -2,6 +2,7 @@
 import { describe, it, expect, afterEach } from "vitest";
 import { holderCases, type HolderHarness } from "./holders-contract.js";
 import { journalPagingCases } from "./journal-paging-contract.js";
+import { leaseEndCases } from "./lease-end-contract.js";
 import { rebuildFromJournal } from "../../src/store/journal.js";
 import type { PlanStore } from "../../src/store/plan-store.js";
 import { sampleMetadata } from "../helpers/metadata-fixtures.js";
@@ -302,6 +303,7 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
     });
 
     holderCases(fresh, harness, track);
+    leaseEndCases(fresh, harness, track);
     journalPagingCases(fresh, harness, track);
   });
 }

@@ -20,7 +20,7 @@ export interface LeaseGuard {
    * lease ago by this process's monotonic clock (a pause or a starved event loop makes it false).
    */
   fresh(): boolean;
-  /** Set once the store the lease was taken through was closed: every write under it is refused with this. */
+  /** Set once the lease ended by its holder's act (its store closed, or released): every write under it is refused with this. */
   readonly givenUp?: WorkflowError | undefined;
 }
 
@@ -99,7 +99,7 @@ export async function query<R extends QueryResultRow = QueryResultRow>(
 export async function fencedWrite<T>(fence: Fence, attempt: () => Promise<T | undefined>): Promise<T | undefined> {
   const lease = fence?.lease;
   if (lease === undefined) return attempt();
-  // Refused before it is sent: the row may still count the lease live, but its store was closed (store-kit's rule).
+  // Refused before it is sent: the row may still count the lease live, but its holder ended it (closed, released: store-kit's rule).
   if (lease.givenUp !== undefined) throw lease.givenUp;
   const first = await untilLost(lease, attempt());
   if (first !== undefined) return first;

@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LockOwner, ReleasePlanLockOutcome, StoreLock } from "@phasekit/adapters-pi";
-import { closedLeaseError, refreshClock, refreshOverdue, type RefreshStamp } from "@phasekit/adapters-pi/store-kit";
+import { closedLeaseError, refreshClock, releasedLeaseError, refreshOverdue, type RefreshStamp } from "@phasekit/adapters-pi/store-kit";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { query, type Db, type LeaseGuard } from "../db/db.js";
 import { isConnectionError, locked, storeError } from "../db/errors.js";
@@ -27,7 +27,7 @@ export interface Lease extends StoreLock, LeaseGuard {
   readonly token: string;
   /**
    * Gives the lease up at the store's close: the heartbeat stops without touching the row (it runs out on its
-   * own), and every later write or check under the lease is refused (`givenUp`).
+   * own), and every later write or check under the lease is refused (`givenUp`, as after `release()`).
    */
   stop(): void;
 }
@@ -164,7 +164,6 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
       if (givenUp !== undefined) throw givenUp;
       if (!controller.signal.aborted && !released && !fresh()) await confirm();
       if (controller.signal.aborted) throw controller.signal.reason;
-      if (released) throw workflowError("store-postgres", "LOCK_LOST", `run ${slug}: the lease of epoch ${epoch} was already released.`, { field: "epoch", value: epoch });
     },
     async release(): Promise<ReleasePlanLockOutcome> {
       stopped = true;
@@ -183,6 +182,9 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
         // Let go either way (a displaced lease's own store still refuses its writes: it fences by its epoch);
         // after a failed query the lease may still be held, so the store object keeps it.
         released = true;
+        // Released by its holder (store-kit's rule): every later write or check under it is refused before it is
+        // sent, saying so, even when the row was locked (SKIP LOCKED) and its lease must run out on its own.
+        givenUp ??= releasedLeaseError("store-postgres", slug, epoch);
         onReleased();
         return { ok: true, released: r.rowCount === 1 };
       } catch (error) {
