@@ -4,7 +4,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, utimesSync, readdirSync, rmSync 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isWorkflowError } from "@phasekit/core";
-import { acquirePlanLock } from "../src/lock/plan-lock.js";
+import { abandonPlanLock, acquirePlanLock } from "../src/lock/plan-lock.js";
 import { readLockHolder, describeHolder } from "../src/lock/holder.js";
 
 const fresh = () => mkdtempSync(path.join(tmpdir(), "phasekit-lock-"));
@@ -33,6 +33,19 @@ describe("acquirePlanLock", () => {
     expect(await lock.release()).toEqual({ ok: true, released: false });
     await expect(lock.assertHeld()).rejects.toMatchObject({ code: "LOCK_LOST" });
     expect(readdirSync(runDir)).toEqual([]);
+  });
+
+  it("an abandoned lock (its store closed) stays in place unrefreshed, and its holder's later release still removes it", async () => {
+    const runDir = fresh();
+    const lock = await held(runDir);
+    await abandonPlanLock(lock);
+    // Left in place: a contender is LOCKED until it has watched the lock go stale.
+    expect(await readLockHolder(runDir)).toMatchObject({ held: true, holder: lock.holder });
+    expect(await lock.release()).toEqual({ ok: true, released: true });
+    expect(readdirSync(runDir)).toEqual([]);
+    const next = await acquirePlanLock({ runDir, owner: { tool: "next" } });
+    expect(next.ok).toBe(true);
+    if (next.ok) await next.lock.release();
   });
 
   it("waits for a released lock when given retries", async () => {

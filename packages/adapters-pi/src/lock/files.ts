@@ -34,6 +34,8 @@ export interface LockFsState {
   tookOverFrom: LockHolder | null;
   /** Set when the lock looked stale by the holder's own clock but has not been watched long enough yet. */
   watch: { remainingMs: number; heartbeat: string } | null;
+  /** Set when its holder stopped refreshing it without removing it (abandonPlanLock): it is left to go stale. */
+  abandoned?: boolean;
 }
 
 /** Inputs of `createLockFs`. */
@@ -107,7 +109,8 @@ export function createLockFs(options: LockFsOptions) {
   }
 
   function rmdir(_p: string, cb: Callback): void {
-    if (state.acquired) releaseOwn(cb);
+    if (state.abandoned === true) cb(null);
+    else if (state.acquired) releaseOwn(cb);
     else takeOverStale(cb);
   }
 

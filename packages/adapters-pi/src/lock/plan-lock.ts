@@ -201,7 +201,11 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
       process.removeListener("exit", onExit);
       if (compromised) return { ok: false, error: notOwnedError(s, holder) };
       try {
-        await plRelease();
+        // An abandoned lock no longer has proper-lockfile's entry: its own files are removed directly (never another's).
+        if (state.abandoned === true) {
+          state.abandoned = false;
+          await new Promise<void>((resolve, reject) => lockFs.rmdir(s.lockDir, (e) => (e ? reject(e) : resolve())));
+        } else await plRelease();
       } catch (error) {
         if (fsErrorCode(error) === "ERELEASED") return { ok: false, error: notOwnedError(s, holder) };
         return { ok: false, error: ioError(s, error) };
@@ -209,7 +213,24 @@ async function attemptOnce(s: Settings): Promise<Attempt> {
       return state.notOwned ? { ok: false, error: notOwnedError(s, holder) } : { ok: true, released: true };
     },
   };
+  // Stops the heartbeat and leaves the lock in place: it goes stale, and a contender takes it over then.
+  abandoners.set(lock, async () => {
+    if (released || compromised || state.abandoned === true) return;
+    state.abandoned = true;
+    await plRelease().catch(() => undefined);
+  });
   return { kind: "held", lock };
+}
+
+const abandoners = new WeakMap<PlanLock, () => Promise<void>>();
+
+/**
+ * Stops refreshing `lock` without removing it, as a closed store gives its leases up on every store: nobody renews
+ * it, so it goes stale and another process takes the run once its stale time has passed. Nothing is refused by
+ * the lock itself (the store refuses the lease's writes); a later `release()` still removes it at once.
+ */
+export async function abandonPlanLock(lock: PlanLock): Promise<void> {
+  await abandoners.get(lock)?.();
 }
 
 async function holderFileExists(s: Settings, token: string): Promise<boolean> {

@@ -137,9 +137,11 @@ export interface PlanStore extends StoreControl {
   /** Removes finished runs past `keep` / `olderThan`; never a running, paused, locked or unreadable one. */
   gc(options: StoreGcOptions): Promise<GcReport>;
   /**
-   * Releases open files (journals) and gives up the leases taken through it: they are no longer renewed (another
-   * process may take the run once they run out), and every later write or `assertHeld` under them is LOCK_LOST
-   * (`details.ended: "closed"`), on every store alike. The store may be reused afterwards (new locks, reads).
+   * Releases open files (journals) and gives up the leases taken through it, on every store alike: they are not
+   * released but no longer renewed (the fs lock's heartbeat stops, the PostgreSQL and memory leases are not
+   * renewed), so another process takes the run once they run out (the lock's `staleMs`), and every later write or
+   * `assertHeld` under them is LOCK_LOST (`details.ended: "closed"`). The store may be reused afterwards (new
+   * locks, reads).
    */
   close(): Promise<void>;
 }

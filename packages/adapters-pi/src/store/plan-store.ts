@@ -12,7 +12,7 @@ import { nodeFs, type FsPort } from "../io/fs-port.js";
 import { checkJournalAppend, journalAfter, type JournalAppend } from "./journal.js";
 import { JOURNAL_EVENT, journalEventData, lastJournalSeq, readLegacyJournal, renderJournal, type LegacyJournal } from "./journal-view.js";
 import { readRunLog } from "./run-log/reader.js";
-import { acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
+import { abandonPlanLock, acquirePlanLock, type PlanLock } from "../lock/plan-lock.js";
 import { judgeLiveness } from "../lock/liveness.js";
 import { busyError, closedLeaseError, releasedLeaseError } from "../lock/errors.js";
 import { DEFAULT_LOCK_STALE_MS, lockDirOf } from "../lock/holder.js";
@@ -89,7 +89,7 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     const clock = { now: Date.now };
     // A step's body starts only while the lock is still this lease's (free while its heartbeat is fresh).
     const log = openRunLog({ runDir: dir, now: () => clock.now(), beforeBody: () => lock.stillHolding() });
-    const lease: Lease = { slug, dir, log, clock };
+    const lease: Lease = { slug, dir, log, clock, lock };
     logs.set(dir, lease);
     log.catch(() => forget(lease));
     return lease;
@@ -216,9 +216,11 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
     async close() {
       legacyJournals.clear();
       opened.clear();
-      // Its leases are given up (the rule every store applies, closedLeaseError): their writes and checks are refused.
+      // Its leases are given up (the rule every store applies, closedLeaseError): their writes and checks are refused,
+      // and their locks are no longer refreshed, so another process takes the run once they go stale.
       for (const lease of [...logs.values()]) {
         lease.ended = await lease.log.then((l) => closedLeaseError("store", lease.slug, l.epoch)).catch(() => undefined);
+        await abandonPlanLock(lease.lock);
         await release(lease);
       }
     },
@@ -256,6 +258,7 @@ interface Lease {
   dir: string;
   log: Promise<RunLog>;
   clock: { now: () => number };
+  lock: PlanLock;
   /** Set when the store's close() gave the lease up or its lock was released: what its later writes and checks are refused with. */
   ended?: WorkflowError | undefined;
 }

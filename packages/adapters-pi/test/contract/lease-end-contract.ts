@@ -1,12 +1,13 @@
 /**
  * How a lease ends by its own holder's act, as every PlanStore backend must show it (part of the PlanStore
  * contract): after `lock.release()` every write under the lease is LOCK_LOST saying it was released, with the
- * same code, details and words on every store.
+ * same code, details and words on every store; after the store's `close()` its leases are no longer renewed, so
+ * another store object takes the run once they run out.
  */
 import { expect, it } from "vitest";
 import type { PlanStore } from "../../src/store/plan-store.js";
 import { sampleMetadata } from "../helpers/metadata-fixtures.js";
-import type { HolderHarness } from "./holders-contract.js";
+import { STALL_LEASE_MS, type HolderHarness } from "./holders-contract.js";
 
 const now = (): Date => new Date();
 const owner = (tool: string) => ({ owner: { tool } });
@@ -46,4 +47,27 @@ export function leaseEndCases(fresh: () => Promise<PlanStore>, harness: HolderHa
     expect(await cps.commits()).toEqual([]);
   });
 
+  it("after close() the leases taken through the store are no longer renewed: another store object takes the run once they run out, and writes", async () => {
+    const store = await fresh();
+    await store.writeMetadata("after", sampleMetadata("after"), null);
+    const held = await store.lock("after", { owner: { tool: "holder" }, staleMs: STALL_LEASE_MS });
+    if (!held.ok) throw held.error;
+    await (held.lock.store ?? store).writeMetadata("after", sampleMetadata("after", 1), 1);
+    await store.close();
+    const other = track(await harness.reopen(store));
+    // Polled, not timed: the run is free once the lease ran out; a lease still renewed never frees it.
+    const giveUpAt = performance.now() + 4 * STALL_LEASE_MS;
+    let taken = await other.lock("after", { owner: { tool: "next" }, staleMs: STALL_LEASE_MS });
+    while (!taken.ok && taken.error.code === "LOCKED" && performance.now() < giveUpAt) {
+      await new Promise((r) => setTimeout(r, 100));
+      taken = await other.lock("after", { owner: { tool: "next" }, staleMs: STALL_LEASE_MS });
+    }
+    if (!taken.ok) throw taken.error;
+    const via = taken.lock.store ?? other;
+    expect(await via.writeMetadata("after", sampleMetadata("after", 2), 2)).toMatchObject({ ok: true, metadata: { generation: 3 } });
+    expect(await (await via.checkpoints("after", { now })).step("x", {}, () => "X")).toMatchObject({ reused: false, output: "X" });
+    // The closed store's lease stays given up (closed), not taken for another's.
+    expect(await caught(held.lock.assertHeld())).toMatchObject({ code: "LOCK_LOST", details: { ended: "closed" } });
+    expect(await taken.lock.release()).toMatchObject({ ok: true, released: true });
+  });
 }
