@@ -5,7 +5,7 @@
  * this process's event loop is blocked inside the first step's body until another process has taken the lock
  * (its heartbeat stood still past the stale time) and holds it without claiming.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -70,6 +70,17 @@ describe("the fence before a step's body (file store)", () => {
     expect(await cps.step("work", {}, () => ++ran)).toMatchObject({ reused: false, output: 1 });
     expect(ran).toBe(1);
     expect(await lock.release()).toEqual({ ok: true, released: true });
+    await store.close();
+  });
+
+  it("with a fresh heartbeat still looks at its own segment before the body: runlog/ moved away under the holder stops the body", async () => {
+    const { store, lock, cps, runDir } = await heldStep();
+    expect(await cps.step("first", {}, () => 1)).toMatchObject({ reused: false, output: 1 });
+    renameSync(path.join(runDir, "runlog"), path.join(runDir, "runlog.moved"));
+    let ran = 0;
+    await expect(cps.step("work", {}, () => ++ran)).rejects.toMatchObject({ code: "UNSAFE_FILE" });
+    expect(ran).toBe(0);
+    await lock.release();
     await store.close();
   });
 

@@ -134,4 +134,53 @@ describe("stop", () => {
     expect(isWorkflowError(reason, "RUN_STOPPED")).toBe(true);
     expect(r.status).toBe("cancelled");
   });
+
+  it("a stop aborts the signal of the step in flight only: the steps that ended keep theirs, and their listeners never run", async () => {
+    const root = repo();
+    const ended: AbortSignal[] = [];
+    let heard = 0;
+    let inFlight: AbortSignal | undefined;
+    const r = await runWorkflow({ repoRoot: root, target: "stop-one", toolName: "t" }, async (ctx) => {
+      for (let i = 0; i < 15; i++) {
+        await ctx.step(`done-${i}`, {}, (signal) => {
+          // A body that leaves its listener behind (a child it would kill, a rollback): it must never fire later.
+          signal.addEventListener("abort", () => void heard++);
+          ended.push(signal);
+          return i;
+        });
+      }
+      await ctx.step("long", {}, (signal) => new Promise<string>((_resolve, reject) => {
+        inFlight = signal;
+        void requestStop({ repoRoot: root, target: "stop-one", reason: "enough" });
+        signal.addEventListener("abort", () => reject(signal.reason));
+      }));
+    });
+    expect(r.status).toBe("cancelled");
+    expect(inFlight?.aborted).toBe(true);
+    expect(new Set(ended).size).toBe(15);
+    expect(ended.filter((s) => s.aborted)).toHaveLength(0);
+    expect(heard).toBe(0);
+  });
+
+  it("parallel steps, with a time limit and without, add no listener per step to the lock's signal", async () => {
+    const root = repo();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      let letGo!: () => void;
+      const gate = new Promise<void>((resolve) => (letGo = resolve));
+      const r = await runWorkflow({ repoRoot: root, target: "many", toolName: "t" }, async (ctx) => {
+        const steps = Array.from({ length: 40 }, (_, i) => ctx.step(`p-${i}`, {}, async () => (await gate, i), i % 2 === 0 ? { timeoutMs: 60_000 } : {}));
+        letGo();
+        return Promise.all(steps);
+      });
+      expect(r.status).toBe("completed");
+      // Warnings are emitted on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning").map((w) => w.message)).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
 });

@@ -87,15 +87,13 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
   const failedKeys = new Map<string, Map<string, string>>();
   const inFlight = new Map<string, AbortController>();
   const stopWatch = createStopWatch(deps, inFlight);
-  // The signal of steps with no time limit: aborted by a lost lock (through AbortSignal.any, which adds no listener
-  // per step) or by the stop watch (it aborts every in-flight controller, this one included). Made at the first such step.
-  let shared: AbortController | undefined;
-  const untimed = (): AbortController => {
-    if (shared !== undefined) return shared;
-    const stop = new AbortController();
-    const signal = AbortSignal.any([deps.lock.signal, stop.signal]);
-    return (shared = { signal, abort: (reason?: unknown) => stop.abort(reason) });
+  // One listener on the lock's signal for the run, not one per step (they were a measurable part of a miss, and
+  // passed Node's limit of 10 with parallel steps): a lost lock aborts the signal of every step in flight, as the
+  // stop watch does for a stop. Each step keeps a signal of its own, so nothing reaches a step that has ended.
+  const abortInFlight = (): void => {
+    for (const c of inFlight.values()) c.abort(deps.lock.signal.reason);
   };
+  deps.lock.signal.addEventListener("abort", abortInFlight, { once: true });
 
   /** The history key of a call, decided synchronously so that parallel calls get their keys in call order. */
   const keyOf = (id: string, inputFp: string): string => {
@@ -161,11 +159,7 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
   };
 
   const attemptStep = async <T extends StepValue>(key: string, input: unknown, inputFingerprint: string, fn: StepFn<T>, opts: Required<StepOptions>): Promise<unknown> => {
-    // A step with no time limit can only be aborted by run-wide events (the lock lost, a stop seen), so all such
-    // steps share one signal; a controller and two listeners per step were a measurable part of a miss.
-    const controller = opts.timeoutMs === 0 ? untimed() : new AbortController();
-    const onLost = () => controller.abort(deps.lock.signal.reason);
-    if (controller !== shared) deps.lock.signal.addEventListener("abort", onLost, { once: true });
+    const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     let failed: { attempt: number; error: string } | undefined;
     const timeLimit = (ms: number): Promise<never> =>
@@ -183,6 +177,7 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
     const outcome = await deps.checkpoints
       .step(key, input, async (attempt) => {
         inFlight.set(key, controller);
+        if (deps.lock.signal.aborted) controller.abort(deps.lock.signal.reason);
         stopWatch.start();
         const run = (): T | Promise<T> => fn(controller.signal, attempt);
         try {
@@ -204,10 +199,7 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
         throw stop !== null && controller.signal.aborted ? stop : error;
       })
       .finally(() => {
-        if (controller !== shared) {
-          clearTimeout(timer);
-          deps.lock.signal.removeEventListener("abort", onLost);
-        }
+        clearTimeout(timer);
         inFlight.delete(key);
       });
     lastCompleted = key;

@@ -139,13 +139,16 @@ export class SegmentWriter {
    * (it could never acknowledge it, but the side effect happens). The lock's own check closes that window; a lock
    * found taken there refuses every later append too. While the lock's heartbeat is fresh (its check answers
    * undefined at once), no contender can have taken the lock, so none can have claimed a newer segment either:
-   * the listing is skipped. The fence after the sync still lists the folder before anything is acknowledged.
+   * the listing is skipped, and only the segment's own name is looked at (one lstat: a segment or `runlog/`
+   * replaced or removed under a live holder still stops the body). The fence after the sync still lists the
+   * folder before anything is acknowledged.
    */
   fenceBody(): Promise<void> | undefined {
     if (this.lostError !== undefined) return Promise.reject(this.lostError);
     const pending = this.beforeBody?.();
     if (pending === undefined) {
-      if (this.beforeBody === undefined) this.fence();
+      // The whole fence decides what a replaced name means (a newer holder's compaction, or a hostile change).
+      if (this.beforeBody === undefined || this.ownNameReplaced() !== undefined) this.fence();
       return undefined;
     }
     return this.fenceAfter(pending);
