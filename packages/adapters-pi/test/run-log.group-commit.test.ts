@@ -4,7 +4,7 @@
  * acknowledged step is in the log when it is opened again.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { openRunLog } from "../src/store/run-log/run-log.js";
@@ -42,6 +42,39 @@ describe("run log: syncs per step", () => {
     for (const k of [...Array.from({ length: 8 }, (_, i) => `p${i}`), ...Array.from({ length: 5 }, (_, i) => `s${i}`), "slow", "fast"]) {
       expect(again.entry(k)?.status, k).toBe("completed");
     }
+    await again.close();
+  });
+
+  it("step ends queued to share a sync when the log closes are refused with the log's LOCK_LOST, and nothing is written after the close", async () => {
+    const runDir = temp();
+    const log = await openRunLog({ runDir });
+    let inside = 0;
+    let entered!: () => void;
+    const both = new Promise<void>((r) => (entered = r));
+    let letGo!: () => void;
+    const gate = new Promise<void>((r) => (letGo = r));
+    const body = (k: string) => async (): Promise<string> => {
+      if (++inside === 2) entered();
+      await gate;
+      return k;
+    };
+    const ends = ["a", "b"].map((k) => log.step(k, {}, body(k)).then(() => "acknowledged", (e: unknown) => e));
+    await both;
+    // Registered before the bodies resume: this check-phase callback runs after both ends are queued (microtasks)
+    // and before the writer's own turn that would write and sync them together.
+    let closed!: Promise<void>;
+    const closing = new Promise<void>((r) => setImmediate(() => ((closed = log.close()), r())));
+    letGo();
+    await closing;
+    await closed;
+    const files = (): string[] => readdirSync(path.join(runDir, "runlog")).map((f) => `${f}:${statSync(path.join(runDir, "runlog", f)).size}`);
+    const atClose = files();
+    for (const end of await Promise.all(ends)) {
+      expect(end).toMatchObject({ code: "LOCK_LOST", details: { field: "epoch" }, message: expect.stringMatching(/run log of epoch \d+ .* is closed/) });
+    }
+    expect(files()).toEqual(atClose);
+    const again = await openRunLog({ runDir });
+    expect(["a", "b"].map((k) => again.entry(k)?.status)).toEqual(["started", "started"]);
     await again.close();
   });
 });

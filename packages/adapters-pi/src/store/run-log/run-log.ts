@@ -232,7 +232,9 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     timelineCount: () => countTimeline(parts.index),
     compact: () => (checkLost(), compactRunLog(parts, states)),
     async close(why) {
-      ended ??= why ?? workflowError("run-log", "LOCK_LOST", `the run log of epoch ${epoch} in ${dir} is closed (its lock was released); nothing more is written to it.`, { file: dir, field: "epoch", value: epoch, hint: "take the run's lock again to write to it" });
+      ended ??= why ?? workflowError("run-log", "LOCK_LOST", `the run log of epoch ${epoch} in ${dir} is closed; nothing more is written to it.`, { file: dir, field: "epoch", value: epoch, hint: "take the run's lock again to write to it" });
+      // Step ends still queued to share a sync are refused now, not flushed later against the closed file.
+      writer.close(ended);
       // Best effort (fold.ts): a failure here loses nothing, the log is complete as it is.
       await settleAtClose(parts, states).catch(() => undefined);
       parts.values.close();

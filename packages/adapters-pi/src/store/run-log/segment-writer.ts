@@ -50,6 +50,8 @@ export class SegmentWriter {
   /** The folder's entry for this segment is synced with the first durable batch (not at claim: opening is cheap). */
   private dirSynced = false;
   private lostError: WorkflowError | undefined;
+  /** Set by close(): what every append is refused with from then on. */
+  private closedError: WorkflowError | undefined;
   /** Set by the run log from its options. */
   beforeBody: BodyGuardOptions["beforeBody"];
   // The open segment's identity: an fd names one inode for its whole life, so one fstat serves every fence.
@@ -76,7 +78,8 @@ export class SegmentWriter {
    * record with nothing queued ahead of it goes out now rather than waiting a turn to share a sync.
    */
   append(bytes: AppendBytes, durable: boolean, alone = false): Promise<number> {
-    if (this.lostError !== undefined) return Promise.reject(this.lostError);
+    const refused = this.lostError ?? this.closedError;
+    if (refused !== undefined) return Promise.reject(refused);
     // A record that needs no sync, with nothing queued ahead of it, goes out now: batching only shares syncs, and
     // a turn of the event loop per step `started` line cost more than the write.
     if (!durable && this.pending.length === 0 && this.paused === 0) {
@@ -93,6 +96,18 @@ export class SegmentWriter {
       if (alone && this.pending.length === 1 && this.paused === 0 && !this.scheduled) this.flush();
       else this.kick();
     });
+  }
+
+  /**
+   * The log closes: appends still queued (waiting for their turn to share a sync) are refused with `error`, the log's
+   * `ended`, as is every later one; none reaches the file after this. The settling at close (fold.ts) writes through
+   * `writeAll`/`sync`, not through the queue.
+   */
+  close(error: WorkflowError): void {
+    this.closedError ??= error;
+    const queued = this.pending;
+    this.pending = [];
+    for (const p of queued) p.reject(this.closedError);
   }
 
   /** Runs `fn` with no append in flight and none starting (compaction). */
@@ -214,6 +229,7 @@ export class SegmentWriter {
 
   private flush(): void {
     const batch = this.pending;
+    if (batch.length === 0) return;
     this.pending = [];
     const start = this.size;
     const offsets: number[] = [];
