@@ -8,7 +8,7 @@ import type { RunAccess } from "./durable-access.js";
 import type { DurableResult, DurableRuns } from "./durable-contract.js";
 import { failed, thrownError, withoutFix } from "./durable-failure.js";
 import type { Held } from "./durable-held.js";
-import type { ControlRequest } from "../store/control-signals.js";
+import type { ControlRequest, ControlSignal } from "../store/control-signals.js";
 
 /** The control methods of DurableRuns over the run `held()` returns (undefined: none held). */
 export function heldRunControls(
@@ -16,15 +16,23 @@ export function heldRunControls(
   access: RunAccess,
   enabled: boolean,
 ): Pick<DurableRuns, "pendingControl" | "takeControl" | "clearControl" | "requestControl"> {
-  // What has been failing for the held run (its reads: all requests or one signal's; the take) since it last
-  // worked: the user is told when the first starts failing, not again at every boundary until all work again.
-  let failing: { held: Held; what: Set<string> } | undefined;
-  const fails = (h: Held, what: string, now: boolean): boolean => {
-    if (failing?.held !== h) failing = { held: h, what: new Set() };
-    const news = now && failing.what.size === 0;
-    if (now) failing.what.add(what);
-    else failing.what.delete(what);
+  // The held run's failing stretch: its first failed read or take is told, the rest are not, until the store is
+  // seen working for what failed. One stretch per run, not one per operation: an operation that is never tried
+  // again (a take whose request was withdrawn) would keep its own stretch open for the rest of the run.
+  // `taking`: the signal whose take failed; a read that works ends the stretch unless that request may still wait.
+  let failing: { held: Held; taking?: ControlSignal } | undefined;
+  const fails = (h: Held, taking?: ControlSignal): boolean => {
+    const news = failing?.held !== h;
+    const stretch: { held: Held; taking?: ControlSignal } = news || failing === undefined ? { held: h } : failing;
+    if (taking !== undefined) stretch.taking = taking;
+    failing = stretch;
     return news;
+  };
+  const works = (h: Held, read?: { signal: ControlSignal | undefined; request: ControlRequest | null }): void => {
+    if (failing?.held !== h) return;
+    const t = failing.taking;
+    // A read that found none of the failed take's signal shows it gone (withdrawn, or taken by another holder).
+    if (read === undefined || t === undefined || (read.request === null && (read.signal === undefined || read.signal === t))) failing = undefined;
   };
   return {
     async pendingControl(signal) {
@@ -32,10 +40,10 @@ export function heldRunControls(
       if (h === undefined) return { request: null };
       const r = await h.store.readControl(h.slug, signal).catch((error: unknown) => ({ ok: false as const, error: thrownError(error) }));
       if (r.ok) {
-        fails(h, signal ?? "read", false);
+        works(h, { signal, request: r.request });
         return { request: r.request };
       }
-      if (!fails(h, signal ?? "read", true)) return { request: null };
+      if (!fails(h)) return { request: null };
       return { request: null, warning: failed(h.store, h.slug, r.error, "could not read the pause, stop and approve requests filed in", UNREAD).message };
     },
     takeControl: async (request) => {
@@ -43,7 +51,7 @@ export function heldRunControls(
       if (h === undefined) return { ok: true, request: null };
       try {
         const taken = await takeRequest(h.store, h.slug, request, h.lock);
-        fails(h, "take", false);
+        works(h);
         return { ok: true, request: taken };
       } catch (error) {
         // Not taken, or taken and handed on to the run's new holder: the request is still pending somewhere and is
@@ -53,7 +61,7 @@ export function heldRunControls(
         // A lost lock leaves the request to the run's new holder; a store that failed leaves it filed here, and
         // that is said once.
         const e = thrownError(error);
-        if (e.code === "LOCK_LOST" || !fails(h, "take", true)) return { ok: true, request: null };
+        if (e.code === "LOCK_LOST" || !fails(h, request.signal)) return { ok: true, request: null };
         const meanwhile = "Meanwhile this session goes on, and the request stays filed: it is tried again at the next step; this is not said again at every step.";
         return { ok: true, request: null, warning: failed(h.store, h.slug, e, `could not take the ${request.signal} request filed in`, meanwhile).message };
       }

@@ -106,6 +106,29 @@ describe("pi: the store fails around a control request", () => {
     await pi.emit("session_shutdown", {});
   });
 
+  it("a take that failed, then the pause withdrawn: once the store worked again, a later failing stretch of reads is told once more", async () => {
+    const faults: Faults = { clear: workflowError("store", "WRITE_FAILED", "EROFS: read-only file system, unlink") };
+    const { pi, other } = await started(faults);
+    const filed = await other.requestControl("run00001", "pause", { reason: "lunch" });
+    expect(filed.ok).toBe(true);
+    await pi.step({ action: "status" });
+    expect(pi.notices.filter((n) => n.text.includes("EROFS"))).toHaveLength(1);
+    // The filer takes the pause back, and the store works again: the take is never tried again, the reads succeed.
+    if (filed.ok) expect(await other.withdrawControl("run00001", filed.request)).toMatchObject({ ok: true, withdrawn: true });
+    faults.clear = undefined;
+    await pi.step({ action: "status" });
+
+    faults.read = { error: workflowError("store", "READ_FAILED", "EIO: i/o error, read"), thrown: false };
+    expect((await other.requestControl("run00001", "stop", { reason: "wrong task" })).ok).toBe(true);
+    await pi.step({ action: "status" });
+    await pi.emit("before_agent_start", { prompt: "go on" });
+    await pi.step({ action: "status" });
+    const told = pi.notices.filter((n) => n.text.includes("EIO"));
+    expect(told).toHaveLength(1);
+    expect(told[0]?.text).toContain("could not read the pause, stop and approve requests");
+    await pi.emit("session_shutdown", {});
+  });
+
   // A stop is not taken (cleared) before it is acted on, as a pause is (control-requests.ts): it is cleared after.
   it("an honoured request that could not be cleared: a warning naming the error, the run stopped all the same", async () => {
     const faults: Faults = { clear: workflowError("store", "WRITE_FAILED", "EACCES: permission denied, unlink") };
