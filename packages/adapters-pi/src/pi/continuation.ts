@@ -22,8 +22,13 @@ export interface Continuation {
    * through `ui`, the caller's current one, so a ctx from before a session change is never touched.
    */
   cancel(ui?: PiContext["ui"]): void;
-  /** Forgets the reminder count (the user spoke, or a new run started). */
+  /** Forgets the reminder count and ends a hold (the user spoke, or a new run started). */
   resetBudget(): void;
+  /**
+   * Sends no reminder until `resetBudget`: the model was told to wait for the user (a pause lost, control.ts), and
+   * "you must not stop yet" would tell it the opposite.
+   */
+  hold(): void;
   /** The agent is idle after a run: remind it if the workflow is still running. */
   onIdle(ctx: PiContext, end: RunEnd): void;
   /** Reminders sent at the current generation (for tests and status). */
@@ -43,6 +48,12 @@ export function createContinuation(rt: Runtime): Continuation {
   let atGeneration = -1;
   let atTask = "";
   let capSaid = false;
+  let holding = false;
+  const resetCount = (): void => {
+    count = 0;
+    capSaid = false;
+    stopSaidFor = "";
+  };
 
   const clearTimers = (): void => {
     for (const t of timers) clearTimeout(t);
@@ -67,9 +78,11 @@ export function createContinuation(rt: Runtime): Continuation {
       clearWidget(ui);
     },
     resetBudget() {
-      count = 0;
-      capSaid = false;
-      stopSaidFor = "";
+      resetCount();
+      holding = false;
+    },
+    hold() {
+      holding = true;
     },
     remindersWithoutProgress: () => count,
     onIdle(ctx, end) {
@@ -80,10 +93,11 @@ export function createContinuation(rt: Runtime): Continuation {
       // pi 1.5.x says how it runs: a one-shot print/json run ends after its prompt, so nobody is there to remind.
       if (ctx.mode === "print" || ctx.mode === "json") return;
       if (rt.drivenElsewhere === s.taskId) return; // the session that holds the run keeps it going
+      if (holding) return;
       if (s.taskId !== atTask || s.generation !== atGeneration) {
         atTask = s.taskId;
         atGeneration = s.generation;
-        api.resetBudget();
+        resetCount(); // progress, not the user: a hold stays
       }
       if (end.aborted || end.errored) {
         // pi 0.73.1 retries an errored request itself and ends the agent run after each try: say it once per state.

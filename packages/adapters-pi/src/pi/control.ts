@@ -5,6 +5,7 @@
  * ends the run cancelled; a pause keeps its place (`/workflow-resume <id>` goes on).
  */
 import { isLive, move } from "./core-bridge.js";
+import type { Continuation } from "./continuation.js";
 import type { PiContext } from "./host.js";
 import type { Runtime } from "./runtime.js";
 import type { ControlRequest, ControlSignal } from "../store/control-signals.js";
@@ -29,8 +30,11 @@ export function lostPauseText(where: "step" | "prompt"): string {
     : `${LOST_PAUSE}. The user has been told. Reply to the user, but do not call workflow_step until they say how to go on.`;
 }
 
-/** Honours the held run's pending request, if any. */
-export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Promise<Honoured> {
+/**
+ * Honours the held run's pending request, if any. A `lost` pause holds the reminders until the user speaks: the
+ * model is told to wait for them (`lostPauseText`), wherever it was found.
+ */
+export async function honourControl(rt: Runtime, cont: Pick<Continuation, "hold">, ctx: PiContext | undefined): Promise<Honoured> {
   // Every step boundary passes here first: the run's claim from session_start has to be settled (held, or driven
   // elsewhere) before anything reads or moves it.
   await rt.claiming;
@@ -42,6 +46,7 @@ export async function honourControl(rt: Runtime, ctx: PiContext | undefined): Pr
   const taken = pending.signal === "pause" && s.status === "paused" ? { ok: true as const, request: pending } : await rt.durable.takeControl(pending);
   if (!taken.ok) {
     rt.tell(ctx, taken.message, "error");
+    cont.hold();
     return "lost";
   }
   if (taken.warning !== undefined) rt.tell(ctx, taken.warning, "warning");

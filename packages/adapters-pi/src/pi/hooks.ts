@@ -93,7 +93,7 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
   };
 
   const idle = async (ctx: PiContext, end: RunEnd): Promise<void> => {
-    if ((await honourControl(rt, ctx)) !== undefined) return refresh(rt, ctx);
+    if ((await honourControl(rt, cont, ctx)) !== undefined) return refresh(rt, ctx);
     if (await rt.deliverEnd()) return refresh(rt, ctx);
     cont.onIdle(ctx, end);
   };
@@ -122,7 +122,7 @@ export function registerHooks(pi: PiApi, rt: Runtime, cont: Continuation): void 
   });
   pi.on("before_agent_start", async (_e, ctx) => {
     cont.cancel(ctx.ui);
-    const honoured = await honourControl(rt, ctx);
+    const honoured = await honourControl(rt, cont, ctx);
     const a = active(rt.state, rt.registry);
     if (a === null || a.state.status !== "running") return undefined;
     rt.contextGivenFor = contextKey(a.state);

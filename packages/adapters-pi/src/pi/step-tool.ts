@@ -59,7 +59,7 @@ export function createStepTool(rt: Runtime, cont: Continuation): PiToolDefinitio
         throw new Error(`[phasekit] workflow_step: action must be one of ${ACTIONS.join(", ")}, got ${JSON.stringify(action)}`);
       }
       const summary = typeof params.summary === "string" && params.summary.trim() !== "" ? params.summary.trim() : undefined;
-      const honoured = await honourControl(rt, ctx);
+      const honoured = await honourControl(rt, cont, ctx);
       if (honoured === "stopped") return text(`The user stopped the workflow from outside this session; it is cancelled. Stop working on it.`, { status: "cancelled" });
       if (honoured === "paused") return text(`The user paused the workflow from outside this session. Stop and wait for the user; do not call workflow_step until they resume it.`, { status: "paused" });
       if (honoured === "lost") return text(lostPauseText("step"), { status: rt.state?.status });

@@ -103,4 +103,44 @@ describe("pi: a taken pause that could not be handed on to the run's next holder
     expect(turn).toBeUndefined();
     await pi.emit("session_shutdown", {});
   });
+
+  // The model was told to wait for the user: the not-done reminder ("You must NOT stop yet") would say the opposite.
+  for (const where of ["prompt", "step", "idle"] as const) {
+    it(`found at ${where === "idle" ? "the agent going idle" : `a ${where}`}: no reminder is sent when the agent goes idle, until the user speaks`, async () => {
+      const mem = createMemoryPlanStore();
+      const other = mem.reopen();
+      const { pi } = loadExtension(project, { settledHost: true, options: { planRoot: "plans", store: displacingStore(mem, other) } });
+      await pi.emit("session_start", {});
+      await pi.command("workflow", "ship Add a flag");
+      pi.userMessages.length = 0;
+      expect((await other.requestControl("run00001", "pause", { reason: "lunch" })).ok).toBe(true);
+      const countdown = () => pi.widgets.get("workflow-countdown");
+      const idle = async () => {
+        await pi.emit("agent_end", { messages: [{ role: "assistant", stopReason: "stop" }] });
+        await pi.emit("agent_settled", { aborted: false });
+      };
+
+      if (where === "prompt") {
+        const [r] = (await pi.emit("before_agent_start", { prompt: "go on" })) as [{ message: { content: string } } | undefined];
+        expect(r?.message.content).toContain("this pause request did not take effect");
+      } else if (where === "step") {
+        expect(resultText(await pi.step({ action: "next" }))).toContain("this pause request did not take effect");
+      } else {
+        await idle();
+      }
+      expect(pi.notices.find((n) => n.text.includes("lunch"))).toMatchObject({ level: "error" });
+      // The idle continuation decides at once (the countdown is shown before any timer runs): none is started.
+      await idle();
+      expect(countdown()).toBeUndefined();
+      await idle();
+      expect(countdown()).toBeUndefined();
+      expect(pi.userMessages).toEqual([]);
+
+      // The user's next message ends the hold: the run is still running in this session, so idle reminds again.
+      await pi.emit("input", { text: "go on", source: "interactive" });
+      await idle();
+      expect(countdown()?.[0]).toContain("reminding the agent");
+      await pi.emit("session_shutdown", {});
+    });
+  }
 });
