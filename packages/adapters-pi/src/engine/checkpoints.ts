@@ -28,11 +28,14 @@ export function checkpointsOver<R extends PriorStep, S>(history: HistoryPort<R, 
   async function step<T>(id: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: KnownInput): Promise<StepOutcome<T>> {
     const key = checkStepKey(id);
     const r = await runStep(history, key, input, fn, known);
-    // The record's view is built when asked for: `ctx.step` never reads it, and a miss should not pay for it.
+    // The record's view is built when first asked for (`ctx.step` never reads it, and a miss should not pay for
+    // it), then kept: every read gives the same object.
     const prior = r.record;
-    if (r.reused) return { reused: true, output: r.output, get record() { return history.view(prior); } };
-    const ran = { reused: false as const, reason: r.reason, output: r.output, get record() { return history.view(prior); } };
-    return r.movedAside === undefined ? ran : { ...ran, movedAside: r.movedAside, record: ran.record };
+    let view: StepOutcome<T>["record"] | undefined;
+    const record = (): StepOutcome<T>["record"] => (view ??= history.view(prior));
+    if (r.reused) return { reused: true, output: r.output, get record() { return record(); } };
+    const { reason, movedAside } = r;
+    return { reused: false, reason, output: r.output, ...(movedAside === undefined ? {} : { movedAside }), get record() { return record(); } };
   }
 
   const store: CheckpointStore = {

@@ -41,7 +41,7 @@ export async function stillHolding(lease: LeaseGuard, refused: () => Promise<unk
         hint: "the database answers slower than the lease: give the store a longer leaseMs, or find what slows it (pg_stat_activity)",
       });
     }
-    if (!(await lease.confirm())) throw lease.signal.aborted ? lease.signal.reason : await refused();
+    if (!(await lease.confirm())) throw lease.signal.aborted ? lease.signal.reason : (lease.givenUp ?? (await refused()));
   }
 }
 
@@ -105,6 +105,8 @@ export async function fencedWrite<T>(fence: Fence, attempt: () => Promise<T | un
   if (first !== undefined) return first;
   if (!(await lease.confirm())) {
     if (lease.signal.aborted) throw lease.signal.reason;
+    // Stopped while confirming (its store closed, or the lease released): that, not a newer holder, is why.
+    if (lease.givenUp !== undefined) throw lease.givenUp;
     return undefined;
   }
   return untilLost(lease, attempt());
