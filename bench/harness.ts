@@ -1,5 +1,6 @@
 /** Shared shape of bench suites: each compares a subject with a baseline measured in the same run. */
 import { Bench } from "tinybench";
+import { median, medianRatio } from "./suites/interleave.js";
 
 export interface BenchRow {
   subject: string;
@@ -65,14 +66,8 @@ export function interleavedSync(
       if (round >= total - rounds) (samples[name] as number[]).push(ns);
     }
   }
-  const median = (xs: number[]): number => {
-    const s = [...xs].sort((x, y) => x - y);
-    const m = s.length >> 1;
-    return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-  };
   const ns = Object.fromEntries(names.map((n) => [n, median(samples[n] as number[])]));
-  const ratio = (a: string, b: string): number => median((samples[a] as number[]).map((x, i) => x / ((samples[b] as number[])[i] as number)));
-  return { ns, ratio };
+  return { ns, ratio: (a, b) => medianRatio(samples[a] as number[], samples[b] as number[]) };
 }
 
 /** A goal row: `subject` against `baseline`, met when their ratio is at most `limit`. */

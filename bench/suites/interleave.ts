@@ -34,8 +34,12 @@ export async function interleavedRounds(
     }
   }
   const ns = Object.fromEntries(names.map((n) => [n, median(samples[n] ?? [])]));
-  const ratio = (a: string, b: string): number => median((samples[a] ?? []).map((x, i) => x / ((samples[b] ?? [])[i] ?? NaN)));
-  return { ns, ratio };
+  return { ns, ratio: (a, b) => medianRatio(samples[a] ?? [], samples[b] ?? []) };
+}
+
+/** The median of the ratios `a[i] / b[i]` of two contenders' per-round samples. */
+export function medianRatio(a: readonly number[], b: readonly number[]): number {
+  return median(a.map((x, i) => x / (b[i] ?? NaN)));
 }
 
 /** Median of a list of numbers (NaN when empty). */
