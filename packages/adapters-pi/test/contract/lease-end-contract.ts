@@ -5,7 +5,7 @@
  * another store object takes the run once they run out.
  */
 import { expect, it } from "vitest";
-import type { PlanStore } from "../../src/store/plan-store.js";
+import type { PlanStore, StoreLock } from "../../src/store/plan-store.js";
 import { sampleMetadata } from "../helpers/metadata-fixtures.js";
 import { STALL_LEASE_MS, type HolderHarness } from "./holders-contract.js";
 
@@ -15,36 +15,49 @@ const caught = (p: Promise<unknown>): Promise<unknown> => p.then(() => "written"
 
 /** Registers the lease-end cases inside the contract's describe; `fresh` gives an empty store closed after the test. */
 export function leaseEndCases(fresh: () => Promise<PlanStore>, harness: HolderHarness, track: (s: PlanStore) => PlanStore): void {
-  it("after lock.release() every write under the lease is LOCK_LOST saying it was released (details.ended: released), before any work, and nothing lands", async () => {
+  /**
+   * A lease ended by its holder's own act (`end`): every write under it, through the lease's store and through
+   * checkpoints opened before and after the end, is refused with `words` before any work, and nothing lands.
+   */
+  async function refusedAfter(slug: string, end: (store: PlanStore, lock: StoreLock) => Promise<void>, ended: "closed" | "released", words: RegExp): Promise<void> {
     const store = await fresh();
-    await store.writeMetadata("rel", sampleMetadata("rel"), null);
-    const held = await store.lock("rel", owner("holder"));
+    await store.writeMetadata(slug, sampleMetadata(slug), null);
+    const held = await store.lock(slug, owner("holder"));
     if (!held.ok) throw held.error;
     const via = held.lock.store ?? store;
-    const before = await via.checkpoints("rel", { now });
+    const before = await via.checkpoints(slug, { now });
     await before.step("a", {}, () => "A");
-    expect(await held.lock.release()).toMatchObject({ ok: true, released: true });
-    const released = { code: "LOCK_LOST", message: expect.stringMatching(/run rel: the lease of epoch \d+ was released by its holder; nothing more is written under it\./), details: { field: "epoch", ended: "released" } };
-    const meta = await via.writeMetadata("rel", { ...sampleMetadata("rel", 1), status: "completed" }, 1);
-    expect(meta.ok ? "written" : meta.error).toMatchObject(released);
-    const line = await via.appendJournal("rel", { generation: 1, at: "2026-01-01T00:00:00.000Z", event: "after-release" });
-    expect(line.ok ? "written" : line.error).toMatchObject(released);
+    await end(store, held.lock);
+    const refused = { code: "LOCK_LOST", message: expect.stringMatching(words), details: { field: "epoch", ended } };
+    const meta = await via.writeMetadata(slug, { ...sampleMetadata(slug, 1), status: "completed" }, 1);
+    expect(meta.ok ? "written" : meta.error).toMatchObject(refused);
+    const line = await via.appendJournal(slug, { generation: 1, at: "2026-01-01T00:00:00.000Z", event: `after-${ended}` });
+    expect(line.ok ? "written" : line.error).toMatchObject(refused);
     let ran = 0;
-    // Checkpoints opened before the release and after it (through the lease's store) alike.
-    for (const cps of [before, await via.checkpoints("rel", { now })]) {
-      expect(await caught(cps.step("b", {}, () => ((ran += 1), "B")))).toMatchObject(released);
-      expect(await caught(cps.recordCommitIntent({ id: "c", message: "m", files: [] }))).toMatchObject(released);
+    // Checkpoints opened before the end and after it (through the lease's store) alike.
+    for (const cps of [before, await via.checkpoints(slug, { now })]) {
+      expect(await caught(cps.step("b", {}, () => ((ran += 1), "B")))).toMatchObject(refused);
+      expect(await caught(cps.recordCommitIntent({ id: "c", message: "m", files: [] }))).toMatchObject(refused);
     }
     expect(ran).toBe(0);
-    expect(await caught(held.lock.assertHeld())).toMatchObject(released);
-    // Nothing of it landed: another store object reads the run as it was at the release.
+    expect(await caught(held.lock.assertHeld())).toMatchObject(refused);
+    // Nothing of it landed: another store object reads the run as it was at the end.
     const reader = track(await harness.reopen(store));
-    expect(await reader.readMetadata("rel")).toMatchObject({ ok: true, metadata: { generation: 1, status: "running" } });
-    const journal = await reader.readJournal("rel");
+    expect(await reader.readMetadata(slug)).toMatchObject({ ok: true, metadata: { generation: 1, status: "running" } });
+    const journal = await reader.readJournal(slug);
     expect(journal.ok && journal.entries.map((e) => e.event)).toEqual(["metadata"]);
-    const cps = await reader.checkpoints("rel", { now });
+    const cps = await reader.checkpoints(slug, { now });
     expect((await cps.records()).map((r) => `${r.stepId}:${r.status}`)).toEqual(["a:completed"]);
     expect(await cps.commits()).toEqual([]);
+    if (ended === "closed") await held.lock.release().catch(() => undefined);
+  }
+
+  it("after lock.release() every write under the lease is LOCK_LOST saying it was released (details.ended: released), before any work, and nothing lands", async () => {
+    await refusedAfter("rel", async (_store, lock) => void expect(await lock.release()).toMatchObject({ ok: true, released: true }), "released", /run rel: the lease of epoch \d+ was released by its holder; nothing more is written under it\./);
+  });
+
+  it("close() gives up the leases taken through the store object: every write under them is then refused with LOCK_LOST (the store was closed) before any work, and nothing lands", async () => {
+    await refusedAfter("shut", (store) => store.close(), "closed", /run shut: the lease of epoch \d+ was given up when its store was closed/);
   });
 
   it("after close() the leases taken through the store are no longer renewed: another store object takes the run once they run out, and writes", async () => {
