@@ -112,6 +112,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
 
   // Set by close(): a write through a closed log would reach a closed file descriptor.
   let ended: WorkflowError | undefined;
+  let closing: Promise<void> | undefined;
   const checkLost = (): void => {
     if (ended !== undefined) throw ended;
     if (writer.lost !== undefined) throw writer.lost;
@@ -231,14 +232,19 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     timeline: (from) => timelineOf(parts.index, parts.values, from),
     timelineCount: () => countTimeline(parts.index),
     compact: () => (checkLost(), compactRunLog(parts, states)),
-    async close(why) {
-      ended ??= why ?? workflowError("run-log", "LOCK_LOST", `the run log of epoch ${epoch} in ${dir} is closed; nothing more is written to it.`, { file: dir, field: "epoch", value: epoch, hint: "take the run's lock again to write to it" });
-      // Step ends still queued to share a sync are refused now, not flushed later against the closed file.
-      writer.close(ended);
-      // Best effort (fold.ts): a failure here loses nothing, the log is complete as it is.
-      await settleAtClose(parts, states).catch(() => undefined);
-      parts.values.close();
-      await writer.handle.close().catch(() => undefined);
+    close(why) {
+      // Once: a second close (a release racing the store's close) waits for the first instead of folding again.
+      return (closing ??= (async () => {
+        ended ??= why ?? workflowError("run-log", "LOCK_LOST", `the run log of epoch ${epoch} in ${dir} is closed; nothing more is written to it.`, { file: dir, field: "epoch", value: epoch, hint: "take the run's lock again to write to it" });
+        // Step ends still queued to share a sync are refused now, not flushed later against the closed file.
+        writer.close(ended);
+        // A compaction a step started ends first: the fold below must not run beside it, nor the files close under it.
+        await writer.quiet();
+        // Best effort (fold.ts): a failure here loses nothing, the log is complete as it is.
+        await settleAtClose(parts, states).catch(() => undefined);
+        parts.values.close();
+        await writer.handle.close().catch(() => undefined);
+      })());
     },
   };
 }

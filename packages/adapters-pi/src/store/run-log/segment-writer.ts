@@ -50,6 +50,8 @@ export class SegmentWriter {
   /** The folder's entry for this segment is synced with the first durable batch (not at claim: opening is cheap). */
   private dirSynced = false;
   private lostError: WorkflowError | undefined;
+  /** Ends when the last `exclusive` call given so far has ended. */
+  private turn: Promise<void> = Promise.resolve();
   /** Set by close(): what every append is refused with from then on. */
   private closedError: WorkflowError | undefined;
   /** Set by the run log from its options. */
@@ -110,15 +112,29 @@ export class SegmentWriter {
     for (const p of queued) p.reject(this.closedError);
   }
 
-  /** Runs `fn` with no append in flight and none starting (compaction). */
+  /**
+   * Runs `fn` with no append in flight and none starting, and after every `fn` given before it has ended
+   * (compactions one at a time: the close-time fold started during a step's compaction deleted the snapshot the
+   * other was about to name, and the history could not be read again).
+   */
   async exclusive<R>(fn: () => Promise<R>): Promise<R> {
     this.paused++;
+    const previous = this.turn;
+    let done!: () => void;
+    this.turn = new Promise<void>((resolve) => (done = resolve));
     try {
+      await previous;
       return await fn();
     } finally {
+      done();
       this.paused--;
       this.kick();
     }
+  }
+
+  /** Resolves once every `exclusive` call made so far has ended (never rejects). */
+  quiet(): Promise<void> {
+    return this.turn;
   }
 
   /**
