@@ -110,6 +110,19 @@ if (!started.ok) {
       expect(rows.rows[0]?.metadata).toBeNull();
     });
 
+    it("a release whose statement fails still ends the lease for its holder: its check says released (it passed, with nothing renewing the lease)", async () => {
+      const namespace = `release-fails-${randomUUID()}`;
+      const pool = new pg.Pool({ connectionString: cluster.url, max: 2 });
+      const store = await openPostgresPlanStore({ pool, namespace, leaseMs: 60_000 });
+      const held = await store.lock("run", { owner: { tool: "t" } });
+      if (!held.ok) throw held.error;
+      // The release's UPDATE cannot be sent: the pool it goes through is gone.
+      await pool.end();
+      expect(await held.lock.release()).toMatchObject({ ok: false });
+      await expect(held.lock.assertHeld()).rejects.toMatchObject({ code: "LOCK_LOST", details: { ended: "released" } });
+      await store.close().catch(() => undefined);
+    });
+
     it("LOCK_LOST when another holder took the run; the run's signal says taken", async () => {
       const ns = `taken-${randomUUID()}`;
       const a = await open(ns, 1_000);

@@ -128,6 +128,8 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
       } catch (e) {
         error = e;
       }
+      // Stopped meanwhile (released or closed): the release, not a newer holder, is why the row is no longer ours.
+      if (stopped) return false;
       if (outcome === "renewed") {
         lastConfirmed = sent;
         return true;
@@ -168,6 +170,9 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
     async release(): Promise<ReleasePlanLockOutcome> {
       stopped = true;
       clearInterval(timer);
+      // Released by its holder (store-kit's rule): from now on, before the row is let go and whether or not the
+      // statement lands, every later write or check under it is refused before it is sent, saying so.
+      givenUp ??= releasedLeaseError("store-postgres", slug, epoch);
       // A lease in doubt (no renewal landed for a lease) is let go without waiting long: it runs out on its own.
       const inDoubt = controller.signal.aborted;
       try {
@@ -182,9 +187,6 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
         // Let go either way (a displaced lease's own store still refuses its writes: it fences by its epoch);
         // after a failed query the lease may still be held, so the store object keeps it.
         released = true;
-        // Released by its holder (store-kit's rule): every later write or check under it is refused before it is
-        // sent, saying so, even when the row was locked (SKIP LOCKED) and its lease must run out on its own.
-        givenUp ??= releasedLeaseError("store-postgres", slug, epoch);
         onReleased();
         return { ok: true, released: r.rowCount === 1 };
       } catch (error) {
