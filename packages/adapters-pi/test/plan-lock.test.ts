@@ -35,7 +35,8 @@ describe("acquirePlanLock", () => {
     expect(readdirSync(runDir)).toEqual([]);
   });
 
-  it("an abandoned lock (its store closed) stays in place unrefreshed, and its holder's later release still removes it", async () => {
+  // That its heartbeat stops (another process takes the run once it goes stale) is the PlanStore contract's case.
+  it("an abandoned lock (its store closed) stays in place, and its holder's later release still removes it", async () => {
     const runDir = fresh();
     const lock = await held(runDir);
     await abandonPlanLock(lock);

@@ -162,7 +162,7 @@ describe("stop", () => {
     expect(heard).toBe(0);
   });
 
-  it("parallel steps, with a time limit and without, add no listener per step to the lock's signal", async () => {
+  it("parallel steps, with a time limit, without, or waiting out a retry's back-off, add no listener per step to the lock's signal", async () => {
     const root = repo();
     const warnings: Error[] = [];
     const onWarning = (w: Error): void => void warnings.push(w);
@@ -172,8 +172,17 @@ describe("stop", () => {
       const gate = new Promise<void>((resolve) => (letGo = resolve));
       const r = await runWorkflow({ repoRoot: root, target: "many", toolName: "t" }, async (ctx) => {
         const steps = Array.from({ length: 40 }, (_, i) => ctx.step(`p-${i}`, {}, async () => (await gate, i), i % 2 === 0 ? { timeoutMs: 60_000 } : {}));
+        // Each fails its first attempt, so all twenty wait out their back-off at once.
+        const tried = new Set<number>();
+        const retried = Array.from({ length: 20 }, (_, i) =>
+          ctx.step(`r-${i}`, {}, async () => {
+            await gate;
+            if (!tried.has(i)) throw (tried.add(i), new Error("first attempt fails"));
+            return i;
+          }, { retries: 1, backoffMs: 50 }),
+        );
         letGo();
-        return Promise.all(steps);
+        return Promise.all([...steps, ...retried]);
       });
       expect(r.status).toBe("completed");
       // Warnings are emitted on a later tick.

@@ -90,8 +90,10 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
   // One listener on the lock's signal for the run, not one per step (they were a measurable part of a miss, and
   // passed Node's limit of 10 with parallel steps): a lost lock aborts the signal of every step in flight, as the
   // stop watch does for a stop. Each step keeps a signal of its own, so nothing reaches a step that has ended.
+  // Retries waiting out their back-off are woken the same way.
+  const napping = new Set<AbortController>();
   const abortInFlight = (): void => {
-    for (const c of inFlight.values()) c.abort(deps.lock.signal.reason);
+    for (const c of [...inFlight.values(), ...napping]) c.abort(deps.lock.signal.reason);
   };
   deps.lock.signal.addEventListener("abort", abortInFlight, { once: true });
 
@@ -139,9 +141,13 @@ export function createStepRunner(r: StepRunnerDeps): StepRunner {
         if (tryNo >= opts.retries || !retryable(error) || deps.lock.signal.aborted || stopWatch.stopped() !== null) throw error;
         const wait = Math.min(opts.maxBackoffMs, opts.backoffMs * 2 ** tryNo);
         deps.reporter.warning(`${key}: attempt failed (${error instanceof Error ? error.message : String(error)}); retrying in ${wait} ms`, { id: `step:${key}` });
-        await sleep(wait, undefined, { signal: deps.lock.signal }).catch(() => {
-          throw lockLost();
-        });
+        const nap = new AbortController();
+        napping.add(nap);
+        await sleep(wait, undefined, { signal: nap.signal })
+          .catch(() => {
+            throw lockLost();
+          })
+          .finally(() => napping.delete(nap));
         await checkControl();
       }
     }

@@ -219,9 +219,11 @@ export function createFsPlanStore(options: FsPlanStoreOptions): PlanStore {
       // Its leases are given up (the rule every store applies, closedLeaseError): their writes and checks are refused,
       // and their locks are no longer refreshed, so another process takes the run once they go stale.
       for (const lease of [...logs.values()]) {
-        lease.ended = await lease.log.then((l) => closedLeaseError("store", lease.slug, l.epoch)).catch(() => undefined);
-        await abandonPlanLock(lease.lock);
+        lease.ended ??= await lease.log.then((l) => closedLeaseError("store", lease.slug, l.epoch)).catch(() => undefined);
+        // The run log settles (its close-time fold) while the lock is still refreshed, so no contender takes the
+        // run mid-fold; then the lock is left to go stale.
         await release(lease);
+        await abandonPlanLock(lease.lock);
       }
     },
   };
