@@ -7,7 +7,7 @@ import { openRunLog } from "../src/store/run-log/run-log.js";
 import { loadChain } from "../src/store/run-log/read-chain.js";
 import { ValueFiles } from "../src/store/run-log/values.js";
 import { archivedRecords } from "../src/store/run-log/archive.js";
-import { spawnLines } from "./helpers/spawn-child.js";
+import { spawnLines, untilStopped } from "./helpers/spawn-child.js";
 
 const HOLDER = fileURLToPath(new URL("./helpers/runlog-old-holder.mjs", import.meta.url));
 const temp = (): string => mkdtempSync(path.join(tmpdir(), "phasekit-displaced-"));
@@ -37,6 +37,8 @@ describe("a displaced holder never wins (SIGSTOP at every write boundary of a st
       await seed(runDir);
       const old = spawnLines(process.execPath, [HOLDER, runDir, String(k)]);
       const stopped = await old.waitFor(/^stopped /);
+      // Its line comes before its SIGSTOP lands: a SIGCONT sent in between would be lost.
+      await untilStopped(old.proc.pid as number);
       seen.add(stopped.split(" ")[2] as string);
       const oldEpoch = Number((await old.waitFor(/^epoch /)).split(" ")[1]);
       const oldSegment = path.join(runDir, "runlog", `${String(oldEpoch).padStart(10, "0")}.seg`);

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { openRunLog } from "../src/store/run-log/run-log.js";
 import { FOLD_AT_SEGMENTS } from "../src/store/run-log/fold.js";
 import { readRunLog } from "../src/store/run-log/reader.js";
-import { spawnLines } from "./helpers/spawn-child.js";
+import { spawnLines, untilStopped } from "./helpers/spawn-child.js";
 
 const HOLDER = fileURLToPath(new URL("./helpers/runlog-folding-holder.mjs", import.meta.url));
 const temp = (): string => mkdtempSync(path.join(tmpdir(), "phasekit-fold-displaced-"));
@@ -40,6 +40,8 @@ describe("a holder displaced while it folds its history at close never costs the
       await seed(runDir);
       const old = spawnLines(process.execPath, [HOLDER, runDir, String(k)]);
       const stopped = await old.waitFor(/^stopped /);
+      // Its line comes before its SIGSTOP lands: a SIGCONT sent in between would be lost.
+      await untilStopped(old.proc.pid as number);
       const at = `boundary ${k} (${stopped})`;
       seen.add(stopped.split(" ")[2] as string);
       // The new holder takes over while the old one is frozen there, writes, and closes.

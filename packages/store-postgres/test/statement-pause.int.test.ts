@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { untilStopped } from "../../adapters-pi/test/helpers/spawn-child.js";
 import { startCluster } from "./helpers/cluster.js";
 
 const CRASHER = fileURLToPath(new URL("./helpers/statement-crasher.mjs", import.meta.url));
@@ -92,6 +93,8 @@ if (!started.ok) {
           failures.push(`${k}: never stopped (${JSON.stringify(await first.exited)}): ${first.stderr().slice(0, 300)}`);
           return;
         }
+        // Its line comes before its SIGSTOP lands: a SIGCONT sent in between would be lost.
+        await untilStopped(first.proc.pid as number);
         // The first holder stands still; its lease runs out (by hand: no waiting) and another takes the run.
         await admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1", [namespace]);
         const second = start(cluster.url, namespace, 0);

@@ -1,5 +1,6 @@
 /** Spawns a helper child and resolves lines of its stdout as they arrive; the one child harness of the tests. */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 /** A running child: its process, its stdout lines so far, ways to wait for a line and to talk to its stdin. */
 export interface LineChild {
@@ -71,4 +72,25 @@ export function spawnChild(script: string, args: string[], command?: { file: str
   const child = command ? spawnLines(command.file, command.args) : spawnLines(process.execPath, [script, ...args]);
   child.end(); // these helpers never read stdin
   return child;
+}
+
+/**
+ * Resolves once process `pid` is stopped (state T in /proc/<pid>/stat), looking every 5 ms for up to 30 s. A child
+ * that prints a line and then SIGSTOPs itself is not stopped yet when its line arrives: a SIGCONT sent before the
+ * stop lands is lost, and the child then stays stopped for good (a test waiting for its next line hangs).
+ */
+export async function untilStopped(pid: number): Promise<void> {
+  for (let looks = 0; looks < 6_000; looks++) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      throw new Error(`process ${pid} ended before it stopped`);
+    }
+    // The state follows the command name, which may itself hold spaces and parentheses.
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    if (state === "T" || state === "t") return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`process ${pid} did not stop within 30 s`);
 }
