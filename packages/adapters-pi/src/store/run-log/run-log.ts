@@ -25,7 +25,7 @@ import { RerunMarks } from "./rerun-marks.js";
 import { eventsOf, placedEventsOf, StateKeeper, type PlacedEvent } from "./state-keeper.js";
 import { countTimeline, timelineOf, type TimelineItem } from "./timeline.js";
 import { ValueFiles } from "./values.js";
-import type { BodyGuardOptions, FsBoundary } from "./segment-writer.js";
+import type { FsBoundary } from "./segment-writer.js";
 
 /** Why a step ran instead of being reused. */
 export type RunLogRerunReason = RerunReason;
@@ -34,6 +34,16 @@ export type RunLogRerunReason = RerunReason;
 export type RunLogStepOutcome<T> =
   | { reused: true; output: T; entry: StepEntry }
   | { reused: false; reason: RunLogRerunReason; output: T; entry: StepEntry; /** Where a damaged stored output was moved. */ movedAside?: string };
+
+/** What a run log asks of its lock right before a step's body (see `SegmentWriter.fenceBody`). */
+export interface BodyGuardOptions {
+  /**
+   * The lock's own check that it is still this holder's (`PlanLock.stillHolding`): undefined at once while its
+   * heartbeat is fresh, else a promise that rejects with LOCK_LOST when the lock was taken. Without it, only the
+   * segment fence guards a body.
+   */
+  beforeBody?: (() => Promise<void> | undefined) | undefined;
+}
 
 /** Options of `openRunLog`. */
 export interface OpenRunLogOptions extends BodyGuardOptions {

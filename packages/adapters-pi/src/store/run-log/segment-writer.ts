@@ -19,16 +19,6 @@ import { segmentEpoch } from "./file-names.js";
 /** Called before every file-system call of the run log, with its name (tests stop or kill the process there). */
 export type FsBoundary = (name: string) => void;
 
-/** What a run log asks of its lock right before a step's body (see `SegmentWriter.fenceBody`). */
-export interface BodyGuardOptions {
-  /**
-   * The lock's own check that it is still this holder's (`PlanLock.stillHolding`): undefined at once while its
-   * heartbeat is fresh, else a promise that rejects with LOCK_LOST when the lock was taken. Without it, only the
-   * segment fence guards a body.
-   */
-  beforeBody?: (() => Promise<void> | undefined) | undefined;
-}
-
 /**
  * Bytes to append, or a function that makes them from the offset they will land at (called when the batch is
  * written, in order; it must not throw): an output delta names its base by distance (output-delta.ts).
@@ -55,7 +45,7 @@ export class SegmentWriter {
   /** Set by close(): what every append is refused with from then on. */
   private closedError: WorkflowError | undefined;
   /** Set by the run log from its options. */
-  beforeBody: BodyGuardOptions["beforeBody"];
+  beforeBody: (() => Promise<void> | undefined) | undefined;
   // The open segment's identity: an fd names one inode for its whole life, so one fstat serves every fence.
   private own: { ino: number; dev: number } | undefined;
 
