@@ -11,6 +11,7 @@ import { loadExtension, tempProject } from "./helpers/setup.js";
 import { resultText } from "./helpers/fake-pi.js";
 import { createMemoryPlanStore } from "../helpers/memory-plan-store.js";
 import type { PlanStore } from "../../src/store/plan-store.js";
+import { storeWithLeaseStores } from "./helpers/lease-store.js";
 
 let project: ReturnType<typeof tempProject>;
 beforeEach(() => {
@@ -38,28 +39,24 @@ function displacingStore(mem: ReturnType<typeof createMemoryPlanStore>, other: P
       },
       requestControl: { value: async () => ({ ok: false, error: REFUSAL }) },
     }) as PlanStore;
-  return () =>
-    Object.create(mem, {
-      lock: {
-        value: async (...args: Parameters<PlanStore["lock"]>) => {
-          const got = await mem.lock(...args);
-          if (!got.ok) return got;
-          return { ok: true, lock: Object.create(got.lock, { store: { value: lease(got.lock.store ?? mem) } }) };
-        },
-      },
-      close: { value: async () => undefined },
-    }) as PlanStore;
+  return storeWithLeaseStores(mem, mem, lease);
+}
+
+/** A session running a workflow over the displacing store, with a pause filed from outside (reason "lunch"). */
+async function runWithFiledPause(host: { settledHost?: boolean } = {}) {
+  const mem = createMemoryPlanStore();
+  const other = mem.reopen();
+  const { pi } = loadExtension(project, { ...host, options: { planRoot: "plans", store: displacingStore(mem, other) } });
+  await pi.emit("session_start", {});
+  await pi.command("workflow", "ship Add a flag");
+  pi.userMessages.length = 0;
+  expect((await other.requestControl("run00001", "pause", { reason: "lunch" })).ok).toBe(true);
+  return { pi, other };
 }
 
 describe("pi: a taken pause that could not be handed on to the run's next holder", () => {
   it("is told to the user (request and refusal), and the tool result and status do not say the run paused", async () => {
-    const mem = createMemoryPlanStore();
-    const other = mem.reopen();
-    const { pi } = loadExtension(project, { options: { planRoot: "plans", store: displacingStore(mem, other) } });
-    await pi.emit("session_start", {});
-    await pi.command("workflow", "ship Add a flag");
-    const filed = await other.requestControl("run00001", "pause", { reason: "lunch" });
-    expect(filed.ok).toBe(true);
+    const { pi, other } = await runWithFiledPause();
 
     const result = await pi.step({ action: "next" });
     const said = resultText(result);
@@ -82,13 +79,7 @@ describe("pi: a taken pause that could not be handed on to the run's next holder
   });
 
   it("found at a prompt: the model is told the pause did not take effect, not given the running phase's context", async () => {
-    const mem = createMemoryPlanStore();
-    const other = mem.reopen();
-    const { pi } = loadExtension(project, { options: { planRoot: "plans", store: displacingStore(mem, other) } });
-    await pi.emit("session_start", {});
-    await pi.command("workflow", "ship Add a flag");
-    const filed = await other.requestControl("run00001", "pause", { reason: "lunch" });
-    expect(filed.ok).toBe(true);
+    const { pi } = await runWithFiledPause();
 
     const [r] = (await pi.emit("before_agent_start", { prompt: "go on" })) as [{ message: { customType: string; content: string; display: boolean } } | undefined];
     expect(r?.message).toMatchObject({ customType: "workflow:context", display: false });
@@ -107,13 +98,7 @@ describe("pi: a taken pause that could not be handed on to the run's next holder
   // The model was told to wait for the user: the not-done reminder ("You must NOT stop yet") would say the opposite.
   for (const where of ["prompt", "step", "idle"] as const) {
     it(`found at ${where === "idle" ? "the agent going idle" : `a ${where}`}: no reminder is sent when the agent goes idle, until the user speaks`, async () => {
-      const mem = createMemoryPlanStore();
-      const other = mem.reopen();
-      const { pi } = loadExtension(project, { settledHost: true, options: { planRoot: "plans", store: displacingStore(mem, other) } });
-      await pi.emit("session_start", {});
-      await pi.command("workflow", "ship Add a flag");
-      pi.userMessages.length = 0;
-      expect((await other.requestControl("run00001", "pause", { reason: "lunch" })).ok).toBe(true);
+      const { pi } = await runWithFiledPause({ settledHost: true });
       const countdown = () => pi.widgets.get("workflow-countdown");
       const idle = async () => {
         await pi.emit("agent_end", { messages: [{ role: "assistant", stopReason: "stop" }] });

@@ -9,6 +9,7 @@ import { loadExtension, useTempProject } from "./helpers/setup.js";
 import { resultText } from "./helpers/fake-pi.js";
 import { createMemoryPlanStore } from "../helpers/memory-plan-store.js";
 import type { PlanStore } from "../../src/store/plan-store.js";
+import { storeWithLeaseStores } from "./helpers/lease-store.js";
 
 const project = useTempProject();
 
@@ -37,17 +38,7 @@ function faultyStore(mem: ReturnType<typeof createMemoryPlanStore>, faults: Faul
         },
       },
     }) as PlanStore;
-  return () =>
-    Object.create(faulty(mem), {
-      lock: {
-        value: async (...args: Parameters<PlanStore["lock"]>) => {
-          const got = await mem.lock(...args);
-          if (!got.ok) return got;
-          return { ok: true, lock: Object.create(got.lock, { store: { value: faulty(got.lock.store ?? mem) } }) };
-        },
-      },
-      close: { value: async () => undefined },
-    }) as PlanStore;
+  return storeWithLeaseStores(mem, faulty(mem), faulty);
 }
 
 async function started(faults: Faults) {
@@ -130,29 +121,21 @@ describe("pi: the store fails around a control request", () => {
   });
 
   // A stop is not taken (cleared) before it is acted on, as a pause is (control-requests.ts): it is cleared after.
-  it("an honoured request that could not be cleared: a warning naming the error, the run stopped all the same", async () => {
-    const faults: Faults = { clear: workflowError("store", "WRITE_FAILED", "EACCES: permission denied, unlink") };
-    const { pi, other } = await started(faults);
-    expect((await other.requestControl("run00001", "stop", { reason: "wrong task" })).ok).toBe(true);
+  const afterHonoured = [
+    { what: "an honoured request that could not be cleared: a warning naming the error, the run stopped all the same", faults: { clear: workflowError("store", "WRITE_FAILED", "EACCES: permission denied, unlink") }, errno: "EACCES", said: "could not clear the stop request" },
+    { what: "an honoured request whose journal line could not be written: a warning naming the error, not dropped", faults: { journal: workflowError("store", "WRITE_FAILED", "ENOSPC: no space left on device, write") }, errno: "ENOSPC", said: "could not journal the stop request" },
+  ];
+  for (const c of afterHonoured) {
+    it(c.what, async () => {
+      const { pi, other } = await started(c.faults);
+      expect((await other.requestControl("run00001", "stop", { reason: "wrong task" })).ok).toBe(true);
 
-    expect(resultText(await pi.step({ action: "next" }))).toContain("it is cancelled");
-    const told = pi.notices.find((n) => n.text.includes("EACCES"));
-    expect(told).toMatchObject({ level: "warning" });
-    expect(told?.text).toContain("could not clear the stop request");
-    expect(told?.text).toContain("[WRITE_FAILED]");
-    await pi.emit("session_shutdown", {});
-  });
-
-  it("an honoured request whose journal line could not be written: a warning naming the error, not dropped", async () => {
-    const faults: Faults = { journal: workflowError("store", "WRITE_FAILED", "ENOSPC: no space left on device, write") };
-    const { pi, other } = await started(faults);
-    expect((await other.requestControl("run00001", "stop", { reason: "wrong task" })).ok).toBe(true);
-
-    expect(resultText(await pi.step({ action: "next" }))).toContain("it is cancelled");
-    const told = pi.notices.find((n) => n.text.includes("ENOSPC"));
-    expect(told).toMatchObject({ level: "warning" });
-    expect(told?.text).toContain("could not journal the stop request");
-    expect(told?.text).toContain("[WRITE_FAILED]");
-    await pi.emit("session_shutdown", {});
-  });
+      expect(resultText(await pi.step({ action: "next" }))).toContain("it is cancelled");
+      const told = pi.notices.find((n) => n.text.includes(c.errno));
+      expect(told).toMatchObject({ level: "warning" });
+      expect(told?.text).toContain(c.said);
+      expect(told?.text).toContain("[WRITE_FAILED]");
+      await pi.emit("session_shutdown", {});
+    });
+  }
 });
