@@ -123,6 +123,16 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
   // Set by close(): a write through a closed log would reach a closed file descriptor.
   let ended: WorkflowError | undefined;
   let closing: Promise<void> | undefined;
+  // Writes under way (an append, then the index update that makes it part of the history): close lets each land
+  // or fail before it folds, or the fold's snapshot could leave out a record already acknowledged.
+  const writing = new Set<Promise<unknown>>();
+  const tracked = <A extends unknown[], R>(write: (...args: A) => Promise<R>) => (...args: A): Promise<R> => {
+    const p = write(...args);
+    writing.add(p);
+    const off = (): void => void writing.delete(p);
+    p.then(off, off);
+    return p;
+  };
   const checkLost = (): void => {
     if (ended !== undefined) throw ended;
     if (writer.lost !== undefined) throw writer.lost;
@@ -135,6 +145,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
   }
 
   async function maybeCompact(): Promise<void> {
+    if (ended !== undefined) return; // the close folds
     const live = parts.index.steps.size + 1;
     const superseded = parts.index.records - live;
     if (autoCompactAfter > 0 && superseded >= autoCompactAfter && superseded > live) await compactRunLog(parts, states);
@@ -162,7 +173,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     mayWrite: checkLost,
     latest: (key) => marks.view(parts.index.steps.get(key)),
     stored: (entry) => reuse(entry),
-    async start({ key, attempt, inputFingerprint }) {
+    start: tracked(async ({ key, attempt, inputFingerprint }) => {
       const st = now();
       const started: StartRecord = { t: "start", e: epoch, k: key, in: inputFingerprint, a: attempt, at: st };
       // Written (to the page cache) before fn runs, so a killed process leaves it for the next run to count the
@@ -172,11 +183,11 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       parts.index.records++;
       open.add(started);
       return started;
-    },
+    }),
     // A holder already displaced does not start the work at all (SegmentWriter.fenceBody): its result could never be
     // acknowledged, and its side effects would race the new holder's.
     beforeBody: () => writer.fenceBody(),
-    async fail(s, err) {
+    fail: tracked(async (s, err) => {
       open.delete(s);
       checkLost();
       const at = now();
@@ -184,8 +195,8 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       parts.index.steps.set(s.k, { key: s.k, status: "failed", epoch, inputFingerprint: s.in, attempt: s.a, error: err, at, startedAt: s.at });
       // Counted as a reader counts it (run-index.ts): what auto-compaction and the report see does not lag the file.
       parts.index.records++;
-    },
-    async complete(s, { text, value, fingerprint: outputFingerprint }) {
+    }),
+    complete: tracked(async (s, { text, value, fingerprint: outputFingerprint }) => {
       const { k: key, in: inputFingerprint, a: attempt, at: st } = s;
       const at = now();
       const done: DoneRecord = { t: "done", e: epoch, k: key, in: inputFingerprint, a: attempt, ofp: outputFingerprint, at, st };
@@ -206,7 +217,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
       parts.index.records++;
       await maybeCompact();
       return entry;
-    },
+    }),
   };
 
   async function step<T extends JsonValue | void>(key: string, input: unknown, fn: (attempt: number) => T | Promise<T>, known?: { inputFingerprint: string }): Promise<RunLogStepOutcome<T>> {
@@ -224,19 +235,19 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
     entry: (key) => marks.view(parts.index.steps.get(key)),
     entries: () => [...parts.index.steps.values()].map((e) => marks.view(e) as StepEntry),
     hasRerunMarks: () => marks.all().length > 0,
-    async putState(state) {
+    putState: tracked(async (state) => {
       checkLost();
       await states.put(state);
-    },
+    }),
     state: () => states.current(),
-    async event(name, data) {
+    event: tracked(async (name, data) => {
       checkLost();
       const { offset, line } = await appendRecord({ t: "event", e: epoch, name }, encodeCanonical(data), true);
       const length = line.length - 1 - (line.indexOf(0x09) + 1);
       parts.index.events.push({ name, epoch, data: { file: writer.file, offset: offset + line.indexOf(0x09) + 1, length }, pos: parts.index.nextPos++ });
       parts.index.records++;
       if (name === RERUN_EVENT || name === RERUN_SPENT_EVENT) marks.reset();
-    },
+    }),
     events: (name) => eventsOf(parts.index, parts.values, name),
     placedEvents: (name) => placedEventsOf(parts.index, parts.values, name, dir),
     timeline: (from) => timelineOf(parts.index, parts.values, from),
@@ -248,7 +259,9 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
         ended ??= why ?? workflowError("run-log", "LOCK_LOST", `the run log of epoch ${epoch} in ${dir} is closed; nothing more is written to it.`, { file: dir, field: "epoch", value: epoch, hint: "take the run's lock again to write to it" });
         // Step ends still queued to share a sync are refused now, not flushed later against the closed file.
         writer.close(ended);
-        // A compaction a step started ends first: the fold below must not run beside it, nor the files close under it.
+        // Writes already under way land (or fail) first, then a compaction a step started ends: the fold below must
+        // not run beside either, nor the files close under them.
+        await Promise.allSettled([...writing]);
         await writer.quiet();
         // Best effort (fold.ts): a failure here loses nothing, the log is complete as it is.
         await settleAtClose(parts, states).catch(() => undefined);
