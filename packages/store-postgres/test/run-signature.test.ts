@@ -2,14 +2,17 @@
  * The inspector's change check on PostgreSQL (`runSignature`): it changes after every kind of write to a run's
  * history (step started, completed, failed, rerun marks, commit intent and commit, journal entry, metadata, a
  * control request filed, cleared, withdrawn), stays equal while nothing is written (reads, renewals), and reads
- * no step row however many the run holds: the database counts the writes (sql/007) in the statements that make
- * them. Before, a commit record changed nothing it read, and every look summed the xmin of every step row.
+ * no step row however many the run holds: the writes are counted (sql/007) by the statements that make them,
+ * and step rows by their writer just after they land (write-count.ts, sql/008), so a step's own statement
+ * neither writes nor waits for the count. Before, a commit record changed nothing it read, and every look summed
+ * the xmin of every step row.
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { RAISE_COUNT } from "../src/store/write-count.js";
 import { startCluster } from "./helpers/cluster.js";
 import { countingPool } from "./helpers/counting-pool.js";
 
@@ -44,6 +47,8 @@ if (!started.ok) {
         seen.push(s);
       };
       const unchanged = async (what: string) => expect(await sig("w"), what).toBe(seen.at(-1));
+      // Step rows are counted by the holder just after they land: a reader sees the change soon, not at once.
+      const changesSoon = (what: string) => vi.waitFor(() => changes(what), { timeout: 10_000, interval: 5 });
 
       expect((await holder.writeMetadata("w", sampleMetadata("w", 0), null)).ok).toBe(true);
       await changes("metadata written");
@@ -58,16 +63,16 @@ if (!started.ok) {
       await vi.waitFor(() => changes("a step started"), { timeout: 30_000, interval: 10 });
       letGo();
       await step;
-      await changes("a step completed");
+      await changesSoon("a step completed");
       await expect(cps.step("b", {}, () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
-      await changes("a step failed");
+      await changesSoon("a step failed");
       await cps.recordCommitIntent({ id: "c1", message: "m", files: ["x"] });
       await changes("a commit intent");
       await cps.markCommitted("c1", { sha: "abc1234" });
       await changes("a commit made");
       expect(cps.supersede).toBeDefined();
       await cps.supersede?.("a", {});
-      await changes("steps marked for a rerun");
+      await changesSoon("steps marked for a rerun");
       expect((await holder.appendJournal("w", { generation: 1, at: new Date().toISOString(), event: "note" })).ok).toBe(true);
       await changes("a journal entry");
       const pause = await store.requestControl("w", "pause", { reason: "look" });
@@ -106,12 +111,51 @@ if (!started.ok) {
       expect(outs.map((o) => o.reused)).toEqual(Array(16).fill(false));
       // A completed record per step, and its started record unless that one reached the table after the
       // completion (sent beside the body while the lease is fresh), where the guard leaves the row as it is.
+      // Counted just after they land: every completion, and the started records that were sent.
+      await vi.waitFor(async () => expect((await count()) - before).toBeGreaterThanOrEqual(16), { timeout: 10_000, interval: 5 });
+      await locked.lock.release();
+      await store.close();
       const counted = (await count()) - before;
-      expect(counted).toBeGreaterThanOrEqual(16);
       expect(counted).toBeLessThanOrEqual(32);
       const rows = await admin.query("SELECT record->>'status' AS status FROM phasekit_steps WHERE namespace = $1 AND slug = 'par'", [namespace]);
       expect(rows.rows.map((r: { status: string }) => r.status)).toEqual(Array(16).fill("completed"));
-      await locked.lock.release();
+    });
+
+    it("a step's statement neither writes nor waits for the count: with the count's row locked the step lands; the raise that failed meanwhile is sent again by close", async () => {
+      // A pool of your own takes its settings from you: lock waits bounded here as the store's own pool bounds them.
+      const pool = new pg.Pool({ connectionString: cluster.url, max: 4, options: "-c lock_timeout=200" });
+      // The raise's failure, seen where it happens (the store swallows it and counts those writes with the next raise).
+      let raiseFailed!: () => void;
+      const failed = new Promise<void>((r) => (raiseFailed = r));
+      const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+      (pool as unknown as { query: typeof query }).query = (...args: unknown[]) => {
+        const sent = query(...args);
+        if ((args[0] as { name?: string })?.name === RAISE_COUNT.name) sent.catch(() => raiseFailed());
+        return sent;
+      };
+      const own = await openPostgresPlanStore({ pool, namespace, leaseMs: 60_000 });
+      const count = async () => Number((await admin.query("SELECT writes FROM phasekit_run_writes WHERE namespace = $1 AND slug = 'locked'", [namespace])).rows[0]?.writes);
+      const blocker = await admin.connect();
+      try {
+        const locked = await own.lock("locked", { owner: { tool: "sig" } });
+        if (!locked.ok) throw locked.error;
+        const cps = await locked.lock.store.checkpoints("locked", { now: () => new Date() });
+        const before = await count();
+        await blocker.query("BEGIN");
+        await blocker.query("SELECT writes FROM phasekit_run_writes WHERE namespace = $1 AND slug = 'locked' FOR UPDATE", [namespace]);
+        // Before schema 8 the step's own statement raised the count: it waited for this lock and failed at lockMs.
+        expect(await cps.step("x", {}, () => 1)).toMatchObject({ output: 1, reused: false });
+        await failed;
+        await blocker.query("ROLLBACK");
+        await locked.lock.release();
+        await own.close();
+        expect((await count()) - before).toBe(1);
+      } finally {
+        await blocker.query("ROLLBACK").catch(() => undefined);
+        blocker.release();
+        await own.close();
+        await pool.end();
+      }
     });
 
     it("a run of 10,000 steps: the statement reads no step row (its plan names no step table, and a few pages)", async () => {
@@ -127,6 +171,9 @@ if (!started.ok) {
       );
       expect(inserted.rowCount).toBe(10_000);
       await admin.query("ANALYZE phasekit_steps");
+      // Step rows written by hand are not counted (sql/008): the next counted write shows them.
+      expect(await sig(slug)).toBe(before);
+      expect((await store.appendJournal(slug, { generation: 1, at: new Date().toISOString(), event: "note" })).ok).toBe(true);
       const after = await sig(slug);
       expect(after).not.toBe(before);
       const { text, values } = recorded.sent.at(-1)!;

@@ -22,6 +22,7 @@ import { compactArtifacts } from "./compact.js";
 import { whyRefused } from "./runs.js";
 import { checkpointsLabel, readAll, StepIndex, type Loaded } from "./step-index.js";
 import { spendSteps, supersedeSteps } from "./supersede.js";
+import { writeCountsOf } from "./write-count.js";
 import { checkOutput } from "./readers.js";
 import { OutputChain, type ArtifactRow } from "./output-chain.js";
 
@@ -46,6 +47,8 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
   };
   const stamp = (): string => now().toISOString();
   const chain = new OutputChain();
+  // Step rows are counted for readers by the holder, after they land (write-count.ts), not by the schema.
+  const counts = writeCountsOf(db);
   // Delta writes not settled yet: a compaction waits for them, or it could delete a base before their row lands.
   const deltas = new Set<Promise<unknown>>();
   // `started` records of steps begun on a fresh lease (see `start`): each is sent on the next turn of the event
@@ -82,11 +85,14 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       };
       ok = (await fencedWrite(fence, put)) === true;
     } catch (error) {
-      // The statement may have committed before the connection went: the next use re-reads the row.
+      // The statement may have committed before the connection went: the next use re-reads the row, and a reader
+      // counts it as written (a count too many only makes a reader look again).
       index?.lost(record.stepId);
+      counts.wrote(slug);
       throw storeError("write", slug, `step ${record.stepId} (${record.status})`, error);
     }
     if (!ok) throw await refused(`step ${record.stepId} (${record.status})`);
+    counts.wrote(slug);
     return inserted;
   }
 

@@ -13,6 +13,7 @@ import { connectionSettings, resolveTimeouts, type PostgresTimeouts } from "../d
 import { reserveRunId, type RandomBytes } from "./run-ids.js";
 import { fileControl, readControl, withdrawControl } from "./control.js";
 import { holderWrites, LeaseBook, settle } from "./holder-writes.js";
+import { writeCountsOf } from "./write-count.js";
 import { gcRuns } from "./retention.js";
 import { readRunJournal, readRunMetadata, runLabel } from "./runs.js";
 import { readLease, readStepOutput } from "./readers.js";
@@ -139,7 +140,9 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     listForks: (slug) => listForks(db, slugOf(slug)),
     runSignature: (slug) => runSignature(db, slugOf(slug)),
     async close() {
-      // Leases still held stop beating (they expire on their own); a closed store can be used again.
+      // Leases still held stop beating (they expire on their own); a closed store can be used again. Step writes
+      // not counted yet for readers are counted first, while the pool still takes statements.
+      await writeCountsOf(db).flush();
       leases.stopAll();
       heartbeat.close();
       if (!ownPool) return;

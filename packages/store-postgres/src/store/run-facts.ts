@@ -56,10 +56,12 @@ export async function listRunFacts(db: Db): Promise<StoreRunFacts[]> {
   }));
 }
 
-// What a reader shows of a run changes only with these: the run's write count (sql/007: raised by the database
-// in every statement that writes a step or commit record, a journal entry, a control request or the metadata,
-// a hand edit included), the holder (epoch, owner) and whether its lease is live (not its renewals). Two rows
-// read through their primary keys: no step record is read, however many the run holds.
+// What a reader shows of a run changes only with these: the run's write count, the holder (epoch, owner) and
+// whether its lease is live (not its renewals). The count (sql/007, sql/008) is raised by the database in every
+// statement that writes a commit record, a journal entry, a control request or the metadata, or deletes a step
+// row, a hand edit included; step rows written through this package are counted by their writer just after they
+// land (write-count.ts). Two rows read through their primary keys: no step record is read, however many the run
+// holds.
 const SIGNATURE_SQL = `
 SELECT ROW(w.writes, r.epoch, r.holder IS NOT NULL, r.lease_until >= now(), md5(r.holder_owner::text))::text AS sig
 FROM phasekit_runs r LEFT JOIN phasekit_run_writes w ON w.namespace = r.namespace AND w.slug = r.slug

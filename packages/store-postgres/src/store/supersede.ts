@@ -10,6 +10,7 @@
  */
 import { fencedWrite, fenceParams, fenceSql, query, type Db, type Fence } from "../db/db.js";
 import { storeError } from "../db/errors.js";
+import { writeCountsOf } from "./write-count.js";
 
 /** Flags the records of `keys` superseded; false when the fence refused the statement (the lease was lost). */
 export async function supersedeSteps(db: Db, slug: string, fence: Fence, keys: readonly string[]): Promise<boolean> {
@@ -30,7 +31,10 @@ async function flagSteps(db: Db, slug: string, fence: Fence, keys: readonly stri
                   WHERE s.namespace = $1 AND s.slug = $2 AND s.step_id = ANY($5::text[])${only})
        SELECT count(*) AS fenced FROM f`;
     const put = async (): Promise<true | undefined> => (Number((await query<{ fenced: string }>(db, text, [db.namespace, slug, e, t, [...keys]])).rows[0]?.fenced) === 1 ? true : undefined);
-    return (await fencedWrite(fence, put)) === true;
+    const written = (await fencedWrite(fence, put)) === true;
+    // Step rows are counted for readers by their writer (write-count.ts), not by the schema.
+    if (written) writeCountsOf(db).wrote(slug);
+    return written;
   } catch (error) {
     throw storeError("write", slug, what, error);
   }

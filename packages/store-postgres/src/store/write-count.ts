@@ -1,0 +1,108 @@
+/**
+ * The holder's step writes raise their run's write count (`phasekit_run_writes`, what `runSignature` compares)
+ * in a statement of their own, sent after they landed, several writes at once (schema 8). A trigger on
+ * `phasekit_steps` did it inside each step statement; it cost the step ~0.1× of a bare `INSERT; COMMIT` even when
+ * a WHEN clause kept it from firing (docs/benchmarks.md, "PostgreSQL store: a durable step").
+ *
+ * What a reader can rely on: the count rises only after the writes it counts are visible (the raise is sent
+ * once their statements have answered), and within `COUNT_WINDOW_MS` plus one statement of them while the
+ * store is open. A raise that fails is added to the next one; a store closing sends what is pending before its
+ * pool ends. A holder that dies before its raise leaves the count behind, and the run's lease running out
+ * changes the signature instead.
+ */
+import { query, type Db } from "../db/db.js";
+
+/**
+ * How long writes are gathered into one raise. The inspector looks every 250 ms (adapters-pi cli/run-watch.ts):
+ * 20 ms keeps a step's change within a tenth of that, and makes a loop of steps (~3,000/s) send one raise per
+ * ~60 of them.
+ */
+export const COUNT_WINDOW_MS = 20;
+
+/** The raise's name: prepared once per connection, and told apart from the step writes by tests that count. */
+export const RAISE_COUNT = {
+  name: "phasekit_raise_write_count",
+  // Not waited on for the WAL flush: the count is a reader's hint, and the writes it counts are durable on their own.
+  text: `UPDATE phasekit_run_writes SET writes = writes + $3
+         WHERE namespace = $1 AND slug = $2 AND set_config('synchronous_commit', 'off', true) IS NOT NULL`,
+} as const;
+
+/** The writes of one run not counted yet, and the one raise in flight. */
+class RunCount {
+  private pending = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private sending: Promise<void> | undefined;
+  private lastSent = -Infinity;
+
+  constructor(
+    private readonly db: Db,
+    private readonly slug: string,
+  ) {}
+
+  wrote(n: number): void {
+    this.pending += n;
+    this.schedule();
+  }
+
+  /** Sends what is pending now, after the raise in flight; resolves once nothing is pending or a raise failed. */
+  async flush(): Promise<void> {
+    await this.sending;
+    await this.send();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || this.sending !== undefined || this.pending === 0) return;
+    const wait = Math.max(0, this.lastSent + COUNT_WINDOW_MS - performance.now());
+    this.timer = setTimeout(() => void this.send(), wait);
+    // A pending raise never keeps the process alive: a store left open is not a reason to stay.
+    this.timer.unref();
+  }
+
+  private send(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending === 0) return Promise.resolve();
+    const n = this.pending;
+    this.pending = 0;
+    this.lastSent = performance.now();
+    const sent = query(this.db, { ...RAISE_COUNT, values: [this.db.namespace, this.slug, n] }, undefined, false).then(
+      () => undefined,
+      // Counted with the next raise (or the next flush); the writes themselves landed.
+      () => void (this.pending += n),
+    );
+    this.sending = sent.finally(() => {
+      this.sending = undefined;
+      this.schedule();
+    });
+    return this.sending;
+  }
+}
+
+/** The pending counts of one store's runs (one per `Db`: see `writeCountsOf`). */
+export class WriteCounts {
+  private readonly runs = new Map<string, RunCount>();
+
+  constructor(private readonly db: Db) {}
+
+  /** `n` writes to run `slug` landed (their statements answered). */
+  wrote(slug: string, n = 1): void {
+    if (n <= 0) return;
+    let run = this.runs.get(slug);
+    if (run === undefined) this.runs.set(slug, (run = new RunCount(this.db, slug)));
+    run.wrote(n);
+  }
+
+  /** Sends every pending count (before the store's pool ends). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.runs.values()].map((r) => r.flush()));
+  }
+}
+
+const byDb = new WeakMap<Db, WriteCounts>();
+
+/** The store's pending counts: every checkpoints object of the store adds to them, and its close flushes them. */
+export function writeCountsOf(db: Db): WriteCounts {
+  let counts = byDb.get(db);
+  if (counts === undefined) byDb.set(db, (counts = new WriteCounts(db)));
+  return counts;
+}
