@@ -39,6 +39,11 @@ class RunCount {
     private readonly slug: string,
   ) {}
 
+  /** Nothing pending or in flight, and its last raise is older than the window: forgetting it changes nothing. */
+  idle(now: number): boolean {
+    return this.pending === 0 && this.timer === undefined && this.sending === undefined && now - this.lastSent >= COUNT_WINDOW_MS;
+  }
+
   wrote(n: number): void {
     this.pending += n;
     this.schedule();
@@ -88,7 +93,14 @@ export class WriteCounts {
   wrote(slug: string, n = 1): void {
     if (n <= 0) return;
     let run = this.runs.get(slug);
-    if (run === undefined) this.runs.set(slug, (run = new RunCount(this.db, slug)));
+    if (run === undefined) {
+      // A long-lived store writes many runs: the idle ones are forgotten before the map grows past a few.
+      if (this.runs.size >= 64) {
+        const now = performance.now();
+        for (const [s, r] of this.runs) if (r.idle(now)) this.runs.delete(s);
+      }
+      this.runs.set(slug, (run = new RunCount(this.db, slug)));
+    }
     run.wrote(n);
   }
 

@@ -1,0 +1,74 @@
+/**
+ * The holder's count raises (write-count.ts), on a pool that records them: writes within the window share one raise
+ * carrying their number, a raise that fails is carried by the next, and a flush sends what is pending after the
+ * raise in flight. No server: the statements are only recorded (the end-to-end case is in run-signature.test.ts).
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Db } from "../src/db/db.js";
+import { COUNT_WINDOW_MS, RAISE_COUNT, WriteCounts } from "../src/store/write-count.js";
+
+interface Sent {
+  slug: string;
+  n: number;
+  answer: (error?: Error) => void;
+}
+
+function recordingDb(): { db: Db; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const pool = {
+    query(config: { name: string; values: unknown[] }) {
+      expect(config.name).toBe(RAISE_COUNT.name);
+      return new Promise((resolve, reject) => {
+        sent.push({ slug: config.values[1] as string, n: config.values[2] as number, answer: (error) => (error ? reject(error) : resolve({ rows: [], rowCount: 1 })) });
+      });
+    },
+  };
+  return { db: { pool, namespace: "ns" } as unknown as Db, sent };
+}
+
+describe("write counts", () => {
+  afterEach(() => void vi.useRealTimers());
+
+  it("writes while a raise is in flight and within the window after it go out as one raise with their number", async () => {
+    vi.useFakeTimers();
+    const { db, sent } = recordingDb();
+    const counts = new WriteCounts(db);
+    counts.wrote("a");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.map((s) => [s.slug, s.n])).toEqual([["a", 1]]);
+    for (let i = 0; i < 5; i++) counts.wrote("a");
+    counts.wrote("b", 2);
+    sent[0]!.answer();
+    await vi.advanceTimersByTimeAsync(COUNT_WINDOW_MS - 1);
+    // b had no raise in flight: its own went out at once; a waits out its window.
+    expect(sent.map((s) => [s.slug, s.n])).toEqual([["a", 1], ["b", 2]]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent.map((s) => [s.slug, s.n])).toEqual([["a", 1], ["b", 2], ["a", 5]]);
+  });
+
+  it("a raise that fails is carried by the next one; flush waits for the raise in flight, then sends the rest", async () => {
+    vi.useFakeTimers();
+    const { db, sent } = recordingDb();
+    const counts = new WriteCounts(db);
+    counts.wrote("a", 3);
+    await vi.advanceTimersByTimeAsync(0);
+    counts.wrote("a", 4);
+    sent[0]!.answer(new Error("connection cut"));
+    await vi.advanceTimersByTimeAsync(COUNT_WINDOW_MS);
+    expect(sent.map((s) => s.n)).toEqual([3, 7]);
+    counts.wrote("a");
+    let flushed = false;
+    const flush = counts.flush().then(() => (flushed = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.map((s) => s.n)).toEqual([3, 7]);
+    expect(flushed).toBe(false);
+    sent[1]!.answer();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.map((s) => s.n)).toEqual([3, 7, 1]);
+    sent[2]!.answer();
+    await flush;
+    // Nothing pending: a flush sends nothing.
+    await counts.flush();
+    expect(sent).toHaveLength(3);
+  });
+});
