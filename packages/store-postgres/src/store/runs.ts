@@ -13,8 +13,14 @@ export function runLabel(db: Db, slug: string): string {
   return `postgres:${db.namespace}/${slug}`;
 }
 
-/** Creates the run's row if it has none yet (no holder, generation null). */
-export async function ensureRun(db: Db, slug: string): Promise<void> {
+/**
+ * Creates the run's row if it has none yet (no holder, generation null), for a writer holding no lease only. A
+ * holder's row exists while its lease does (taking the lease inserts it), so a holder never creates it: a holder
+ * whose run retention removed while it stood still would bring the run back, unfenced, before its fenced
+ * statement is refused.
+ */
+async function ensureRun(db: Db, slug: string, fence: Fence): Promise<void> {
+  if (fence !== null) return;
   await query(db, "INSERT INTO phasekit_runs (namespace, slug) VALUES ($1, $2) ON CONFLICT DO NOTHING", [db.namespace, slug]);
 }
 
@@ -67,7 +73,7 @@ export async function writeRunMetadata(
     }
   };
   try {
-    if (expectedGeneration === null) await ensureRun(db, slug);
+    if (expectedGeneration === null) await ensureRun(db, slug, fence);
     if ((await fencedWrite(fence, write)) === true) return { ok: true, metadata: m };
     return { ok: false, error: await whyRefused(db, slug, fence, "writeMetadata", expectedGeneration) };
   } catch (error) {
@@ -99,7 +105,7 @@ export async function appendRunJournal(db: Db, slug: string, fence: Fence, entry
   const [e, t] = fenceParams(fence);
   const stored = storableJson(checked.entry);
   try {
-    await ensureRun(db, slug);
+    await ensureRun(db, slug, fence);
     // Not sent again after a cut connection: a second try would append the event twice.
     const row = await fencedWrite(fence, async () => {
       const r = await query<{ entry: JournalEntry }>(
