@@ -1,6 +1,7 @@
 /** The run a pi session holds (durable-runs.ts): its lease, and its state written through that lease. */
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
-import { toPersisted, type WorkflowState } from "./core-bridge.js";
+import { spendRerunMarks } from "../run/rerun-from.js";
+import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
 import type { DurableResult } from "./durable-contract.js";
 import type { RecordedRun } from "./durable-budget.js";
 import { failed } from "./durable-failure.js";
@@ -19,14 +20,22 @@ export interface Held {
   wrote?: string;
   /** The budget entry last recorded in the run's history (read when the run was taken, then each one written). */
   budget: RecordedRun | null;
+  /** Set once this hold spent the run's rerun marks at its end: the end notice's write has nothing more to spend. */
+  spent?: true;
 }
 
-/** Writes `state` as the held run's metadata (compare-and-set on its generation); nothing when it is already there. */
+/**
+ * Writes `state` as the held run's metadata (compare-and-set on its generation); nothing when it is already there.
+ * Every end of a pi run is written here (workflow_step, the commands, a replaced run, an exhausted budget): an
+ * ended state first spends the rerun marks of the steps the run did not reach, as runWorkflow's end does.
+ */
 export async function writeHeld(h: Held, state: WorkflowState, now: number): Promise<DurableResult> {
   // A session change re-claims the run it already holds: skip the write when that very state is on disk.
   const key = `${state.generation}:${state.status}:${state.completionNotified}`;
   if (h.wrote === key) return { ok: true };
   const iso = new Date(now).toISOString();
+  // Before the status that ends the run: a crash in between leaves it live, and its next end spends them.
+  if (!isLive(state) && h.spent === undefined) await spendMarks(h, iso);
   const r = await h.store.writeMetadata(
     h.slug,
     { slug: h.slug, ownerTool: PI_TOOL, currentTool: PI_TOOL, status: state.status, createdAt: h.createdAt, updatedAt: iso, state: toPersisted(state) },
@@ -36,4 +45,12 @@ export async function writeHeld(h: Held, state: WorkflowState, now: number): Pro
   h.generation = r.metadata.generation;
   h.wrote = key;
   return { ok: true };
+}
+
+/** `spendRerunMarks` over the held run's history; best effort like it (a history that cannot be opened spends nothing). */
+async function spendMarks(h: Held, iso: string): Promise<void> {
+  const checkpoints = await h.store.checkpoints(h.slug, { now: () => new Date(iso) }).catch(() => undefined);
+  if (checkpoints === undefined) return;
+  await spendRerunMarks(checkpoints);
+  h.spent = true;
 }

@@ -66,10 +66,11 @@ async function markIn(store: PlanStore, slug: string, options: RerunFromOptions,
 }
 
 /**
- * Called by every path that ends a run (runWorkflow, `phasekit cancel`): the rerun marks of the steps it did not
- * reach are spent (engine/rerun-spent.ts), before the status that ends it is written, so a crash in between
- * leaves a run that is not finished, whose next end spends them. Best effort: a spend that cannot be written
- * leaves the run pending for retention, as it was, and never hides how the run ended.
+ * Called by every path that ends a run (runWorkflow, `phasekit cancel`, the pi extension's pi/durable-held.ts):
+ * the rerun marks of the steps it did not reach are spent (engine/rerun-spent.ts), before the status that ends
+ * it is written, so a crash in between leaves a run that is not finished, whose next end spends them. Best
+ * effort: a spend that cannot be written leaves the run pending for retention, as it was, and never hides how
+ * the run ended.
  */
 export async function spendRerunMarks(checkpoints: CheckpointStore): Promise<void> {
   await checkpoints.spendRerunMarks?.().catch(() => undefined);
