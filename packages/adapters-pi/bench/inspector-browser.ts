@@ -7,6 +7,7 @@
  * for the run and when it was answered (the page's resource timing), so a slow first screen says where.
  */
 import type { Browser, Page } from "playwright-core";
+import { median, medianRatio } from "../../../bench/suites/interleave.js";
 import { launchChromium } from "../test/cli/helpers/chromium.js";
 
 declare const document: { querySelectorAll(s: string): { length: number }; getElementById(id: string): { textContent: string | null } | null };
@@ -59,7 +60,7 @@ export async function firstScreenInBrowser(
     }
     const ms = Object.fromEntries(names.map((n) => [n, median(samples[n] as number[])]));
     const parts = Object.fromEntries(names.map((n) => [n, { asked: median(asked[n] as number[]), answered: median(answered[n] as number[]) }]));
-    const ratio = (a: string, b: string) => median((samples[a] as number[]).map((x, i) => x / ((samples[b] as number[])[i] as number)));
+    const ratio = (a: string, b: string) => medianRatio(samples[a] as number[], samples[b] as number[]);
     return { ok: true, ms, parts, ratio };
   } finally {
     await browser.close();
@@ -85,10 +86,4 @@ async function loadOnce(page: Page, url: string, rows: number): Promise<FirstScr
   // the next sample.
   await page.waitForFunction(() => (document.getElementById("timeline-now")?.textContent ?? "") !== "", undefined, { timeout: 30_000 });
   return { rows: hit[1], asked: api[1], answered: api[2] };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }

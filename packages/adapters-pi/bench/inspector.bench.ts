@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { BenchRow, BenchSuite } from "../../../bench/harness.js";
 import { goalRow, medians } from "../../../bench/harness.js";
+import { median, medianRatio } from "../../../bench/suites/interleave.js";
 import { STEPS_PAGE } from "../src/cli/inspector-steps.js";
 import { runDetail } from "../src/cli/run-view.js";
 import { runStepEntries } from "../src/store/run-steps.js";
@@ -46,8 +47,7 @@ async function interleaved(tasks: Record<string, () => Promise<unknown>>, rounds
       if (round >= 0) (samples[name] as number[]).push(Number(process.hrtime.bigint() - t0));
     }
   }
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
-  return { ns: Object.fromEntries(names.map((n) => [n, median(samples[n] as number[])])), ratio: (a, b) => median((samples[a] as number[]).map((x, i) => x / ((samples[b] as number[])[i] as number))) };
+  return { ns: Object.fromEntries(names.map((n) => [n, median(samples[n] as number[])])), ratio: (a, b) => medianRatio(samples[a] as number[], samples[b] as number[]) };
 }
 
 export const suite: BenchSuite = {

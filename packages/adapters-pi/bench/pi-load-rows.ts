@@ -11,6 +11,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { BenchRow } from "../../../bench/harness.js";
+import { median } from "../../../bench/suites/interleave.js";
 import { writeModels } from "../../../examples/pi/pi-process.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..", "..");
@@ -42,11 +43,6 @@ function startTime(host: { node: string; cli: string }, extension: string, work:
     });
     child.stdin.write(`${JSON.stringify({ id: "1", type: "get_state" })}\n`);
   });
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1] as number;
 }
 
 /** Rows: phasekit's and pi-workflows' load cost over an empty extension (reported), and ours against the goal. */

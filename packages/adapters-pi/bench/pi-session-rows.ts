@@ -8,17 +8,13 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { medians, type BenchRow } from "../../../bench/harness.js";
+import { median } from "../../../bench/suites/interleave.js";
 import { EXAMPLE_WORKFLOWS } from "../../../examples/pi/ship-scenario.js";
 import { createWorkflowExtension } from "../src/pi/index.js";
 import { createFakePi, type FakePi } from "../test/pi/helpers/fake-pi.js";
 import type { PiWorkflowsPeer } from "./pi-peer.js";
 
 const LIMIT_NS = 2_000_000;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1] as number;
-}
 
 async function extensionIn(cwd: string): Promise<FakePi> {
   const pi = createFakePi({ cwd, settledHost: true });

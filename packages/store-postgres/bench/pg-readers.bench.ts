@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { type BenchRow, type BenchSuite } from "../../../bench/harness.js";
+import { median, medianRatio } from "../../../bench/suites/interleave.js";
 import { runDetail } from "../../adapters-pi/src/cli/run-view.js";
 import { closeStores, storeRunFacts } from "../../adapters-pi/src/cli/store-runs.js";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
@@ -55,12 +56,6 @@ async function interleaved(tasks: Record<string, () => Promise<unknown>>): Promi
   return out;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
-
 export const suite: BenchSuite = {
   title: "PostgreSQL store: what a reader's look costs",
   description: `Throwaway cluster on 127.0.0.1. One namespace: a run of ${BIG.toLocaleString("en")} completed steps and ${SMALL_RUNS} runs of 1. List: the store's one statement (\`listRunFacts\`: every run with its lease and step facts, the records left in the server) against the two reads per run \`phasekit list\` made before (the lease, then every step record for the step facts). Change check (the inspector's run page asks every 250 ms): \`runSignature\` of the ${BIG.toLocaleString("en")}-step run against rebuilding its run view (runDetail), what the check did before. Contenders interleaved round by round (${ROUNDS} rounds × ${PER_ROUND} ops), median of the per-round ratios.`,
@@ -84,7 +79,7 @@ export const suite: BenchSuite = {
         sig: () => signature("big"),
         sigBefore: () => runDetail(roots, "big", 0),
       });
-      const ratio = (a: string, b: string): number => median((s[a] as number[]).map((x, i) => x / ((s[b] as number[])[i] as number)));
+      const ratio = (a: string, b: string): number => medianRatio(s[a] as number[], s[b] as number[]);
       const runs = SMALL_RUNS + 1;
       return [
         { subject: `list of ${runs} runs, one ${BIG.toLocaleString("en")} steps long (listRunFacts, 1 statement)`, baseline: `the same before (1 + 2 per run = ${1 + 2 * runs} statements)`, subjectNs: median(s["list"] as number[]), baselineNs: median(s["listBefore"] as number[]), ratio: ratio("list", "listBefore"), goal: "≤ 1.0×", met: ratio("list", "listBefore") <= 1 },

@@ -10,6 +10,7 @@ import path from "node:path";
 import pg from "pg";
 import { createReporter, runWorkflow, type CheckpointStore, type RunContext } from "@phasekit/adapters-pi";
 import type { BenchRow } from "../../../bench/harness.js";
+import { median } from "../../../bench/suites/interleave.js";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 
 const never = (): never => {
@@ -140,10 +141,4 @@ async function fill(store: PostgresPlanStore, slug: string, steps: number): Prom
     await Promise.all(Array.from({ length: Math.min(100, steps - i) }, (_, k) => cps.step(`s${i + k}`, { i: i + k }, () => ({ i: i + k, text: "x".repeat(1_000) }))));
   }
   await l.lock.release();
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
