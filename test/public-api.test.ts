@@ -65,6 +65,7 @@ const CORE = [
   "completionMessage",
   "contextPrompt",
   "definitionProblemsError",
+  "describeSchemaIssue",
   "endOfRunMessage",
   "fail",
   "failedMessage",

@@ -42,6 +42,7 @@ export {
   isFinished,
   workflowError,
   refusalToError,
+  describeSchemaIssue,
 } from "./api/boundary.js";
 export type { TextOutcome } from "./api/boundary.js";
 export { judgeControls, judgeBudget, judgeProgress, validateApproval } from "./api/controls.js";
@@ -78,6 +79,7 @@ export { MAX_NESTING } from "./definitions/registry.js";
 export type { WorkflowRegistry } from "./definitions/registry.js";
 export type { CompileResult, CompileOptions, CompileCode } from "./definitions/compile.js";
 export type { DefinitionProblem, DefinitionCode } from "./errors/problems.js";
+export type { SchemaIssue, SchemaFailure } from "./errors/schema-issue.js";
 
 export {
   WorkflowStateSchema,

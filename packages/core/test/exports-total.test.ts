@@ -53,6 +53,7 @@ const FUNCTIONS: Record<string, { kind: Kind; junk?: readonly string[] }> = {
   judgeBudget: { kind: "outcome", junk: ["INVALID_OPTIONS"] },
   judgeProgress: { kind: "outcome", junk: ["INVALID_OPTIONS"] },
   validateApproval: { kind: "outcome", junk: ["INVALID_OPTIONS", "INVALID_APPROVAL"] },
+  describeSchemaIssue: { kind: "outcome", junk: ["INVALID_OPTIONS"] },
   isCompiledRegistry: { kind: "predicate" },
   isSubworkflowRef: { kind: "predicate" },
   isBlocking: { kind: "predicate" },
@@ -116,6 +117,7 @@ const CODES: Record<string, readonly string[]> = {
   judgeBudget: codesOf<CodeOf<typeof core.judgeBudget>>()(["INVALID_OPTIONS"]),
   judgeProgress: codesOf<CodeOf<typeof core.judgeProgress>>()(["INVALID_OPTIONS"]),
   validateApproval: codesOf<CodeOf<typeof core.validateApproval>>()(["INVALID_OPTIONS", "INVALID_APPROVAL"]),
+  describeSchemaIssue: codesOf<CodeOf<typeof core.describeSchemaIssue>>()(["INVALID_OPTIONS"]),
 };
 
 const exported = core as unknown as Record<string, unknown>;
@@ -235,6 +237,7 @@ const BASE: Record<string, readonly unknown[]> = {
   judgeBudget: [{ turns: 3, onExhausted: "pause" }, core.NO_USAGE, "run r"],
   judgeProgress: [{ sameStepFailures: 2 }, { sameStepFailures: { stepId: "s", count: 1 } }],
   validateApproval: [{ type: "object", properties: { channel: { type: "string" } } }, { channel: "beta" }],
+  describeSchemaIssue: [core.BudgetsSchema.safeParse({ turns: -1 }).error, { turns: -1 }, "budgets"],
 };
 const paused = core.pause(registry, state, { now: 2 });
 const finished = core.cancelNow(registry, state, { now: 2 });

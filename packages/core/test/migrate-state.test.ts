@@ -180,7 +180,7 @@ describe("refusals name the field and why", () => {
     const good = read("state-v2-current.json") as Record<string, unknown>;
     expect(refusal({ ...good, status: "done" })).toMatchObject({ field: "status" });
     expect(refusal({ ...good, status: "done" }).message).toContain('got "done"');
-    expect(refusal({ ...good, extra: 1 }).message).toContain('unknown field(s) "extra"');
+    expect(refusal({ ...good, extra: 1 }).message).toContain('extra: unknown field "extra"');
   });
   it("refuses a path whose root is not the workflowKey", () => {
     expect(refusal({ ...v1, workflowKey: "other" })).toMatchObject({ code: "INVALID_STATE", field: "currentPath[0].workflowKey" });

@@ -16,6 +16,7 @@ import { compileDefinitions as compileRaw, definitionProblemsError as problemsEr
 import { isCompiledRegistry as isCompiledRaw } from "../definitions/registry.js";
 import { isSubworkflowRef as isRefRaw } from "../definitions/schema.js";
 import { isBlocking as isBlockingRaw, type DefinitionProblem } from "../errors/problems.js";
+import { schemaIssue as schemaIssueRaw, type SchemaFailure, type SchemaIssue } from "../errors/schema-issue.js";
 import { refusal, refusalToError as toErrorRaw, type Outcome, type Refusal } from "../errors/refusal.js";
 import { isWorkflowError as isErrorRaw, workflowError as workflowErrorRaw, WorkflowError, type WorkflowErrorCode, type WorkflowErrorDetails } from "../errors/workflow-error.js";
 import { checkDefinitions as checkDefinitionsRaw } from "../policy/check-definitions.js";
@@ -190,6 +191,18 @@ export function renderTemplate(template: string, vars: TemplateVars, allowlist: 
       (typeof vars === "object" && vars !== null ? undefined : optionError("template", "vars", "must be an object", vars, hint)) ??
       (typeof allowlist === "object" && allowlist !== null && typeof allowlist.has === "function" ? undefined : optionError("template", "allowlist", "must be a set of names", allowlist, hint));
     return fromRefusal(bad) ?? { ok: true, text: renderRaw(template, vars, allowlist) };
+  });
+}
+
+/** What a failed schema parse says in an error: its first issue's field, reason and value (see errors/schema-issue.ts). */
+export function describeSchemaIssue(failure: SchemaFailure, input: unknown, prefix?: string): Outcome<{ readonly issue: SchemaIssue }, "INVALID_OPTIONS"> {
+  const hint = "Call describeSchemaIssue(error, input, prefix?) with the error of a failed safeParse, the input it parsed and a name for that input.";
+  return attempt("schema", () => {
+    const issues = typeof failure === "object" && failure !== null ? (failure as { issues?: unknown }).issues : undefined;
+    const bad =
+      (Array.isArray(issues) ? undefined : optionError("schema", "failure", "must be a zod error (with an issues list)", failure, hint)) ??
+      (prefix === undefined ? undefined : stringError("schema", "prefix", prefix, hint));
+    return fromRefusal(bad) ?? { ok: true, issue: schemaIssueRaw(failure, input, prefix) };
   });
 }
 

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { refusal, type Outcome } from "../errors/refusal.js";
-import { describeValue } from "../errors/problems.js";
+import { schemaIssue } from "../errors/schema-issue.js";
 import { activeError } from "../transitions/arguments.js";
 import { approvalValidator } from "../definitions/gate-checks.js";
 import { activeControls, BUDGET_KEYS, budgetVerdict, gateVerdict, progressVerdict, runBudgetVerdict, type ActiveControls, type BudgetKey, type BudgetUsage, type BudgetVerdict, type GateFacts, type GateVerdict, type ProgressCounters, type ProgressVerdict } from "../policy/controls.js";
@@ -63,8 +63,7 @@ export function judgeControls(active: ActiveWorkflow, facts: ControlFacts): Outc
     if (bad !== undefined) return { ok: false, error: bad };
     const parsed = FactsSchema.safeParse(facts);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return { ok: false, error: refusal("controls", "INVALID_OPTIONS", `facts.${issue?.path.join(".") ?? ""} is not valid (${issue?.message ?? "invalid"}).`, { field: "facts", hint: FACTS_HINT }) };
+      return { ok: false, error: refusal("controls", "INVALID_OPTIONS", `${schemaIssue(parsed.error, facts, "facts").text}.`, { field: "facts", hint: FACTS_HINT }) };
     }
     const f = parsed.data as ControlFacts;
     const controls = withRaised(activeControls(active), f.raised);
@@ -138,11 +137,10 @@ export function validateApproval(schema: unknown, data: unknown): Outcome<{ read
     if (!v.ok) return { ok: false, error: refusal("approval", "INVALID_OPTIONS", `schema is ${v.reason}.`, { field: "schema", hint: "pass the gate's JSON Schema" }) };
     const parsed = v.schema.safeParse(data);
     if (parsed.success) return { ok: true, data: parsed.data };
-    const issue = parsed.error.issues[0];
-    const where = issue === undefined || issue.path.length === 0 ? "the payload" : `payload.${issue.path.map(String).join(".")}`;
+    const issue = schemaIssue(parsed.error, data, "payload");
     return {
       ok: false,
-      error: refusal("approval", "INVALID_APPROVAL", `${where} does not match the approval's schema: ${issue?.message ?? "invalid"} (got ${describeValue(data)}).`, {
+      error: refusal("approval", "INVALID_APPROVAL", `${issue.field} does not match the approval's schema: ${issue.reason}.`, {
         field: "data",
         hint: "send a payload the gate's schema accepts (phasekit approve <run> --data '<JSON>')",
       }),

@@ -3,9 +3,9 @@
  * `migrations` list. Total: never throws, refuses newer or malformed documents with a typed error naming the
  * field and why, and never writes to the input (so `__proto__`/`constructor` keys cannot reach a prototype).
  */
-import type { z } from "zod";
 import { refusal, type Outcome, type Refusal } from "../errors/refusal.js";
-import { describeIssue, describeValue, findProtoKeys, formatPath, valueAt } from "../errors/problems.js";
+import { describeValue, findProtoKeys, formatPath } from "../errors/problems.js";
+import { schemaIssue, type SchemaFailure } from "../errors/schema-issue.js";
 import { migrations } from "./migrations.js";
 import { brokenInvariant } from "./invariants.js";
 import { MAX_NESTING } from "../definitions/registry.js";
@@ -26,10 +26,9 @@ function invalid(field: string, reason: string, value: unknown, hint: string): W
   return refusal(SCOPE, "INVALID_STATE", `${field}: ${reason}`, { field, value, hint });
 }
 
-function fromIssue(issue: z.core.$ZodIssue, root: unknown, version: number): WorkflowError {
-  const field = formatPath(issue.path);
-  const hint = `repair or remove the stored state (read as version ${version})`;
-  return invalid(field, describeIssue(issue, root), valueAt(root, issue.path), hint);
+function fromIssue(failure: SchemaFailure, root: unknown, version: number): WorkflowError {
+  const { field, reason, value } = schemaIssue(failure, root);
+  return invalid(field, reason, value, `repair or remove the stored state (read as version ${version})`);
 }
 
 /**
@@ -81,11 +80,11 @@ function migrateObject(raw: Readonly<Record<string, unknown>>): MigrateResult {
     const step = migrations[version];
     if (step === undefined) break;
     const parsed = step.schema.safeParse(current);
-    if (!parsed.success) return { ok: false, error: fromIssue(parsed.error.issues[0] as z.core.$ZodIssue, current, version) };
+    if (!parsed.success) return { ok: false, error: fromIssue(parsed.error, current, version) };
     current = step.up(parsed.data as never);
   }
   const parsed = WorkflowStateSchema.safeParse(current);
-  if (!parsed.success) return { ok: false, error: fromIssue(parsed.error.issues[0] as z.core.$ZodIssue, current, STATE_SCHEMA_VERSION) };
+  if (!parsed.success) return { ok: false, error: fromIssue(parsed.error, current, STATE_SCHEMA_VERSION) };
   const broken = brokenInvariant(parsed.data);
   if (broken !== undefined) return { ok: false, error: invalid(broken.field, broken.reason, broken.value, broken.hint) };
   // A cancel is confirmed in the session that armed it, never by a reload: every parse disarms.
