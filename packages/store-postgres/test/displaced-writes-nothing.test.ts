@@ -82,6 +82,7 @@ if (!started.ok) {
       const la = await a.lock("run", { owner: { tool: "a" } });
       if (!la.ok) throw la.error;
       expect(await la.lock.store.writeMetadata("run", sampleMetadata("run", 0), null)).toMatchObject({ ok: true });
+      const cps = await la.lock.store.checkpoints("run", { now: () => new Date() });
       await expire(ns, "run");
       const lb = await b.lock("run", { owner: { tool: "b" } });
       if (!lb.ok) throw lb.error;
@@ -89,6 +90,9 @@ if (!started.ok) {
       const before = await snapshot(ns);
       await allRefused(la.lock.store);
       await allRefused(a);
+      // A step: refused, and not counted for readers either (the count row is the new holder's run's).
+      await expect(cps.step("late", {}, () => 1)).rejects.toMatchObject({ code: "LOCK_LOST" });
+      await a.close(); // sends every count still pending
       expect(await snapshot(ns)).toEqual(before);
       await lb.lock.release();
       await la.lock.release();

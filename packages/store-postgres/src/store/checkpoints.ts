@@ -85,10 +85,11 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       };
       ok = (await fencedWrite(fence, put)) === true;
     } catch (error) {
-      // The statement may have committed before the connection went: the next use re-reads the row, and a reader
-      // counts it as written (a count too many only makes a reader look again).
+      // The statement may have committed before the connection went: the next use re-reads the row, and readers
+      // count it as written (a count too many only makes a reader look again). Not when the lease refused it or
+      // was given up (its WorkflowError): a displaced holder writes nothing, not even the new holder's count.
       index?.lost(record.stepId);
-      counts.wrote(slug);
+      if ((error as { name?: unknown } | null)?.name !== "WorkflowError") counts.wrote(slug);
       throw storeError("write", slug, `step ${record.stepId} (${record.status})`, error);
     }
     if (!ok) throw await refused(`step ${record.stepId} (${record.status})`);
