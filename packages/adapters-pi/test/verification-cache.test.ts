@@ -77,8 +77,8 @@ describe("persistent cache", () => {
 
   it.each([
     ["not JSON", "{oops"],
-    ["invalid at entries", JSON.stringify({ schemaVersion: 1, entries: "x" })],
-    ["invalid at schemaVersion", JSON.stringify({ schemaVersion: 2, entries: [] })],
+    ["invalid: entries: expected an array", JSON.stringify({ schemaVersion: 1, entries: "x" })],
+    ["invalid: schemaVersion: expected 1, got 2", JSON.stringify({ schemaVersion: 2, entries: [] })],
   ])("a corrupt file (%s) is read as empty with one warning, then replaced atomically", async (reason, content) => {
     const file = freshFile();
     await mkdir(path.dirname(file), { recursive: true });

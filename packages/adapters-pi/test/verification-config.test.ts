@@ -120,7 +120,7 @@ describe("resolveVerificationConfig", () => {
     expect(e.field).toBe(field);
     expect(e.value).toEqual(value);
     expect(e.message).toMatch(/^\[phasekit\] \[verification\] /);
-    expect(e.message).toContain(`${field} = `);
+    expect(e.message).toContain(`${field}: `);
   });
 
   it("rejects a custom stage without commands", () => {

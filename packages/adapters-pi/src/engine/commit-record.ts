@@ -11,9 +11,9 @@ import { firstIssue } from "./record-issue.js";
 export function checkCommitRecord(record: unknown, file: string): CommitRecord {
   const checked = commitRecordSchema.safeParse(record);
   if (checked.success) return checked.data;
-  const { field, value, message } = issueOf(record, checked.error);
+  const { field, value, text } = firstIssue(record, checked.error);
   const id = (record as { id?: unknown } | null)?.id;
-  throw workflowError("checkpoints", "INVALID_OPTIONS", `commit record ${JSON.stringify(id)} in ${file}: field ${field} is invalid (${message}).`, {
+  throw workflowError("checkpoints", "INVALID_OPTIONS", `commit record ${JSON.stringify(id)} in ${file} is invalid: ${text}.`, {
     file,
     field,
     value,
@@ -47,19 +47,14 @@ export function commitsFrom(stored: Iterable<StoredCommit>): Map<string, CommitR
 }
 
 function damaged(data: unknown, file: string, place: RecordPlace, error: z.ZodError): WorkflowError {
-  const { field, value, message } = issueOf(data, error);
+  const { field, value, text } = firstIssue(data, error);
   const id = typeof data === "object" && data !== null ? (data as { id?: unknown }).id : undefined;
   const where = "offset" in place ? `at byte ${place.offset}` : "row" in place ? `in row ${JSON.stringify(place.row)}` : `at entry ${place.entry}`;
-  return workflowError("checkpoints", "CORRUPT_FILE", `${file} holds a commit record ${JSON.stringify(id) ?? "without an id"} ${where} that is not valid: field ${field} (${message}).`, {
+  return workflowError("checkpoints", "CORRUPT_FILE", `${file} holds a commit record ${JSON.stringify(id) ?? "without an id"} ${where} that is not valid: ${text}.`, {
     file,
     ...place,
     field,
     value,
     hint: "restore the run's history from a backup or move the run aside; phasekit never rewrites it",
   });
-}
-
-function issueOf(record: unknown, error: z.ZodError): { field: string; value: unknown; message: string } {
-  const { field, value, message } = firstIssue(record, error);
-  return { field: field || "$", value, message: message ?? "invalid record" };
 }

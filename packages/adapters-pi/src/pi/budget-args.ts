@@ -4,6 +4,7 @@
  * phase); core applies it (`judgeControls` facts `raised`). Values are checked by core's budget schema.
  */
 import { BUDGET_KEYS, BudgetsSchema, type BudgetKey } from "@phasekit/core";
+import { schemaIssue } from "../engine/record-issue.js";
 
 /** Raised limits, for the workflow and for the current phase. */
 export interface RaisedBudgets {
@@ -32,7 +33,7 @@ export function parseResumeArgs(args: string): { ok: true; id: string; raised: R
     const value = text.trim() === "" ? Number.NaN : Number(text);
     const checked = BudgetsSchema.safeParse({ [key]: value });
     if (!checked.success || !Number.isFinite(value)) {
-      return { ok: false, message: `budget ${name}=${JSON.stringify(text)} is not valid (${checked.success ? "not a finite number" : (checked.error.issues[0]?.message ?? "invalid")}); ${HINT}` };
+      return { ok: false, message: `budget ${name}=${JSON.stringify(text)} is not valid (${checked.success ? "not a finite number" : schemaIssue(checked.error, { [key]: value }).reason}); ${HINT}` };
     }
     raised[scope] = { ...raised[scope], [key as BudgetKey]: value };
   }

@@ -8,6 +8,7 @@
 import { BUDGET_KEYS, BudgetsSchema, judgeBudget, NO_USAGE, workflowError, type BudgetKey, type Budgets, type BudgetUsage } from "@phasekit/core";
 import { z } from "zod";
 import { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
+import { schemaIssue } from "../engine/record-issue.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { PlanStore } from "../store/plan-store-port.js";
 
@@ -42,9 +43,8 @@ const TotalSchema = z.object({ turns: n, toolCalls: n, tokens: n, cost: n });
 export function parseBudgets(raw: unknown): Budgets {
   const parsed = BudgetsSchema.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const field = `budgets${issue?.path.length ? `.${issue.path.join(".")}` : ""}`;
-  throw workflowError("run", "INVALID_OPTIONS", `${field}: ${issue?.message ?? "invalid"}.`, { field, hint: "see docs/gates.md: turns, toolCalls, wallTimeMs, tokens, cost (numbers ≥ 0), onExhausted" });
+  const { field, text } = schemaIssue(parsed.error, raw ?? {}, "budgets");
+  throw workflowError("run", "INVALID_OPTIONS", `${text}.`, { field, hint: "see docs/gates.md: turns, toolCalls, wallTimeMs, tokens, cost (numbers ≥ 0), onExhausted" });
 }
 
 /** The budget of one body invocation over the run's history. */
@@ -72,7 +72,7 @@ export function createRunBudget(limits: Budgets, checkpoints: CheckpointStore, n
     check: judge,
     async spend(spend) {
       const parsed = SpendSchema.safeParse(spend);
-      if (!parsed.success) throw workflowError("run", "INVALID_OPTIONS", `budget.spend: ${parsed.error.issues[0]?.message ?? "invalid"}.`, { field: "spend", hint: "pass { turns?, toolCalls?, tokens?, cost? } as numbers ≥ 0" });
+      if (!parsed.success) throw workflowError("run", "INVALID_OPTIONS", `${schemaIssue(parsed.error, spend, "spend").text}.`, { field: "spend", hint: "pass { turns?, toolCalls?, tokens?, cost? } as numbers ≥ 0" });
       spends += 1;
       const next = { ...total };
       for (const k of ["turns", "toolCalls", "tokens", "cost"] as const) next[k] += parsed.data[k] ?? 0;

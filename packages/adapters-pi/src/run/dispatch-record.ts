@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { JsonValue } from "../io/plain-json.js";
 
 import { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
+import { schemaIssue } from "../engine/record-issue.js";
 
 export { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
 /** The history key of the core state a body starts from. */
@@ -44,7 +45,7 @@ export function encodeOutcome(outcome: TransitionOutcome): JsonValue {
 /** Reads a recorded outcome back, through core's state schema; a damaged entry is CORRUPT_FILE naming the key. */
 export function decodeOutcome(key: string, file: string, raw: unknown): TransitionOutcome {
   const parsed = recordSchema.safeParse(raw);
-  if (!parsed.success) throw corrupt(key, file, parsed.error.issues[0]?.message ?? "unexpected shape");
+  if (!parsed.success) throw corrupt(key, file, schemaIssue(parsed.error, raw).text);
   const r = parsed.data;
   if (!r.ok) return { ok: false, error: r.error as Refusal };
   return { ok: true, state: decodeState(key, file, r.state), happened: r.happened as never };

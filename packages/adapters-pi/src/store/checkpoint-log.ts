@@ -10,6 +10,7 @@ import { workflowError, type Result, type WorkflowError } from "@phasekit/core";
 import type { FsPort } from "../io/fs-port.js";
 import { MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
 import { commitRecordSchema, stepRecordSchema, type CommitRecord, type StepRecord } from "../engine/records.js";
+import { schemaIssue } from "../engine/record-issue.js";
 
 const SCOPE = "checkpoints";
 /** File name of the checkpoint log inside a run folder. */
@@ -79,8 +80,7 @@ function parseRecord(line: string): { ok: true; record: CheckpointLogRecord } | 
   }
   const r = checkpointLogRecordSchema.safeParse(json);
   if (r.success) return { ok: true, record: r.data };
-  const issue = r.error.issues[0];
-  return { ok: false, why: `${["$", ...(issue?.path ?? []).map(String)].join(".")}: ${issue?.message ?? "invalid record"}` };
+  return { ok: false, why: schemaIssue(r.error, json).text };
 }
 
 /** Folds one record into the latest-per-key maps. */

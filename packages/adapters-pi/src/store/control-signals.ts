@@ -15,6 +15,7 @@ import { fsErrorCode, nodeFs, type FsPort } from "../io/fs-port.js";
 import { MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
 import { isWorkflowError } from "@phasekit/core";
 import { storableText } from "../engine/step-error.js";
+import { schemaIssue } from "../engine/record-issue.js";
 
 /** The most UTF-16 units of a control request's reason. */
 const MAX_REASON_CHARS = 2_000;
@@ -151,8 +152,7 @@ export function isSupersededRequest(request: ControlRequest, endedGeneration: nu
 export function parseControlRequest(raw: unknown, signal: ControlSignal, where: string): { ok: true; request: ControlRequest } | { ok: false; error: WorkflowError } {
   const parsed = ControlRequestSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, error: corrupt(where, `${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`) };
+    return { ok: false, error: corrupt(where, schemaIssue(parsed.error, raw).text) };
   }
   if (parsed.data.signal !== signal) return { ok: false, error: corrupt(where, `it holds a ${parsed.data.signal} request`) };
   if ((signal === "approve") !== (parsed.data.approval !== undefined)) return { ok: false, error: corrupt(where, signal === "approve" ? "an approve request has no approval" : "only an approve request carries an approval") };

@@ -12,7 +12,7 @@ import { parseJsonText } from "./metadata-parse.js";
 import type { JsonValue } from "../io/plain-json.js";
 import { applyDelta, parseDelta } from "./run-log/state-delta.js";
 import { validateMetadata } from "./metadata.js";
-import { firstIssue } from "../engine/record-issue.js";
+import { firstIssue, schemaIssue } from "../engine/record-issue.js";
 import type { WorkflowMetadata } from "./metadata-schema.js";
 
 const SCOPE = "journal";
@@ -79,11 +79,10 @@ export function checkJournalAppend(slug: string, entry: unknown): Result<{ entry
   const checked = journalEntrySchema.omit({ seq: true }).safeParse(entry);
   if (checked.success) return { ok: true, entry: checked.data };
   const issue = firstIssue(entry, checked.error);
-  const field = issue.field || "entry";
   return {
     ok: false,
-    error: workflowError("store", "INVALID_OPTIONS", `run ${slug}: the journal entry's ${field} is invalid: ${issue.message ?? "unknown"}.`, {
-      field,
+    error: workflowError("store", "INVALID_OPTIONS", `run ${slug}: the journal entry is invalid: ${issue.text}.`, {
+      field: issue.field,
       value: issue.value,
       hint: "pass { generation, at, event, data? } with a non-empty event name of at most 128 characters",
     }),
@@ -122,7 +121,7 @@ function parseLine(file: string, line: string, lineNo: number, seq: number): Res
   const json = parseJsonText(where, line, SCOPE);
   if (!json.ok) return { ok: false, error: lineError(file, lineNo, json.error.message) };
   const r = journalEntrySchema.safeParse(json.value);
-  if (!r.success) return { ok: false, error: lineError(file, lineNo, r.error.issues[0]?.message ?? "invalid entry") };
+  if (!r.success) return { ok: false, error: lineError(file, lineNo, schemaIssue(r.error, json.value).text) };
   if (r.data.seq !== seq) return { ok: false, error: lineError(file, lineNo, `seq ${r.data.seq} where ${seq} was expected`) };
   return { ok: true, entry: r.data };
 }

@@ -7,6 +7,7 @@ import { writeFileAtomic } from "../io/atomic-write.js";
 import { nodeFs, type FsPort } from "../io/fs-port.js";
 import { canonicalJson } from "../io/canonical-json.js";
 import { MAX_FILE_BYTES, readRegular } from "../io/safe-open.js";
+import { schemaIssue } from "../engine/record-issue.js";
 import { findForbiddenKey, parseJsonBytes } from "./metadata-parse.js";
 import {
   WORKFLOW_METADATA_VERSION,
@@ -64,7 +65,7 @@ export function parseWorkflowMetadata(file: string, bytes: Uint8Array): Result<{
 /** Checks an already-parsed document against the v1 schema; a newer version is UNSUPPORTED_VERSION. */
 export function validateMetadata(file: string, value: unknown): Result<{ metadata: WorkflowMetadata }> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { ok: false, error: shapeError(file, "$", "the document is not a JSON object", value) };
+    return { ok: false, error: shapeError(file, "(root)", "the document is not a JSON object", value) };
   }
   const version = (value as { schemaVersion?: unknown }).schemaVersion;
   if (typeof version === "number" && Number.isInteger(version) && version > WORKFLOW_METADATA_VERSION) {
@@ -78,9 +79,8 @@ export function validateMetadata(file: string, value: unknown): Result<{ metadat
   }
   const r = workflowMetadataSchema.safeParse(value);
   if (r.success) return { ok: true, metadata: r.data };
-  const issue = r.error.issues[0];
-  const field = issue === undefined ? "$" : ["$", ...issue.path.map(String)].join(".");
-  return { ok: false, error: shapeError(file, field, issue?.message ?? "invalid document", undefined) };
+  const issue = schemaIssue(r.error, value);
+  return { ok: false, error: shapeError(file, issue.field, issue.reason, undefined) };
 }
 
 /** The exact bytes written for `metadata`: canonical key order, 2-space indent, trailing newline. */
@@ -175,7 +175,7 @@ function shapeError(file: string, field: string, why: string, value: unknown): W
 }
 
 function inputError(file: string, error: WorkflowError): WorkflowError {
-  const field = typeof error.details.field === "string" ? error.details.field : "$";
+  const field = typeof error.details.field === "string" ? error.details.field : "(root)";
   return workflowError(SCOPE, "INVALID_STATE", `refusing to write ${file}: field ${field} is invalid (${error.message}).`, {
     file,
     field,

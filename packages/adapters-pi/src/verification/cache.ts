@@ -11,6 +11,7 @@ import { workflowError } from "@phasekit/core";
 import { writeFileAtomic } from "../io/atomic-write.js";
 import { fsErrorCode } from "../io/fs-port.js";
 import { DIR_MODE } from "../io/plan-paths.js";
+import { schemaIssue } from "../engine/record-issue.js";
 import type { VerificationCacheMode } from "./config.js";
 
 /** One remembered pass. */
@@ -145,7 +146,7 @@ export function createPersistentVerificationCache(options: PersistentVerificatio
     }
     const parsed = verificationCacheFileSchema.safeParse(json);
     if (!parsed.success) {
-      warn(`invalid at ${parsed.error.issues[0]?.path.join(".") || "top level"}`);
+      warn(`invalid: ${schemaIssue(parsed.error, json).text}`);
       return [];
     }
     return parsed.data.entries;

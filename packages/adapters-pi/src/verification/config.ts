@@ -7,6 +7,7 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { workflowError } from "@phasekit/core";
+import { schemaIssue } from "../engine/record-issue.js";
 
 /** When verification runs relative to the step it guards. */
 export type VerificationTiming = "off" | "before" | "after" | "both";
@@ -117,32 +118,15 @@ export async function detectPackageManager(cwd: string): Promise<PackageManager>
   }
 }
 
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let at: unknown = input;
-  for (const key of path) {
-    if (typeof at !== "object" || at === null) return undefined;
-    at = (at as Record<PropertyKey, unknown>)[key];
-  }
-  return at;
-}
-
-function fieldName(prefix: string, path: readonly PropertyKey[]): string {
-  const parts = path.map((k) => (typeof k === "number" ? `[${k}]` : `.${String(k)}`)).join("");
-  return `${prefix}${parts}`.replace(/^\./, "");
-}
-
 function parseLayer<T>(schema: z.ZodType<T>, input: unknown, source: string): T {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const extraKey = issue?.code === "unrecognized_keys" ? issue.keys[0] : undefined;
-  const path = [...(issue?.path ?? []), ...(extraKey === undefined ? [] : [extraKey])];
-  const field = fieldName(source, path) || source || "config";
-  const value = valueAt(input, path);
-  const what = extraKey === undefined ? issue?.message ?? "invalid" : "unknown field";
-  throw workflowError("verification", "INVALID_CONFIG", `${field} = ${JSON.stringify(value) ?? String(value)}: ${what}.`, {
+  const issue = schemaIssue(parsed.error, input, source);
+  // The settings layer has no prefix: its root is the `config` argument itself.
+  const field = source === "" && issue.field === "(root)" ? "config" : issue.field;
+  throw workflowError("verification", "INVALID_CONFIG", `${field}: ${issue.reason}.`, {
     field,
-    value,
+    value: issue.value,
     hint: "see docs/verification.md for the accepted fields and values",
   });
 }

@@ -69,7 +69,7 @@ export function runPlanStoreContract(name: string, makeStore: () => Promise<Plan
         [{ generation: 1, at, event: "x".repeat(129) }, "event", "x".repeat(80)],
         [{ generation: -1, at, event: "e" }, "generation", -1],
         [{ generation: 1, at: "", event: "e" }, "at", ""],
-        [{ generation: 1, at, event: "e", extra: true }, "entry", "object"],
+        [{ generation: 1, at, event: "e", extra: true }, "extra", true],
       ];
       for (const [entry, field, value] of cases) {
         const r = await store.appendJournal("run-k", entry as Parameters<PlanStore["appendJournal"]>[1]);
