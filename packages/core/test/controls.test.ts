@@ -122,6 +122,7 @@ describe("judgeControls", () => {
     const a = activeAt({ release }, "release", 0);
     const j = core.judgeControls(a, { workflowUsed: used({ turns: -1 }), phaseUsed: core.NO_USAGE });
     expect(j.ok ? "ok" : j.error.code).toBe("INVALID_OPTIONS");
+    expect(j.ok ? "" : j.error.message).toContain("facts.workflowUsed.turns: expected a non-negative number, got -1.");
   });
 
   it("property: a budget is exhausted exactly when some limited quantity is used up, and left never goes below 0", () => {
@@ -148,5 +149,18 @@ describe("validateApproval", () => {
     expect(bad.ok ? "ok" : bad.error.code).toBe("INVALID_APPROVAL");
     expect(bad.ok ? "" : bad.error.message).toContain("payload.channel");
     expect(core.validateApproval(undefined, 42)).toEqual({ ok: true, data: 42 });
+  });
+});
+
+describe("judgeBudget and judgeProgress", () => {
+  it("name the field of a bad argument and what was found there, in describeSchemaIssue's words", () => {
+    const limits = core.judgeBudget({ turns: -1, onExhausted: "pause" }, core.NO_USAGE, "run r");
+    expect(limits).toMatchObject({ ok: false, error: { code: "INVALID_OPTIONS", message: expect.stringContaining("limits.turns: expected a non-negative number, got -1."), details: { field: "limits" } } });
+    const used = core.judgeBudget(undefined, { ...core.NO_USAGE, tokens: "many" as never }, "run r");
+    expect(used).toMatchObject({ ok: false, error: { message: expect.stringContaining('used.tokens: expected a number, got "many".'), details: { field: "used" } } });
+    const thresholds = core.judgeProgress({ idleTurns: "4" as never }, {});
+    expect(thresholds).toMatchObject({ ok: false, error: { message: expect.stringContaining('thresholds.idleTurns: expected a number, got "4".'), details: { field: "thresholds" } } });
+    const counters = core.judgeProgress({}, { idleTurns: -1 });
+    expect(counters).toMatchObject({ ok: false, error: { message: expect.stringContaining("counters.idleTurns: expected a non-negative number, got -1."), details: { field: "counters" } } });
   });
 });

@@ -4,7 +4,8 @@
  * a throw (see boundary.ts).
  */
 import { z } from "zod";
-import { refusal, type Outcome } from "../errors/refusal.js";
+import { refusal, type Outcome, type Refusal } from "../errors/refusal.js";
+import { describeValue } from "../errors/problems.js";
 import { schemaIssue } from "../errors/schema-issue.js";
 import { activeError } from "../transitions/arguments.js";
 import { approvalValidator } from "../definitions/gate-checks.js";
@@ -91,9 +92,10 @@ export function judgeBudget(limits: Budgets | undefined, used: BudgetUsage, scop
   try {
     const l = limits === undefined ? undefined : BudgetsSchema.safeParse(limits);
     const u = usage.safeParse(used);
-    if ((l !== undefined && !l.success) || !u.success || typeof scope !== "string") {
-      return { ok: false, error: refusal("controls", "INVALID_OPTIONS", "judgeBudget: limits, used or scope is not valid.", { field: l !== undefined && !l.success ? "limits" : !u.success ? "used" : "scope", hint: LIMITS_HINT }) };
-    }
+    const bad = (message: string, field: string): { ok: false; error: Refusal<"INVALID_OPTIONS"> } => ({ ok: false, error: refusal("controls", "INVALID_OPTIONS", `judgeBudget: ${message}.`, { field, hint: LIMITS_HINT }) });
+    if (l !== undefined && !l.success) return bad(schemaIssue(l.error, limits, "limits").text, "limits");
+    if (!u.success) return bad(schemaIssue(u.error, used, "used").text, "used");
+    if (typeof scope !== "string") return bad(`scope must be a string, got ${describeValue(scope)}`, "scope");
     return { ok: true, verdict: budgetVerdict(l?.data, u.data, scope) };
   } catch {
     return { ok: false, error: refusal("controls", "INVALID_OPTIONS", "an argument could not be read as plain data.", { hint: LIMITS_HINT }) };
@@ -109,7 +111,8 @@ export function judgeProgress(thresholds: ProgressThresholds | undefined, counte
     const t = ProgressSchema.safeParse(thresholds ?? {});
     const c = FactsSchema.shape.progress.safeParse(counters);
     if (!t.success || !c.success || c.data === undefined) {
-      return { ok: false, error: refusal("controls", "INVALID_OPTIONS", "judgeProgress: thresholds or counters are not valid.", { field: !t.success ? "thresholds" : "counters", hint: "Pass ProgressSchema thresholds and { sameToolCall?, idleTurns?, sameStepFailures? } counters." }) };
+      const why = !t.success ? schemaIssue(t.error, thresholds ?? {}, "thresholds").text : !c.success ? schemaIssue(c.error, counters, "counters").text : "counters: expected an object, got nothing";
+      return { ok: false, error: refusal("controls", "INVALID_OPTIONS", `judgeProgress: ${why}.`, { field: !t.success ? "thresholds" : "counters", hint: "Pass ProgressSchema thresholds and { sameToolCall?, idleTurns?, sameStepFailures? } counters." }) };
     }
     const merged = { ...DEFAULT_PROGRESS, ...Object.fromEntries(Object.entries(t.data).filter(([, v]) => v !== undefined)) } as Required<ProgressThresholds>;
     return { ok: true, verdict: progressVerdict(merged, c.data as ProgressCounters) };
