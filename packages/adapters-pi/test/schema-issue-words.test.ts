@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { isWorkflowError, type WorkflowError } from "@phasekit/core";
-import { createRunBudget, parseBudgets } from "../src/run/budget.js";
+import { createRunBudget, parseBudgets, recordBudgetTotal } from "../src/run/budget.js";
 import { decodeOutcome } from "../src/run/dispatch-record.js";
 import { parseResumeArgs } from "../src/pi/budget-args.js";
 import { parseControlRequest } from "../src/store/control-signals.js";
@@ -43,6 +43,11 @@ describe("schema failures in adapter errors", () => {
         return budget.spend({ tokens: "many" as never }).then(() => { throw new Error("spend took a bad value"); }, (e: WorkflowError) => e);
       },
       { code: "INVALID_OPTIONS", text: 'spend.tokens: expected a number, got "many".', field: "spend" },
+    ],
+    [
+      "a budget total recorded from pi's counts (was zod's own throw)",
+      () => recordBudgetTotal({} as CheckpointStore, 1, { turns: Number.NaN }, { turns: 1, toolCalls: 0, tokens: 0, cost: 0 }).then(() => { throw new Error("recorded a NaN"); }, (e: WorkflowError) => e),
+      { code: "INVALID_OPTIONS", text: "spend.turns: expected a number, got NaN.", field: "spend" },
     ],
     ["a control request", () => refused(parseControlRequest({ schemaVersion: 1, signal: "pause", reason: "r", requestedAt: at, requestedBy: { pid: 1.5, host: "h" } }, "pause", "pause-request.json")), { code: "CORRUPT_FILE", text: "pause-request.json is not a valid control request: requestedBy.pid: expected an integer, got 1.5.", file: "pause-request.json" }],
     ["a checkpoint log line", () => refused(foldLog("checkpoints.ndjson", Buffer.from(`${JSON.stringify({ v: 1, kind: "commit", id: "c1", status: "intended", message: "m", files: ["a", 7], intendedAt: at })}\n`))), { code: "CORRUPT_FILE", text: "files[1]: expected a string, got 7", file: "checkpoints.ndjson" }],

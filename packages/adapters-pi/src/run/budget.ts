@@ -39,6 +39,13 @@ const n = z.number().min(0).refine(Number.isFinite, "must be finite");
 const SpendSchema = z.strictObject({ turns: n.optional(), toolCalls: n.optional(), tokens: n.optional(), cost: n.optional() });
 const TotalSchema = z.object({ turns: n, toolCalls: n, tokens: n, cost: n });
 
+/** `value` read through `schema`, or INVALID_OPTIONS naming the argument `name` and the field (never zod's own throw). */
+function counts<T>(schema: z.ZodType<T>, value: unknown, name: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw workflowError("run", "INVALID_OPTIONS", `${schemaIssue(parsed.error, value, name).text}.`, { field: name, hint: "pass { turns?, toolCalls?, tokens?, cost? } as numbers ≥ 0" });
+}
+
 /** Parses budget limits given to runWorkflow (core's schema, one home); INVALID_OPTIONS names the field. */
 export function parseBudgets(raw: unknown): Budgets {
   const parsed = BudgetsSchema.safeParse(raw ?? {});
@@ -71,13 +78,12 @@ export function createRunBudget(limits: Budgets, checkpoints: CheckpointStore, n
     left,
     check: judge,
     async spend(spend) {
-      const parsed = SpendSchema.safeParse(spend);
-      if (!parsed.success) throw workflowError("run", "INVALID_OPTIONS", `${schemaIssue(parsed.error, spend, "spend").text}.`, { field: "spend", hint: "pass { turns?, toolCalls?, tokens?, cost? } as numbers ≥ 0" });
+      const added = counts(SpendSchema, spend, "spend");
       spends += 1;
       const next = { ...total };
-      for (const k of ["turns", "toolCalls", "tokens", "cost"] as const) next[k] += parsed.data[k] ?? 0;
+      for (const k of ["turns", "toolCalls", "tokens", "cost"] as const) next[k] += added[k] ?? 0;
       // The entry holds the running total: a replay gets the total the first run had at this point.
-      const r = await checkpoints.step(`${SPEND_KEY}#${spends}`, parsed.data, () => next);
+      const r = await checkpoints.step(`${SPEND_KEY}#${spends}`, added, () => next);
       const recorded = TotalSchema.safeParse(r.output);
       total = recorded.success ? recorded.data : next;
       judge();
@@ -133,6 +139,8 @@ export async function latestBudgetTotal(store: PlanStore, slug: string, now: () 
  * False when entry `n` was there already with the same spend: it is kept (a step is reused), nothing was recorded.
  */
 export async function recordBudgetTotal(checkpoints: CheckpointStore, n: number, spend: BudgetSpend, total: Omit<BudgetUsage, "wallTimeMs">, extra: Readonly<Record<string, unknown>> = {}): Promise<boolean> {
-  const r = await checkpoints.step(`${SPEND_KEY}#${n}`, SpendSchema.parse(spend), () => ({ ...extra, ...TotalSchema.parse(total) }));
+  const added = counts(SpendSchema, spend, "spend");
+  const output = { ...extra, ...counts(TotalSchema, total, "total") };
+  const r = await checkpoints.step(`${SPEND_KEY}#${n}`, added, () => output);
   return !r.reused;
 }
