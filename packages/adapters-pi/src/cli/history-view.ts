@@ -91,8 +91,8 @@ export async function withHistory<T>(runDir: string, fn: (h: OpenHistory) => Pro
 /** Opens the history of the run at `location` (a plan folder, or the store `roots` names) for `fn`. */
 export async function withRunHistory<T>(roots: Roots, location: RunLocation, fn: (h: OpenHistory) => Promise<T>): Promise<T> {
   if (roots.store === undefined) return withHistory(location.runDir, fn);
-  const store = await storeAt(roots.store, roots.repoRoot);
-  return fn({ records: await storeStepRecords(store, location.slug), checkOutput: (record) => storeStepOutput(store, location.slug, record) });
+  const { steps, checkOutput } = await storeSteps(await storeAt(roots.store, roots.repoRoot), location.slug);
+  return fn({ records: steps.all(), checkOutput });
 }
 
 /** What a step took and gave, as far as the history keeps it. */
