@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { openRunLog } from "../src/store/run-log/run-log.js";
+import { openRunLog, type RunLog } from "../src/store/run-log/run-log.js";
 
 const temp = (): string => mkdtempSync(path.join(tmpdir(), "phasekit-group-commit-"));
 
@@ -76,5 +76,44 @@ describe("run log: syncs per step", () => {
     const again = await openRunLog({ runDir });
     expect(["a", "b"].map((k) => again.entry(k)?.status)).toEqual(["started", "started"]);
     await again.close();
+  });
+
+  it("closed at every fs boundary of parallel steps sharing syncs: every acknowledged step is in the history, every other end is a typed refusal, nothing is written after the close", async () => {
+    /** Four parallel steps then two sequential ones; the log closes at fs boundary `closeAt` (0: never). */
+    const stepsClosedAt = async (runDir: string, closeAt: number) => {
+      let n = 0;
+      let closing: Promise<void> | undefined;
+      let log: RunLog | undefined;
+      let atClose: string[] | undefined;
+      const close = (l: RunLog | undefined) => l?.close().then(() => void (atClose = files(runDir)));
+      log = await openRunLog({ runDir, beforeFsCall: () => void (++n === closeAt && (closing = close(log))) });
+      n = 0; // counted from the first step on
+      const acknowledged: string[] = [];
+      const refused: unknown[] = [];
+      const step = (k: string) =>
+        (log as RunLog).step(k, { k }, () => k).then(
+          () => void acknowledged.push(k),
+          (e: unknown) => void refused.push(e),
+        );
+      await Promise.all(["p0", "p1", "p2", "p3"].map(step));
+      for (const k of ["s0", "s1"]) await step(k);
+      await (closing ?? close(log));
+      return { boundaries: n, acknowledged, refused, atClose: atClose as string[] };
+    };
+    const files = (runDir: string): string[] => readdirSync(path.join(runDir, "runlog")).map((f) => `${f}:${statSync(path.join(runDir, "runlog", f)).size}`);
+    const probe = await stepsClosedAt(temp(), 0);
+    expect(probe.acknowledged).toHaveLength(6);
+    expect(probe.boundaries).toBeGreaterThan(8);
+    for (let k = 1; k <= probe.boundaries; k++) {
+      const runDir = temp();
+      const { acknowledged, refused, atClose } = await stepsClosedAt(runDir, k);
+      // Every end settled, and the folder is as the close left it.
+      expect(files(runDir), `boundary ${k}`).toEqual(atClose);
+      expect(acknowledged.length + refused.length, `boundary ${k}`).toBe(6);
+      for (const e of refused) expect(e, `boundary ${k}`).toMatchObject({ name: "WorkflowError", code: "LOCK_LOST" });
+      const again = await openRunLog({ runDir });
+      for (const key of acknowledged) expect(again.entry(key)?.status, `boundary ${k}: ${key}`).toBe("completed");
+      await again.close();
+    }
   });
 });
