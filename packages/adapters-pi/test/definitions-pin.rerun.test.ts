@@ -1,6 +1,7 @@
 /**
  * A rerun mark that covers the pinned definitions (`phasekit:pi-definitions`, recorded after a body step when a
  * run took a workflow later) must not turn reading the pin into running it: the pin stays readable evidence.
+ * `phasekit rerun` no longer names the pin (reuse-decision.ts keysFrom); a mark an earlier version wrote does.
  */
 import { compileDefinitions, isWorkflowError, type WorkflowRegistry } from "@phasekit/core";
 import { createReporter, rerunFrom, runWorkflow } from "@phasekit/adapters-pi";
@@ -9,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { PIN_KEY } from "../src/run/definitions-pin.js";
 import { readRunLog } from "../src/store/run-log/reader.js";
 import { useTempRepos } from "./helpers/temp-repos.js";
+import { writeLegacyMark } from "./helpers/legacy-rerun-mark.js";
 
 const repo = useTempRepos("pk-rerun-pin-");
 const phase = (id: string) => ({ id, name: id.toUpperCase(), instructions: `do ${id}` });
@@ -36,8 +38,10 @@ describe("rerun over a pinned run", () => {
     const order = keysBefore.entries().map((e) => e.key);
     keysBefore.close();
     expect(order.indexOf(PIN_KEY)).toBeGreaterThan(order.indexOf("a"));
+    // A rerun from "a" leaves the pin out of its mark now; one an earlier version wrote still names it.
     const marked = await rerunFrom({ repoRoot: root, target: "r1", from: "a" });
-    expect(marked.keys).toContain(PIN_KEY);
+    expect(marked.keys).not.toContain(PIN_KEY);
+    await writeLegacyMark(runDir, order.slice(order.indexOf("a")));
     const err = await runWorkflow(withWf(root, ["plan", "lint", "build"]), async (ctx) => {
       await ctx.step("a", null, () => 1);
       return "x";

@@ -62,8 +62,8 @@ export interface CheckpointStore {
   /** Rewrites the log with the latest record per key and deletes artifacts no record references. */
   compact(): Promise<CompactionReport>;
   /**
-   * Writes a rerun mark (reuse-decision.ts) superseding `from` and every step recorded after it; NOT_FOUND when
-   * the history holds no `from`. Only through a lease taken for this alone (rerunFrom): a mark supersedes the
+   * Writes a rerun mark (reuse-decision.ts `keysFrom`) superseding `from` and every step recorded after it;
+   * NOT_FOUND when the history holds no `from`, INVALID_OPTIONS when `from` is phasekit's own entry. Only through a lease taken for this alone (rerunFrom): a mark supersedes the
    * records of earlier leases. A backend without it cannot rerun a run in place (rerunFrom says UNSUPPORTED).
    */
   supersede?(from: string, note: { reason?: string }): Promise<{ keys: string[] }>;

@@ -7,6 +7,8 @@
  * was made, for the step it names and every step first recorded after it. Nothing is deleted: a superseded
  * record stays in the history until the step runs again, and the decision alone makes it rerun.
  */
+import { isReservedStepKey } from "./reserved-keys.js";
+import { parseWaitKey } from "./wait-keys.js";
 
 /** Why a step ran instead of being reused. */
 export type RerunReason = "no-record" | "started" | "failed" | "input-changed" | "artifact-missing" | "artifact-corrupt" | "superseded";
@@ -65,11 +67,25 @@ export function isSuperseded(key: string, recordEpoch: number, marks: readonly R
 
 /**
  * The keys a rerun from `from` supersedes: `from` and every key recorded after it, in the order the history
- * first recorded them (`ordered`); null when the history holds no `from`.
+ * first recorded them (`ordered`), but phasekit's bookkeeping entries (`rerunsWithSteps`); null when the history
+ * holds no `from`. A reserved `from` is refused before this (CheckpointStore.supersede).
  */
 export function keysFrom(ordered: readonly string[], from: string): string[] | null {
   const i = ordered.indexOf(from);
-  return i < 0 ? null : ordered.slice(i);
+  return i < 0 ? null : [from, ...ordered.slice(i + 1).filter(rerunsWithSteps)];
+}
+
+/**
+ * Whether a key recorded after a rerun's `from` runs again with it. The body's steps do; so do its durable waits
+ * (`phasekit:sleep…`, `phasekit:approval…`): the work done again waits again, and a person approves it again,
+ * never the work an earlier decision was given for. phasekit's other entries are not named: the workflow's
+ * start and its dispatches are reused by what they record (the event and the state it applied to, so a replay
+ * that reaches another state runs them anyway), a budget entry holds the running total a replay reaches again
+ * (superseded, it was recomputed to the same number), and the pinned definitions must never be re-pinned by a
+ * rerun (the run would silently take the definitions on disk).
+ */
+function rerunsWithSteps(key: string): boolean {
+  return !isReservedStepKey(key) || parseWaitKey(key) !== null;
 }
 
 /** The rerun marks among `(epoch, data)` pairs of RERUN_EVENT events (malformed data skipped: it marks nothing). */

@@ -1,5 +1,6 @@
 /**
- * Real pi CLI, both hosts: a pi run marked with `phasekit rerun` while no session holds it, taken over by another
+ * Real pi CLI, both hosts: a pi run marked (as `phasekit rerun` did before it refused phasekit's own history
+ * entries, all a pi run's history holds) while no session holds it, taken over by another
  * session (`/workflow-resume`) and cancelled there (`/cancel-workflow`) spends its marks at that end, as a
  * runWorkflow run does: `phasekit rm --dry-run` would remove it. Before, it refused: the run "waits for a rerun"
  * no session would ever carry out. (Every pi end path is in rerun-spent.test.ts, with the typed fake host.)
@@ -12,6 +13,7 @@ import { HOSTS } from "./hosts.js";
 import { e2eProject, until } from "./e2e/project.js";
 import { phasekit } from "../cli/helpers/run-cli.js";
 import { readRunLog } from "../../src/store/run-log/reader.js";
+import { writeLegacyMark } from "../helpers/legacy-rerun-mark.js";
 
 /** The keys of the run's history, as `phasekit show` reads them (no lock, nothing written). */
 async function historyKeys(runDir: string): Promise<string[]> {
@@ -44,9 +46,13 @@ describe.each(HOSTS)("pi $name (real CLI): a marked run's end spends its rerun m
       await until(() => fs.existsSync(path.join(runDir, "runlog")), "the run's history");
       await pi.kill("SIGKILL");
 
-      const from = (await historyKeys(runDir))[0] as string;
-      const rerun = phasekit(["--repo", p.cwd, "rerun", id, "--from", from]);
-      expect(rerun.code, rerun.stderr).toBe(0);
+      // A pi run's history holds phasekit's own entries only: `phasekit rerun` refuses them now, and a mark an
+      // earlier version wrote over them (every key from the first) is what such a run still carries.
+      const keys = await historyKeys(runDir);
+      const rerun = phasekit(["--repo", p.cwd, "rerun", id, "--from", keys[0] as string]);
+      expect(rerun.code).not.toBe(0);
+      expect(rerun.stderr).toContain("not a step of the run");
+      await writeLegacyMark(runDir, keys);
 
       pi = p.start({ sessionDir: path.join(p.root, "sessions-b") });
       p.model.push({ text: "Resumed." });

@@ -1,9 +1,9 @@
 /**
  * A pi run ends as a runWorkflow run does: the rerun marks of the steps it did not reach are spent, so retention
- * and the views stop calling it pending a rerun. The run is marked (`rerunFrom`, as `phasekit rerun` does) while
- * no session holds it, resumed in another session, and ended there by each of pi's ends: completed through
- * workflow_step, cancelled by /cancel-workflow, failed by its exhausted budget, cancelled by a new run replacing
- * it. Before, every one kept its marks pending: `phasekit gc` kept the ended run for ever (`rerun-pending`).
+ * and the views stop calling it pending a rerun. The run is marked (as `phasekit rerun` did before it refused
+ * phasekit's own entries, all a pi run's history holds) while no session holds it, resumed in another session,
+ * and ended there by each of pi's ends: completed through workflow_step, cancelled by /cancel-workflow, failed by
+ * its exhausted budget, cancelled by a new run replacing it. Before, every one kept its marks pending: `phasekit gc` kept the ended run for ever (`rerun-pending`).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -14,6 +14,7 @@ import { createFsPlanStore } from "../../src/store/plan-store.js";
 import { readRunLog } from "../../src/store/run-log/reader.js";
 import { gc } from "../../src/store/retention.js";
 import { rerunFrom } from "../../src/run/rerun-from.js";
+import { writeLegacyMark } from "../helpers/legacy-rerun-mark.js";
 
 const project = useTempProject();
 const ID = "run00001";
@@ -69,11 +70,14 @@ describe("pi: a marked run's end spends its rerun marks", () => {
     await endTurn(a.pi);
     await a.pi.emit("session_shutdown", {});
 
-    // Nobody holds the run: it is marked to run its recorded entries again (every key from the first one).
+    // Nobody holds the run. Its history holds phasekit's own entries only, which `phasekit rerun` refuses now; a
+    // mark an earlier version wrote over them (every key from the first one) is still pending on disk.
+    const keys = (await flags()).map((f) => f.split(":").slice(0, -1).join(":"));
     const store = createFsPlanStore({ repoRoot: project.cwd, planRoot: "plans" });
-    const first = (await flags())[0]?.split(":").slice(0, -1).join(":") ?? "";
-    const marked = await rerunFrom({ store, target: ID, from: first, reason: "test" });
+    await expect(rerunFrom({ store, target: ID, from: keys[0] ?? "", reason: "test" })).rejects.toMatchObject({ code: "INVALID_OPTIONS" });
     await store.close();
+    await writeLegacyMark(path.join(project.cwd, "plans", ID), keys);
+    const marked = { keys };
     expect(marked.keys.length).toBeGreaterThan(1);
     expect(await flags()).toEqual(marked.keys.map((k) => `${k}:pending`));
 

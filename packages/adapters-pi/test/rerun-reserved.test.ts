@@ -1,0 +1,114 @@
+/**
+ * `phasekit rerun --from` and phasekit's own history entries (`phasekit:`-keys, which `phasekit show` hides).
+ * A rerun starts at a step of the body: a reserved `from` is refused (INVALID_OPTIONS naming it, the hint naming
+ * the body's steps), and writes no mark. A mark from a real step never names phasekit's bookkeeping entries (the
+ * workflow's start, its dispatches, budget totals, the pinned definitions): each is decided by what it records
+ * (a dispatch by its event and the state it applies to, a budget entry holds the running total, the pin the
+ * definitions the run keeps), so superseding it changes nothing but the words of the mark, or worse for the pin.
+ * A durable wait after `from` stays named: the rerun's new work waits, and is approved, again.
+ */
+import path from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { createReporter, rerunFrom, runWorkflow, type RunContext } from "../src/index.js";
+import { keysFrom } from "../src/engine/reuse-decision.js";
+import { isReservedStepKey } from "../src/engine/reserved-keys.js";
+import { parseWaitKey } from "../src/engine/wait-keys.js";
+import { readRunLog } from "../src/store/run-log/reader.js";
+import { phasekitInProcess } from "./cli/helpers/run-cli.js";
+import { useTempRepos } from "./helpers/temp-repos.js";
+
+const repo = useTempRepos("pk-rerun-reserved-");
+
+/** a, budget#1, b, budget#2, c: a body that reports a turn after each of its first two steps. */
+function run(root: string, effects: string[]) {
+  return runWorkflow(
+    { repoRoot: root, target: "r", toolName: "t", budgets: { turns: 100 }, createReporter: () => createReporter({ onChange: () => undefined }) },
+    async (ctx: RunContext) => {
+      for (const id of ["a", "b", "c"]) {
+        await ctx.step(id, { id }, () => {
+          effects.push(id);
+          return id;
+        });
+        if (id !== "c") await ctx.budget.spend({ turns: 1 });
+      }
+      return ctx.budget.used().turns;
+    },
+  );
+}
+
+async function history(root: string): Promise<Array<{ key: string; superseded: boolean }>> {
+  const view = await readRunLog(path.join(root, "ai_plan", "r"));
+  if (view === null) throw new Error("no run log");
+  try {
+    return view.entries().map((e) => ({ key: e.key, superseded: e.superseded === true }));
+  } finally {
+    view.close();
+  }
+}
+
+const BOOKKEEPING = ["phasekit:workflow", "phasekit:dispatch#2", "phasekit:budget#1", "phasekit:pi-definitions"];
+const WAITS = ["phasekit:approval-start:ship#1", "phasekit:approval:ship#1", "phasekit:sleep#1"];
+
+describe("rerun from phasekit's own history entries", () => {
+  it("keysFrom names from, and after it the body's steps and durable waits, never a bookkeeping entry", () => {
+    const key = fc.constantFrom("a", "b", "c", "d", ...BOOKKEEPING, ...WAITS);
+    fc.assert(
+      fc.property(fc.uniqueArray(key, { maxLength: 10 }), key, (order, from) => {
+        const r = keysFrom(order, from);
+        if (!order.includes(from)) return void expect(r).toBeNull();
+        const later = order.slice(order.indexOf(from) + 1);
+        expect(r).toEqual([from, ...later.filter((k) => !isReservedStepKey(k) || parseWaitKey(k) !== null)]);
+      }),
+    );
+  });
+
+  it.each(["phasekit:budget#1", "phasekit:budget#2"])("rerunFrom refuses %s: INVALID_OPTIONS naming it and the body's steps, no mark written", async (from) => {
+    const root = repo();
+    await run(root, []);
+    const before = await history(root);
+    expect(before.map((e) => e.key)).toContain(from);
+    const err = await rerunFrom({ repoRoot: root, target: "r", from }).then(() => undefined, (e: unknown) => e);
+    expect(err).toMatchObject({ code: "INVALID_OPTIONS", details: { field: "from", value: from } });
+    expect((err as Error).message).toContain(`"${from}"`);
+    expect((err as { details: { hint: string } }).details.hint).toContain("a, b, c");
+    expect((err as { details: { hint: string } }).details.hint).not.toContain("phasekit:");
+    expect(await history(root)).toEqual(before);
+    // The lock was let go: a rerun from a step of the body is taken at once.
+    await expect(rerunFrom({ repoRoot: root, target: "r", from: "c" })).resolves.toMatchObject({ keys: ["c"] });
+  });
+
+  it("a mark from a real step names the steps only; the resumed body counts what it spent as before, once", async () => {
+    const root = repo();
+    await run(root, []);
+    const marked = await rerunFrom({ repoRoot: root, target: "r", from: "a" });
+    expect(marked.keys).toEqual(["a", "b", "c"]);
+    expect((await history(root)).filter((e) => e.superseded).map((e) => e.key)).toEqual(["a", "b", "c"]);
+    const effects: string[] = [];
+    const again = await runWorkflow(
+      { repoRoot: root, target: "r", toolName: "t", reenter: true, budgets: { turns: 100 }, createReporter: () => createReporter({ onChange: () => undefined }) },
+      async (ctx: RunContext) => {
+        for (const id of ["a", "b", "c"]) {
+          await ctx.step(id, { id }, () => (effects.push(id), id));
+          if (id !== "c") await ctx.budget.spend({ turns: 1 });
+        }
+        return ctx.budget.used().turns;
+      },
+    );
+    expect(effects).toEqual(["a", "b", "c"]);
+    expect(again).toMatchObject({ status: "completed", result: 2 });
+  });
+
+  it("phasekit rerun --from a reserved key: the CLI's main entry refuses it, typed, in text and in --json", async () => {
+    const root = repo();
+    await run(root, []);
+    const text = await phasekitInProcess(["--repo", root, "rerun", "r", "--from", "phasekit:budget#1"]);
+    expect(text.code).toBe(1); // a library error other than NOT_FOUND or LOCKED (cli/io.ts)
+    expect(text.stderr).toContain('"phasekit:budget#1"');
+    expect(text.stderr).toContain("a, b, c");
+    const doc = await phasekitInProcess(["--repo", root, "--json", "rerun", "r", "--from", "phasekit:budget#1"]);
+    expect(doc.code).toBe(text.code);
+    expect(JSON.parse(doc.stdout === "" ? doc.stderr : doc.stdout)).toMatchObject({ schema: "phasekit.error/1", error: { code: "INVALID_OPTIONS", details: { field: "from", value: "phasekit:budget#1" } } });
+    expect((await history(root)).some((e) => e.superseded)).toBe(false);
+  });
+});
