@@ -3,7 +3,7 @@
  * A rerun starts at a step of the body: a reserved `from` is refused (INVALID_OPTIONS naming it, the hint naming
  * the body's steps), and writes no mark. A mark from a real step never names phasekit's bookkeeping entries (the
  * workflow's start, its dispatches, budget totals, the pinned definitions): each is decided by what it records
- * (a dispatch by its event and the state it applies to, a budget entry holds the running total, the pin the
+ * (a dispatch by its event and the state it applies to, a budget entry by its spend and the total it adds to, the pin the
  * definitions the run keeps), so superseding it changes nothing but the words of the mark, or worse for the pin.
  * A durable wait after `from` stays named: the rerun's new work waits, and is approved, again.
  */
@@ -97,6 +97,26 @@ describe("rerun from phasekit's own history entries", () => {
     );
     expect(effects).toEqual(["a", "b", "c"]);
     expect(again).toMatchObject({ status: "completed", result: 2 });
+  });
+
+  it("a rerun whose steps spend otherwise counts what the replay spent: no entry after a changed one keeps a stale total", async () => {
+    const root = repo();
+    await run(root, []); // a, 1 turn, b, 1 turn, c: 2 turns
+    await rerunFrom({ repoRoot: root, target: "r", from: "a" });
+    const spends: Record<string, number> = { a: 5, b: 1 };
+    const again = await runWorkflow(
+      { repoRoot: root, target: "r", toolName: "t", reenter: true, budgets: { turns: 100 }, createReporter: () => createReporter({ onChange: () => undefined }) },
+      async (ctx: RunContext) => {
+        for (const id of ["a", "b", "c"]) {
+          await ctx.step(id, { id }, () => id);
+          const turns = spends[id];
+          if (turns !== undefined) await ctx.budget.spend({ turns });
+        }
+        return ctx.budget.used().turns;
+      },
+    );
+    // a's spend changed (5, was 1); b's did not (1), but it adds to 5 now, not to 1.
+    expect(again).toMatchObject({ status: "completed", result: 6 });
   });
 
   it("phasekit rerun --from a reserved key: the CLI's main entry refuses it, typed, in text and in --json", async () => {

@@ -80,8 +80,8 @@ export function keysFrom(ordered: readonly string[], from: string): string[] | n
  * (`phasekit:sleep…`, `phasekit:approval…`): the work done again waits again, and a person approves it again,
  * never the work an earlier decision was given for. phasekit's other entries are not named: the workflow's
  * start and its dispatches are reused by what they record (the event and the state it applied to, so a replay
- * that reaches another state runs them anyway), a budget entry holds the running total a replay reaches again
- * (superseded, it was recomputed to the same number), and the pinned definitions must never be re-pinned by a
+ * that reaches another state runs them anyway), a budget entry likewise by the spend and the total it adds to
+ * (run/budget.ts: a replay that spent otherwise adds again), and the pinned definitions must never be re-pinned by a
  * rerun (the run would silently take the definitions on disk).
  */
 function rerunsWithSteps(key: string): boolean {

@@ -82,8 +82,10 @@ export function createRunBudget(limits: Budgets, checkpoints: CheckpointStore, n
       spends += 1;
       const next = { ...total };
       for (const k of ["turns", "toolCalls", "tokens", "cost"] as const) next[k] += added[k] ?? 0;
-      // The entry holds the running total: a replay gets the total the first run had at this point.
-      const r = await checkpoints.step(`${SPEND_KEY}#${spends}`, added, () => next);
+      // The entry holds the running total: a replay gets the total the first run had at this point. It is keyed
+      // by the spend and the total it adds to (as a dispatch by its event and state), so an entry after one that
+      // spent otherwise (a rerun, a step run again) adds again, never handing back a total the replay left.
+      const r = await checkpoints.step(`${SPEND_KEY}#${spends}`, { spend: added, to: total }, () => next);
       const recorded = TotalSchema.safeParse(r.output);
       total = recorded.success ? recorded.data : next;
       judge();
@@ -134,8 +136,8 @@ export async function latestBudgetTotal(store: PlanStore, slug: string, now: () 
 
 /**
  * Records `total` as budget entry `n` of the run's history (through `checkpoints`, which must hold the run's lock),
- * the same entry `ctx.budget.spend` writes: `spend` is what it adds, the output the running total, and beside it
- * `extra` (keys other than the total's; a reader of the total only, such as `phasekit show`, ignores them).
+ * the key `ctx.budget.spend` writes: its input is `spend` (alone: pi never replays), its output the running total and
+ * beside it `extra` (keys other than the total's; a reader of the total only, such as `phasekit show`, ignores them).
  * False when entry `n` was there already with the same spend: it is kept (a step is reused), nothing was recorded.
  */
 export async function recordBudgetTotal(checkpoints: CheckpointStore, n: number, spend: BudgetSpend, total: Omit<BudgetUsage, "wallTimeMs">, extra: Readonly<Record<string, unknown>> = {}): Promise<boolean> {
