@@ -1,7 +1,8 @@
 /**
  * The holder's count raises (write-count.ts), on a pool that records them: writes within the window share one raise
  * carrying their number, a raise that fails is carried by the next, and a flush sends what is pending after the
- * raise in flight. No server: the statements are only recorded (the end-to-end case is in run-signature.test.ts).
+ * raise in flight, once (what fails then is not retried after the close). No server: the statements are only
+ * recorded (the end-to-end cases are in run-signature.test.ts and write-count-close.test.ts).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Db } from "../src/db/db.js";
@@ -70,5 +71,26 @@ describe("write counts", () => {
     // Nothing pending: a flush sends nothing.
     await counts.flush();
     expect(sent).toHaveLength(3);
+  });
+
+  it("a flush (the store's close) sends once: a raise that fails then is dropped, and no timer is left to send it after the close", async () => {
+    vi.useFakeTimers();
+    const { db, sent } = recordingDb();
+    const counts = new WriteCounts(db);
+    counts.wrote("a", 2);
+    await vi.advanceTimersByTimeAsync(0);
+    const flush = counts.flush();
+    sent[0]!.answer(new Error("connection cut"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.map((s) => s.n)).toEqual([2, 2]);
+    sent[1]!.answer(new Error("pool ended"));
+    await flush;
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(10 * COUNT_WINDOW_MS);
+    expect(sent).toHaveLength(2);
+    // The store can be used again after a close: a later write is counted as ever.
+    counts.wrote("a");
+    await vi.advanceTimersByTimeAsync(COUNT_WINDOW_MS);
+    expect(sent.map((s) => s.n)).toEqual([2, 2, 1]);
   });
 });

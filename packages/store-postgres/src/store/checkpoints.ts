@@ -68,7 +68,9 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
   // when absent or already there). `repair`: the row there (the same fingerprint, content that failed its check)
   // is replaced by this whole value; without it, a rerun of a step whose stored output was edited would keep the
   // edited row and rerun on every resume.
-  async function putStep(record: StepRecord, artifact: ArtifactRow | null, write: StepWrite): Promise<boolean> {
+  // Known to the store's close while in flight (write-count.ts): it counts the write before the pool ends.
+  const putStep = (record: StepRecord, artifact: ArtifactRow | null, write: StepWrite): Promise<boolean> => counts.during(() => putStepNow(record, artifact, write));
+  async function putStepNow(record: StepRecord, artifact: ArtifactRow | null, write: StepWrite): Promise<boolean> {
     const [e, t] = fenceParams(fence);
     let ok: boolean;
     let inserted = false;

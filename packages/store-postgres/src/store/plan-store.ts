@@ -140,11 +140,12 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     listForks: (slug) => listForks(db, slugOf(slug)),
     runSignature: (slug) => runSignature(db, slugOf(slug)),
     async close() {
-      // Leases still held stop beating (they expire on their own); a closed store can be used again. Step writes
-      // not counted yet for readers are counted first, while the pool still takes statements.
-      await writeCountsOf(db).flush();
+      // Leases still held stop beating (they expire on their own); a closed store can be used again. Then, once
+      // the step writes already sent have settled, those not counted yet for readers are counted, while the pool
+      // still takes statements: no count is sent after close() returned.
       leases.stopAll();
       heartbeat.close();
+      await writeCountsOf(db).flush();
       if (!ownPool) return;
       const old = db.pool;
       db.pool = makePool();

@@ -6,9 +6,11 @@
  *
  * What a reader can rely on: the count rises only after the writes it counts are visible (the raise is sent
  * once their statements have answered), and within `COUNT_WINDOW_MS` plus one statement of them while the
- * store is open. A raise that fails is added to the next one; a store closing sends what is pending before its
- * pool ends. A holder that dies before its raise leaves the count behind, and the run's lease running out
- * changes the signature instead.
+ * store is open. A raise that fails is added to the next one. A store closing waits for the step writes in
+ * flight and sends what is pending, once, before its pool ends: no raise is sent after `close()` returned (what
+ * fails then is dropped: the closed store's leases stop beating, and their running out changes the signature).
+ * A holder that dies before its raise leaves the count behind, and the run's lease running out changes the
+ * signature instead.
  */
 import { query, type Db } from "../db/db.js";
 
@@ -49,10 +51,10 @@ class RunCount {
     this.schedule();
   }
 
-  /** Sends what is pending now, after the raise in flight; resolves once nothing is pending or a raise failed. */
+  /** Sends what is pending now, after the raise in flight, once (the store is closing): what fails is dropped. */
   async flush(): Promise<void> {
     await this.sending;
-    await this.send();
+    await this.send(true);
   }
 
   private schedule(): void {
@@ -63,7 +65,7 @@ class RunCount {
     this.timer.unref();
   }
 
-  private send(): Promise<void> {
+  private send(last = false): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending === 0) return Promise.resolve();
@@ -72,8 +74,8 @@ class RunCount {
     this.lastSent = performance.now();
     const sent = query(this.db, { ...RAISE_COUNT, values: [this.db.namespace, this.slug, n] }, undefined, false).then(
       () => undefined,
-      // Counted with the next raise (or the next flush); the writes themselves landed.
-      () => void (this.pending += n),
+      // Counted with the next raise; the writes themselves landed. Not after a close: no timer outlives it.
+      () => void (last || (this.pending += n)),
     );
     this.sending = sent.finally(() => {
       this.sending = undefined;
@@ -86,8 +88,24 @@ class RunCount {
 /** The pending counts of one store's runs (one per `Db`: see `writeCountsOf`). */
 export class WriteCounts {
   private readonly runs = new Map<string, RunCount>();
+  // Step writes whose statements are in flight: a close waits for them, or their count would go out after it.
+  private writing = 0;
+  private drained: { settled: Promise<void>; resolve: () => void } | undefined;
 
   constructor(private readonly db: Db) {}
+
+  /** Runs one step write (which calls `wrote` once it landed), known to a close while in flight. */
+  async during<T>(write: () => Promise<T>): Promise<T> {
+    this.writing++;
+    try {
+      return await write();
+    } finally {
+      if (--this.writing === 0) {
+        this.drained?.resolve();
+        this.drained = undefined;
+      }
+    }
+  }
 
   /** `n` writes to run `slug` landed (their statements answered). */
   wrote(slug: string, n = 1): void {
@@ -104,8 +122,13 @@ export class WriteCounts {
     run.wrote(n);
   }
 
-  /** Sends every pending count (before the store's pool ends). */
+  /** Once the step writes in flight have settled, sends every pending count, once (before the store's pool ends). */
   async flush(): Promise<void> {
+    while (this.writing > 0) {
+      let resolve!: () => void;
+      this.drained ??= { settled: new Promise<void>((r) => (resolve = r)), resolve: () => resolve() };
+      await this.drained.settled;
+    }
     await Promise.all([...this.runs.values()].map((r) => r.flush()));
   }
 }
