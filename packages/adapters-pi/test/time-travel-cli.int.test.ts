@@ -95,8 +95,8 @@ describe("fork's hint for a step the run does not hold", () => {
     expect(marked.code, marked.stderr).toBe(0);
     expect(marked.stdout).toContain("run h2: 2 step(s) from e on (e, f) run again");
     const json2 = json(phasekit(["--repo", repo, "rerun", "h2", "--from", "e", "--json"]).stdout, "phasekit.time-travel/1") as { steps: string[] };
-    // The mark names the body's steps only (reuse-decision.ts keysFrom): phasekit's own entries are not rerun.
-    expect(json2.steps).toEqual(["e", "f"]);
+    // The mark names the body's steps and its dispatches (reuse-decision.ts keysFrom), never the workflow's start.
+    expect(json2.steps).toEqual(["e", "phasekit:dispatch#1", "f"]);
   });
 });
 

@@ -14,8 +14,8 @@ const repo = useTempRepos("pk-tt-wf-");
 const onDisk = (root: string, slug: string): { status: string; phase?: string; state: { currentPath: unknown[] } } =>
   JSON.parse(readFileSync(path.join(root, "ai_plan", slug, "workflow.json"), "utf8"));
 
-/** Three steps, each followed by an advance; every step that runs is recorded in `effects`. */
-function run(root: string, target: string, effects: string[]) {
+/** Three steps, each followed by an advance (or those `advanceAfter` names); every step that runs is recorded in `effects`. */
+function run(root: string, target: string, effects: string[], advanceAfter: readonly string[] = ["s1", "s2", "s3"]) {
   return runWorkflow(
     {
       repoRoot: root,
@@ -30,6 +30,7 @@ function run(root: string, target: string, effects: string[]) {
           effects.push(id);
           return id;
         });
+        if (!advanceAfter.includes(id)) continue;
         const moved = await ctx.workflow?.dispatch({ type: "advance" });
         if (moved?.ok !== true) throw new Error(`advance after ${id} refused`);
       }
@@ -60,12 +61,26 @@ describe("time travel with a core workflow", () => {
     await run(root, "r", effects);
     const before = onDisk(root, "r");
     const marked = await rerunFrom({ repoRoot: root, target: "r", from: "s2" });
-    // The mark names the steps: each dispatch is reused by the event and state it applies to, or runs anew.
-    expect(marked.keys).toEqual(["s2", "s3"]);
+    // The mark names the steps and the dispatches after s2 (made again, they write the state the rerun reaches).
+    expect(marked.keys).toEqual(["s2", "phasekit:dispatch#2", "s3", "phasekit:dispatch#3"]);
     effects.length = 0;
     await run(root, "r", effects);
     expect(effects).toEqual(["s2", "s3"]);
     expect(onDisk(root, "r")).toMatchObject({ phase: before.phase, state: { currentPath: before.state.currentPath } });
+  });
+
+  it("a rerun whose body now dispatches less ends where that body takes the workflow, as a fresh run of it does, not where the first run went", async () => {
+    const root = repo();
+    await run(root, "r", []);
+    await rerunFrom({ repoRoot: root, target: "r", from: "s2" });
+    const effects: string[] = [];
+    // s2 no longer advances: the rerun's body moves the workflow twice (the first run moved it three times).
+    await run(root, "r", effects, ["s1", "s3"]);
+    expect(effects).toEqual(["s2", "s3"]);
+    const fresh = repo();
+    await run(fresh, "r", [], ["s1", "s3"]);
+    const want = onDisk(fresh, "r");
+    expect(onDisk(root, "r")).toMatchObject({ phase: want.phase, state: { currentPath: want.state.currentPath } });
   });
 });
 

@@ -12,6 +12,18 @@ export function isReservedStepKey(key: string): boolean {
   return key.startsWith(RESERVED_STEP_PREFIX);
 }
 
+/** The history key of the nth dispatch (1-based) of a body; here, not in run/, because a rerun mark names them. */
+export function dispatchKey(n: number): string {
+  return `${RESERVED_STEP_PREFIX}dispatch#${n}`;
+}
+
+const DISPATCH_KEY = new RegExp(`^${RESERVED_STEP_PREFIX}dispatch#[1-9]\\d*$`, "u");
+
+/** True for the key of a recorded dispatch (`dispatchKey`). */
+export function isDispatchKey(key: string): boolean {
+  return DISPATCH_KEY.test(key);
+}
+
 /** The body's step keys among `keys` (phasekit's own left out), in their order: what people are shown and pick from. */
 export function bodyStepKeys(keys: readonly string[]): string[] {
   return keys.filter((k) => !isReservedStepKey(k));

@@ -7,7 +7,7 @@
  * was made, for the step it names and every step first recorded after it. Nothing is deleted: a superseded
  * record stays in the history until the step runs again, and the decision alone makes it rerun.
  */
-import { isReservedStepKey } from "./reserved-keys.js";
+import { isDispatchKey, isReservedStepKey } from "./reserved-keys.js";
 import { parseWaitKey } from "./wait-keys.js";
 
 /** Why a step ran instead of being reused. */
@@ -78,14 +78,15 @@ export function keysFrom(ordered: readonly string[], from: string): string[] | n
 /**
  * Whether a key recorded after a rerun's `from` runs again with it. The body's steps do; so do its durable waits
  * (`phasekit:sleep…`, `phasekit:approval…`): the work done again waits again, and a person approves it again,
- * never the work an earlier decision was given for. phasekit's other entries are not named: the workflow's
- * start and its dispatches are reused by what they record (the event and the state it applied to, so a replay
- * that reaches another state runs them anyway), a budget entry likewise by the spend and the total it adds to
- * (run/budget.ts: a replay that spent otherwise adds again), and the pinned definitions must never be re-pinned by a
- * rerun (the run would silently take the definitions on disk).
+ * never the work an earlier decision was given for. So do its dispatches: a dispatch made again writes the state
+ * it reaches, so the run's state follows the rerun's body; reused (the same event on the same state), it writes
+ * nothing, and a body that now dispatches less would leave the run where the first run's later dispatches took it.
+ * phasekit's other entries are not named: the workflow's start is the state the replay begins from, a budget
+ * entry is reused by the spend and the total it adds to (run/budget.ts: a replay that spent otherwise adds again),
+ * and the pinned definitions must never be re-pinned by a rerun (the run would silently take the definitions on disk).
  */
 function rerunsWithSteps(key: string): boolean {
-  return !isReservedStepKey(key) || parseWaitKey(key) !== null;
+  return !isReservedStepKey(key) || parseWaitKey(key) !== null || isDispatchKey(key);
 }
 
 /** The rerun marks among `(epoch, data)` pairs of RERUN_EVENT events (malformed data skipped: it marks nothing). */

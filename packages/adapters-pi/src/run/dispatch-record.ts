@@ -12,14 +12,9 @@ import type { JsonValue } from "../io/plain-json.js";
 import { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
 import { schemaIssue } from "../engine/record-issue.js";
 
-export { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
+export { dispatchKey, RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
 /** The history key of the core state a body starts from. */
 export const WORKFLOW_BASE_KEY = `${RESERVED_STEP_PREFIX}workflow`;
-
-/** The history key of the nth dispatch (1-based) of a body. */
-export function dispatchKey(n: number): string {
-  return `${RESERVED_STEP_PREFIX}dispatch#${n}`;
-}
 
 /** Plain JSON of anything core returned (drops `undefined` members, which JSON cannot hold). */
 export function toJson(value: unknown): JsonValue {

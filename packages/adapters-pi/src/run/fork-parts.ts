@@ -7,8 +7,8 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 import type { PlanStore } from "../store/plan-store-port.js";
-import { pickStepHint } from "../engine/reserved-keys.js";
-import { dispatchKey, WORKFLOW_BASE_KEY } from "./dispatch-record.js";
+import { isDispatchKey, pickStepHint } from "../engine/reserved-keys.js";
+import { WORKFLOW_BASE_KEY } from "./dispatch-record.js";
 import type { PlanRootsOptions } from "./target.js";
 
 /** Which run to fork, before which step, and the new run's id (default: a fresh one). */
@@ -35,9 +35,6 @@ export interface ForkRunResult {
 /** The event name, in a fork's history and journal, that says where it came from. */
 export const FORKED_EVENT = "forked";
 
-// Keys of recorded dispatches: `phasekit:dispatch#<n>`.
-const DISPATCH_PREFIX = dispatchKey(1).slice(0, -1);
-
 /** What the fork needs of a source step's latest record. */
 export interface SourceStep {
   key: string;
@@ -61,7 +58,7 @@ export class ForkState {
   /** Takes note of a copied step's output, in the order the steps are copied. */
   note(key: string, output: JsonValue): void {
     if (key === WORKFLOW_BASE_KEY) this.value = output;
-    else if (key.startsWith(DISPATCH_PREFIX) && isOkOutcome(output)) this.value = output.state;
+    else if (isDispatchKey(key) && isOkOutcome(output)) this.value = output.state;
   }
 }
 
