@@ -18,22 +18,39 @@ const die = () => process.kill(process.pid, "SIGKILL");
 // among the others, depends on timing (writes within 20 ms share one), so counting them would make statement n a
 // different statement from run to run. They write no history, only the readers' hint that the sweeps do not check.
 const RAISE = "phasekit_raise_write_count";
+// "stop": the process stops with nothing in flight. Statements sent before statement n (a background read of the
+// step index, a write the main flow did not wait for) settle and their callers go on first, and nothing is sent
+// from then until the process is continued. Stopped with a statement in flight, a write that landed under the
+// live lease was acknowledged only after the continue, and the test took it for a late acknowledgement.
+const inFlight = new Set();
+let held;
+const stopQuietly = async (at) => {
+  while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  await new Promise((r) => setImmediate(r));
+  // Pipes are written synchronously on Linux: the test reads this line before it sees the process stopped.
+  process.stdout.write(`stopping ${at}\n`);
+  process.kill(process.pid, "SIGSTOP");
+  process.stdout.write(`continued\n`);
+};
 const counted = async (run, what) => {
   if (what === RAISE) return run();
+  while (held !== undefined) await held;
   n++;
   if (process.env.CRASHER_TRACE) process.stderr.write(`${n} ${String(what).replace(/\s+/g, " ").slice(0, 90)}\n`);
   if (n === killAt && mode === "before") die();
   if (n === killAt && mode === "stop") {
-    // Pipes are written synchronously on Linux: the test reads this line before it sees the process stopped.
-    process.stdout.write(`stopping ${n}\n`);
-    process.kill(process.pid, "SIGSTOP");
-    process.stdout.write(`continued\n`);
+    held = stopQuietly(n);
+    await held;
+    held = undefined;
   }
   const at = n;
   let result;
+  const sent = run();
+  inFlight.add(sent);
   try {
-    result = await run();
+    result = await sent;
   } finally {
+    inFlight.delete(sent);
     if (process.env.CRASHER_TRACE) process.stderr.write(`${at} done\n`);
   }
   if (at === killAt && mode === "after") die();
