@@ -10,10 +10,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runWorkflow } from "@phasekit/adapters-pi";
-import { migrate, MIGRATION_LOCK_KEY, openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { migrate, MIGRATION_LOCK_KEY, openPostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 import { startTcpProxy } from "./helpers/tcp-proxy.js";
 
 const started = startCluster();
@@ -48,25 +49,14 @@ if (!started.ok) {
   describe.skip(`postgres bounded waits (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  const stores: PostgresPlanStore[] = [];
-  const open = async (namespace: string, leaseMs: number): Promise<PostgresPlanStore> => {
-    const s = await openPostgresPlanStore({ connectionString: cluster.url, namespace, leaseMs });
-    stores.push(s);
-    return s;
-  };
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await admin.end();
-    cluster.destroy();
-  });
+  const { open, admin } = storeSetup(cluster);
   const repoRoot = () => mkdtempSync(path.join(tmpdir(), "phasekit-pg-waits-"));
 
   describe("postgres: every wait is bounded", () => {
     it("an operator's row lock on the run's row ends the run with a typed error while the lock is still held (lease + 2 s)", async () => {
       const leaseMs = 2_000;
       const ns = `rowlock-${randomUUID()}`;
-      const store = await open(ns, leaseMs);
+      const store = await open(ns, { leaseMs });
       let operator: Awaited<ReturnType<typeof holdTransaction>> | undefined;
       const run = settle(
         runWorkflow({ repoRoot: repoRoot(), toolName: "t", target: "locked-row", store, lock: { staleMs: leaseMs }, onHookFailure: () => undefined }, async (ctx) => {
@@ -140,7 +130,7 @@ if (!started.ok) {
 
     it("a migrator holding the tables mid-migration: a run's lock ends with a typed error naming the lock wait", async () => {
       const leaseMs = 2_000;
-      const store = await open(`midmig-${randomUUID()}`, leaseMs);
+      const store = await open(`midmig-${randomUUID()}`, { leaseMs });
       const stuck = await holdTransaction(cluster.url, [["LOCK TABLE phasekit_runs IN ACCESS EXCLUSIVE MODE", []]]);
       try {
         const run = settle(runWorkflow({ repoRoot: repoRoot(), toolName: "t", target: "blocked", store, onHookFailure: () => undefined }, async () => "never"));
@@ -154,7 +144,7 @@ if (!started.ok) {
 
     it("a backend terminated under a step's write (pg_terminate_backend) is retried on a new connection and the run completes", async () => {
       const ns = `term-${randomUUID()}`;
-      const store = await open(ns, 10_000);
+      const store = await open(ns, { leaseMs: 10_000 });
       const ran: string[] = [];
       let terminated = 0;
       const result = await runWorkflow({ repoRoot: repoRoot(), toolName: "t", target: "terminated", store }, async (ctx) => {

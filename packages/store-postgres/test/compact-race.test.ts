@@ -3,11 +3,10 @@
  * the run row only after it, must still see that completion (it used to delete the acknowledged output).
  */
 import { randomUUID } from "node:crypto";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
-import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -15,13 +14,7 @@ if (!started.ok) {
   describe.skip(`postgres compaction race (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 3 });
-  const stores: PostgresPlanStore[] = [];
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await admin.end();
-    cluster.destroy();
-  });
+  const { open, admin } = storeSetup(cluster, { adminMax: 3 });
 
   /** Resolves once a statement of this database whose text contains `marker` waits on a lock (polled, no clock). */
   const blockedOn = async (marker: string): Promise<void> => {
@@ -35,8 +28,7 @@ if (!started.ok) {
   describe("postgres compaction racing a step", () => {
     it("keeps the output of a step acknowledged while the compaction waited for the run row", async () => {
       const ns = `race-${randomUUID()}`;
-      const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace: ns });
-      stores.push(store);
+      const store = await open(ns);
       const l = await store.lock("run", { owner: { tool: "race" } });
       if (!l.ok) throw l.error;
       const holder = l.lock.store;

@@ -8,12 +8,12 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { requestPause, requestStop, runWorkflow, type PlanStore, type RunContext } from "@phasekit/adapters-pi";
 import { newControlRequest } from "@phasekit/adapters-pi/store-kit";
-import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import type { PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -21,13 +21,7 @@ if (!started.ok) {
   describe.skip(`postgres control requests in the run's history (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  const stores: PostgresPlanStore[] = [];
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await admin.end();
-    cluster.destroy();
-  });
+  const { open, admin } = storeSetup(cluster);
 
   type Body = (ctx: RunContext) => Promise<string>;
   /**
@@ -45,8 +39,7 @@ if (!started.ok) {
   });
   const setup = async () => {
     const namespace = `ch-${randomUUID()}`;
-    const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
-    stores.push(store);
+    const store = await open(namespace);
     const repoRoot = mkdtempSync(path.join(tmpdir(), "phasekit-pg-ch-"));
     const run = (body: Body, reenter = false, through: PlanStore = store) => runWorkflow({ repoRoot, target: "job", toolName: "history-test", store: through, reenter }, body);
     const pending = async () => (await admin.query<{ kind: string; request: { generation?: number } }>("SELECT kind, request FROM phasekit_control WHERE namespace = $1 AND slug = 'job'", [namespace])).rows;

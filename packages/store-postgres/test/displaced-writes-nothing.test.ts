@@ -5,12 +5,11 @@
  * row of a run gc had removed, before its fenced statement was refused).
  */
 import { randomUUID } from "node:crypto";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PlanStore } from "@phasekit/adapters-pi";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
-import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -18,21 +17,8 @@ if (!started.ok) {
   describe.skip(`postgres displaced holder writes nothing (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  const stores: PostgresPlanStore[] = [];
   // A long lease: its heartbeat does not run during the test, so only the database's fence decides.
-  const open = async (namespace: string): Promise<PostgresPlanStore> => {
-    const s = await openPostgresPlanStore({ connectionString: cluster.url, namespace, leaseMs: 60_000 });
-    stores.push(s);
-    return s;
-  };
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await admin.end();
-    cluster.destroy();
-  });
-  // The lease runs out now (a holder that stood still past it, without waiting).
-  const expire = (ns: string, slug: string) => admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1 AND slug = $2", [ns, slug]);
+  const { open, admin, expire } = storeSetup(cluster, { leaseMs: 60_000 });
   // Every row of every phasekit_* table with a namespace column (the schema's own list, not a copy of it).
   const snapshot = async (ns: string): Promise<Record<string, unknown[]>> => {
     const tables = (

@@ -1,11 +1,12 @@
 /** Fencing, migrations and control requests against a real server, in one process with separate pools. */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
-import { migrate, MIGRATIONS, openPostgresPlanStore, SCHEMA_VERSION, type PostgresPlanStore } from "../src/index.js";
+import { migrate, MIGRATIONS, openPostgresPlanStore, SCHEMA_VERSION } from "../src/index.js";
 import { STEP_WRITES } from "../src/store/step-writes.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -13,21 +14,8 @@ if (!started.ok) {
   describe.skip(`postgres fencing (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  const stores: PostgresPlanStore[] = [];
-  const open = async (namespace: string, leaseMs = 10_000): Promise<PostgresPlanStore> => {
-    const s = await openPostgresPlanStore({ connectionString: cluster.url, namespace, leaseMs });
-    stores.push(s);
-    return s;
-  };
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await admin.end();
-    cluster.destroy();
-  });
-  // Makes the holder's lease run out now, without waiting (its heartbeat is slow: leaseMs 10 s).
-  const expire = (namespace: string, slug: string) =>
-    admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1 AND slug = $2", [namespace, slug]);
+  // A 10 s lease: its heartbeat is slow, so a lease runs out when expire says so, without waiting.
+  const { open, admin, expire } = storeSetup(cluster, { leaseMs: 10_000 });
   const snapshot = async (namespace: string) => {
     const q = (t: string) => admin.query(`SELECT * FROM ${t} WHERE namespace = $1 ORDER BY 1, 2, 3`, [namespace]).then((r) => r.rows);
     return { runs: (await q("phasekit_runs")).map(({ lease_until: _l, ...rest }) => rest), journal: await q("phasekit_journal"), steps: await q("phasekit_steps"), commits: await q("phasekit_commits"), artifacts: await q("phasekit_artifacts") };
@@ -89,8 +77,8 @@ if (!started.ok) {
 
     it("aborts the holder's signal with LOCK_LOST when its lease is taken", async () => {
       const ns = `h-${randomUUID()}`;
-      const a = await open(ns, 300);
-      const b = await open(ns, 300);
+      const a = await open(ns, { leaseMs: 300 });
+      const b = await open(ns, { leaseMs: 300 });
       const la = await a.lock("run", { owner: { tool: "a" } });
       if (!la.ok) throw la.error;
       await expire(ns, "run");

@@ -8,12 +8,12 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runWorkflow } from "@phasekit/adapters-pi";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
-import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import type { PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -21,18 +21,7 @@ if (!started.ok) {
   describe.skip(`postgres ids and text (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  const stores: PostgresPlanStore[] = [];
-  const open = async (namespace: string): Promise<PostgresPlanStore> => {
-    const s = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
-    stores.push(s);
-    return s;
-  };
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await admin.end();
-    cluster.destroy();
-  });
+  const { open, admin } = storeSetup(cluster);
   const repoRoot = () => mkdtempSync(path.join(tmpdir(), "phasekit-pg-ids-"));
 
   describe("postgres: ids and text as the file store has them", () => {

@@ -9,11 +9,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runWorkflow } from "@phasekit/adapters-pi";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
-import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { openPostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -29,23 +30,12 @@ if (!started.ok) {
   describe.skip(`postgres honest lease (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  const stores: PostgresPlanStore[] = [];
-  const open = async (namespace: string, leaseMs: number): Promise<PostgresPlanStore> => {
-    const s = await openPostgresPlanStore({ connectionString: cluster.url, namespace, leaseMs });
-    stores.push(s);
-    return s;
-  };
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await admin.end();
-    cluster.destroy();
-  });
+  const { open, admin, expire } = storeSetup(cluster);
   const repoRoot = () => mkdtempSync(path.join(tmpdir(), "phasekit-pg-lease-"));
 
   describe("postgres: the lease is honest both ways", () => {
     it("a lease is not fresh after a suspend (the wall clock moved past the lease while the monotonic one stood still): the body's check must ask the database", async () => {
-      const store = await open(`suspend-${randomUUID()}`, 60_000);
+      const store = await open(`suspend-${randomUUID()}`, { leaseMs: 60_000 });
       const held = await store.lock("run", { owner: { tool: "t" } });
       if (!held.ok) throw held.error;
       const lease = held.lock as unknown as { fresh(): boolean };
@@ -60,7 +50,7 @@ if (!started.ok) {
     });
 
     it("a step that blocks the event loop past a 1 s lease, nobody contending: the run completes, no LOCK_LOST", async () => {
-      const store = await open(`block-${randomUUID()}`, 1_000);
+      const store = await open(`block-${randomUUID()}`, { leaseMs: 1_000 });
       const r = await runWorkflow({ repoRoot: repoRoot(), toolName: "t", target: "blocked", store, lock: { staleMs: 1_000 } }, async (ctx) => {
         await ctx.step("before", {}, () => 0);
         await ctx.step("block", {}, () => (blockEventLoop(2_500), 1));
@@ -71,7 +61,7 @@ if (!started.ok) {
     });
 
     it("30 runs at a 1 s lease on one 10-connection pool, each writing two 3 MB outputs: no LOCK_LOST, all complete", async () => {
-      const store = await open(`load-${randomUUID()}`, 1_000);
+      const store = await open(`load-${randomUUID()}`, { leaseMs: 1_000 });
       const big = "x".repeat(3_000_000);
       const results = await Promise.allSettled(
         Array.from({ length: 30 }, (_, i) =>
@@ -87,13 +77,12 @@ if (!started.ok) {
 
     it("a write after the lease ran out is refused when no renewal confirms it (heartbeat stopped), accepted when one does", async () => {
       const ns = `expired-${randomUUID()}`;
-      const store = await open(ns, 10_000);
-      const expire = (slug: string) => admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1 AND slug = $2", [ns, slug]);
+      const store = await open(ns, { leaseMs: 10_000 });
 
       // A live heartbeat: the write finds the lease run out, the renewal finds it still ours, the write lands.
       const live = await store.lock("live", { owner: { tool: "t" } });
       if (!live.ok) throw live.error;
-      await expire("live");
+      await expire(ns, "live");
       expect(await live.lock.store?.writeMetadata("live", sampleMetadata("live", 0), null)).toMatchObject({ ok: true });
       const after = await admin.query<{ live: boolean }>("SELECT lease_until > now() AS live FROM phasekit_runs WHERE namespace = $1 AND slug = 'live'", [ns]);
       expect(after.rows[0]?.live).toBe(true);
@@ -102,7 +91,7 @@ if (!started.ok) {
       const gone = await store.lock("gone", { owner: { tool: "t" } });
       if (!gone.ok) throw gone.error;
       (gone.lock as unknown as { stop(): void }).stop();
-      await expire("gone");
+      await expire(ns, "gone");
       expect(await gone.lock.store?.writeMetadata("gone", sampleMetadata("gone", 0), null)).toMatchObject({ ok: false, error: { code: "LOCK_LOST" } });
       const cps = await gone.lock.store?.checkpoints("gone", { now: () => new Date() });
       await expect(cps?.step("s", {}, () => 1)).rejects.toMatchObject({ code: "LOCK_LOST" });
@@ -125,11 +114,11 @@ if (!started.ok) {
 
     it("LOCK_LOST when another holder took the run; the run's signal says taken", async () => {
       const ns = `taken-${randomUUID()}`;
-      const a = await open(ns, 1_000);
-      const b = await open(ns, 1_000);
+      const a = await open(ns, { leaseMs: 1_000 });
+      const b = await open(ns, { leaseMs: 1_000 });
       const la = await a.lock("run", { owner: { tool: "a" } });
       if (!la.ok) throw la.error;
-      await admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1", [ns]);
+      await expire(ns);
       const lb = await b.lock("run", { owner: { tool: "b" } });
       if (!lb.ok) throw lb.error;
       await new Promise((r) => la.lock.signal.addEventListener("abort", r, { once: true }));

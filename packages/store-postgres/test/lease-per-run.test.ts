@@ -7,12 +7,11 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runWorkflow } from "@phasekit/adapters-pi";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
-import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -20,20 +19,7 @@ if (!started.ok) {
   describe.skip(`postgres lease fencing (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  const stores: PostgresPlanStore[] = [];
-  const open = async (namespace: string): Promise<PostgresPlanStore> => {
-    const s = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
-    stores.push(s);
-    return s;
-  };
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await admin.end();
-    cluster.destroy();
-  });
-  const expire = (namespace: string, slug: string) =>
-    admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1 AND slug = $2", [namespace, slug]);
+  const { open, admin, expire } = storeSetup(cluster);
   const stepRow = async (namespace: string, stepId: string) =>
     (await admin.query("SELECT record FROM phasekit_steps WHERE namespace = $1 AND step_id = $2", [namespace, stepId])).rows[0]?.record as Record<string, unknown> | undefined;
 

@@ -6,13 +6,14 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CheckpointStore } from "@phasekit/adapters-pi";
-import { MIGRATIONS, openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
+import { MIGRATIONS, openPostgresPlanStore } from "../src/index.js";
 import { OUTPUT_CHAIN } from "../src/store/output-chain.js";
 import { READ_AHEAD } from "../src/store/step-index.js";
 import { MAX_CHAIN_LINKS } from "@phasekit/adapters-pi/store-kit";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 import { countingPool } from "./helpers/counting-pool.js";
 
 const started = startCluster();
@@ -29,19 +30,12 @@ if (!started.ok) {
   describe.skip(`postgres output deltas (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  const stores: PostgresPlanStore[] = [];
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await admin.end();
-    cluster.destroy();
-  });
+  const { open, admin } = storeSetup(cluster);
 
   /** A store on a fresh namespace and a way to take run "run" and open its checkpoints. */
   const fresh = async () => {
     const ns = `delta-${randomUUID()}`;
-    const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace: ns });
-    stores.push(store);
+    const store = await open(ns);
     const hold = async (): Promise<{ cps: CheckpointStore; release: () => Promise<void> }> => {
       const l = await store.lock("run", { owner: { tool: "delta" } });
       if (!l.ok) throw l.error;

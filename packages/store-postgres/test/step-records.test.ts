@@ -6,12 +6,11 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openRunLog } from "@phasekit/adapters-pi/plan-folder";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
-import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -19,18 +18,11 @@ if (!started.ok) {
   describe.skip(`postgres step records (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  const stores: PostgresPlanStore[] = [];
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await admin.end();
-    cluster.destroy();
-  });
+  const { open, admin } = storeSetup(cluster);
   /** A held run's checkpoint store, and a way to see the rows it wrote. */
   const held = async () => {
     const ns = `rec-${randomUUID()}`;
-    const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace: ns });
-    stores.push(store);
+    const store = await open(ns);
     const l = await store.lock("run", { owner: { tool: "rec" } });
     if (!l.ok) throw l.error;
     const holder = l.lock.store;
@@ -100,8 +92,7 @@ if (!started.ok) {
       const damaged = { code: "CORRUPT_FILE", message: expect.stringContaining('commit record "c2" in row "c2"'), details: { file: expect.stringMatching(/^postgres:rec-.*\/run\/checkpoints$/), row: "c2", field: "status" } };
       // The holder's store loaded before the UPDATE knows only what it wrote; a fresh reader and a fresh holder read the row.
       const namespace = cps.file.slice("postgres:".length).split("/")[0] as string;
-      const again = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
-      stores.push(again);
+      const again = await open(namespace);
       await expect((await again.checkpoints("run", { now: () => new Date() })).commits()).rejects.toMatchObject(damaged);
     });
   });
