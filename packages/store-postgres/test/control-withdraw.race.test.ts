@@ -6,12 +6,12 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, describe, it } from "vitest";
-import pg from "pg";
+import { afterEach, describe, it } from "vitest";
 import { displacedTakeCases, withdrawRaceCases } from "../../adapters-pi/test/contract/withdraw-race-cases.js";
 import type { PlanStore } from "@phasekit/adapters-pi";
 import { openPostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 if (!started.ok) {
@@ -24,11 +24,7 @@ if (!started.ok) {
     for (const s of open.splice(0)) await s.close();
     dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
   });
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
-  afterAll(async () => {
-    await admin.end();
-    cluster.destroy();
-  });
+  const { expire } = storeSetup(cluster, { adminMax: 1 });
   const setup = async () => {
     const namespace = `withdraw-${randomUUID()}`;
     const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
@@ -38,7 +34,7 @@ if (!started.ok) {
     dirs.push(repoRoot);
     // The lease runs out (a holder stalled past it): the next lock takes the run.
     const loseLock = async (slug: string): Promise<void> => {
-      await admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1 AND slug = $2", [namespace, slug]);
+      await expire(namespace, slug);
     };
     return { store, other, repoRoot, loseLock };
   };

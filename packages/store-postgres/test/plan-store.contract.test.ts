@@ -1,27 +1,23 @@
 import { randomUUID } from "node:crypto";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 // The one contract suite, imported (not copied) from the fs store's package.
 import { runPlanStoreContract } from "../../adapters-pi/test/contract/plan-store-contract.js";
 import { runHistoryContract } from "../../adapters-pi/test/contract/history-contract.js";
 import { openPostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 if (started.ok) {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
-  afterAll(async () => {
-    await admin.end();
-    cluster.destroy();
-  });
+  const { expire } = storeSetup(cluster, { adminMax: 1 });
   const namespaceOf = (store: { planRoot: string }): string => store.planRoot.slice("postgres:".length);
   // Each test gets a fresh namespace in the same database: an empty store, as the contract asks.
   runPlanStoreContract("postgres", () => openPostgresPlanStore({ connectionString: cluster.url, namespace: `contract-${randomUUID()}` }), {
     reopen: (store) => openPostgresPlanStore({ connectionString: cluster.url, namespace: namespaceOf(store) }),
     // The lease runs out (a holder stalled past it): the next lock takes the run; the holder's heartbeat has not run yet.
     loseLock: async (store, slug) => {
-      await admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1 AND slug = $2", [namespaceOf(store), slug]);
+      await expire(namespaceOf(store), slug);
     },
   });
   runHistoryContract("postgres", () => openPostgresPlanStore({ connectionString: cluster.url, namespace: `history-${randomUUID()}` }));

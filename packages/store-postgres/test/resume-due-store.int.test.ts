@@ -9,10 +9,10 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { phasekitInProcess } from "../../adapters-pi/test/cli/helpers/run-cli.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const WAITER = fileURLToPath(new URL("./helpers/pg-waiter.ts", import.meta.url));
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
@@ -43,11 +43,7 @@ if (!started.ok) {
   describe.skip(`resume-due --store (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
-  afterAll(async () => {
-    await admin.end();
-    cluster.destroy();
-  });
+  const { expire } = storeSetup(cluster, { adminMax: 1 });
 
   describe("phasekit resume-due --store", () => {
     it("lists a killed sleeper once its lease has run out and its sleep is over; --exec runs for it; a filed decision ends an approval wait", async () => {
@@ -64,7 +60,7 @@ if (!started.ok) {
       await killedWhileWaiting(cluster.url, namespace, "asker", "approval", 0);
       // The killed holders' leases (60 s) still look live: nobody is listed while a live process may hold a run.
       expect(await due()).toEqual([]);
-      await admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1", [namespace]);
+      await expire(namespace);
       expect(await due()).toEqual([expect.objectContaining({ id: "sleeper", wait: "sleep", why: "its sleep is over" })]);
       const filed = await cli(["approve", "asker", "--name", "ship", "--store", url, "--repo", repoRoot]);
       expect(filed.code, filed.stderr).toBe(0);

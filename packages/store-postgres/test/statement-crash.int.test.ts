@@ -9,9 +9,9 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const CRASHER = fileURLToPath(new URL("./helpers/statement-crasher.mjs", import.meta.url));
 // Long enough that no life loses its lease to a loaded machine; a dead holder's lease is run out by hand.
@@ -51,11 +51,7 @@ if (!started.ok) {
   describe.skip(`postgres crash sweep (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  afterAll(async () => {
-    await admin.end();
-    cluster.destroy();
-  });
+  const { expire } = storeSetup(cluster);
 
   describe("postgres crash sweep: SIGKILL before and after every statement of a holder's life", () => {
     it("acknowledged steps are reused with their output, acknowledged generations kept, and the next holder completes", async () => {
@@ -72,7 +68,7 @@ if (!started.ok) {
           return;
         }
         // What the lease's running out would do, without the wait.
-        await admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1", [namespace]);
+        await expire(namespace);
         const second = await live(cluster.url, namespace, 0, "before");
         if (second.code !== 0) {
           failures.push(`${mode} ${k}: the second life failed (exit ${second.code}): ${second.stderr.slice(0, 300)}`);

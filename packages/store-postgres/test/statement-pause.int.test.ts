@@ -8,10 +8,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { untilStopped } from "../../adapters-pi/test/helpers/spawn-child.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const CRASHER = fileURLToPath(new URL("./helpers/statement-crasher.mjs", import.meta.url));
 const LEASE_MS = 30_000;
@@ -68,11 +68,7 @@ if (!started.ok) {
   describe.skip(`postgres displaced-holder sweep (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  afterAll(async () => {
-    await admin.end();
-    cluster.destroy();
-  });
+  const { admin, expire } = storeSetup(cluster);
   const tables = ["phasekit_runs", "phasekit_steps", "phasekit_artifacts", "phasekit_commits", "phasekit_journal", "phasekit_control"];
   const snapshot = async (namespace: string): Promise<unknown[]> =>
     Promise.all(tables.map(async (t) => (await admin.query(`SELECT to_jsonb(x) - 'lease_until' AS row FROM ${t} x WHERE namespace = $1 ORDER BY 1`, [namespace])).rows));
@@ -96,7 +92,7 @@ if (!started.ok) {
         // Its line comes before its SIGSTOP lands: a SIGCONT sent in between would be lost.
         await untilStopped(first.proc.pid as number);
         // The first holder stands still; its lease runs out (by hand: no waiting) and another takes the run.
-        await admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1", [namespace]);
+        await expire(namespace);
         const second = start(cluster.url, namespace, 0);
         const end = await second.exited;
         if (end.code !== 0) {
