@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createReporter, rerunFrom, runWorkflow } from "@phasekit/adapters-pi";
-import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -19,17 +19,13 @@ if (!started.ok) {
 } else {
   const { cluster } = started;
   const repoRoot = mkdtempSync(path.join(tmpdir(), "phasekit-pg-gc-rerun-"));
-  const stores: PostgresPlanStore[] = [];
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    cluster.destroy();
-    rmSync(repoRoot, { recursive: true, force: true });
-  });
+  // Registered first, so it runs last (after hooks run in reverse): once the stores are closed and the cluster is gone.
+  afterAll(() => rmSync(repoRoot, { recursive: true, force: true }));
+  const { open } = storeSetup(cluster);
 
   describe("gc of rerun-pending runs on PostgreSQL", () => {
     it("keeps a finished run whose rerun mark waits (dry run and real); removes it once it was resumed", async () => {
-      const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace: `gc-rerun-${randomUUID().slice(0, 8)}` });
-      stores.push(store);
+      const store = await open(`gc-rerun-${randomUUID().slice(0, 8)}`);
       const ran: string[] = [];
       const run = (target: string) =>
         runWorkflow({ repoRoot, target, toolName: "t", store, reenter: true, createReporter: () => createReporter({ onChange: () => undefined }) }, async (ctx) => {

@@ -7,12 +7,12 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { PiHost } from "../../../examples/pi/pi-process.js";
 import { HOSTS } from "../../adapters-pi/test/pi/hosts.js";
 import { e2eProject, notices, until } from "../../adapters-pi/test/pi/e2e/project.js";
-import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const BIN = path.join(import.meta.dirname, "..", "..", "adapters-pi", "bin", "phasekit.js");
 const started = startCluster();
@@ -21,11 +21,7 @@ if (!started.ok) {
   describe.skip(`pi with PHASEKIT_STORE (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const stores: PostgresPlanStore[] = [];
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    cluster.destroy();
-  });
+  const { open } = storeSetup(cluster);
 
   describe.each(HOSTS)("pi $name with PHASEKIT_STORE=postgres://…", ({ name, get }) => {
     let host: PiHost;
@@ -36,8 +32,7 @@ if (!started.ok) {
     it("the run lives in PostgreSQL; phasekit pause --store pauses it at the next step; no plan folder is written", async () => {
       const namespace = `pi-${name.replace(/\W/g, "")}`;
       const url = `${cluster.url}?namespace=${namespace}`;
-      const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
-      stores.push(store);
+      const store = await open(namespace);
       const status = async (id: string): Promise<string | undefined> => {
         const m = await store.readMetadata(id);
         return m.ok ? m.metadata?.status : undefined;
