@@ -16,6 +16,7 @@ import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { RAISE_COUNT } from "../src/store/write-count.js";
 import { startCluster } from "./helpers/cluster.js";
 import { countingPool } from "./helpers/counting-pool.js";
+import { expireLease } from "./helpers/stores.js";
 import { sampleMetadata } from "../../adapters-pi/test/helpers/metadata-fixtures.js";
 
 const started = startCluster();
@@ -125,7 +126,7 @@ if (!started.ok) {
       expect(await sig()).toBe(seen.at(-1));
       await cps.supersede?.("one", {});
       await vi.waitFor(() => changes("a record flagged superseded"), { timeout: 10_000, interval: 5 });
-      await admin.query("UPDATE phasekit_runs SET lease_until = now() - interval '1 second' WHERE namespace = $1 AND slug = 'watched'", [namespace]);
+      await expireLease(admin, namespace, "watched");
       await changes("the lease gone stale");
       await admin.query("UPDATE phasekit_runs SET lease_until = now() + interval '1 minute' WHERE namespace = $1 AND slug = 'watched'", [namespace]);
       await locked.lock.release();
