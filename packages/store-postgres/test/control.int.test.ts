@@ -4,9 +4,9 @@
  * its next step boundary (pause) or while a step runs (stop aborts the step's signal).
  */
 import { randomUUID } from "node:crypto";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 import { requestFromAnotherProcess, spawnMachine, type MachineEvent } from "./helpers/spawn-machine.js";
 
 const started = startCluster();
@@ -15,11 +15,7 @@ if (!started.ok) {
   describe.skip(`postgres control requests across machines (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const pool = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  afterAll(async () => {
-    await pool.end();
-    cluster.destroy();
-  });
+  const { admin: pool } = storeSetup(cluster);
   const row = async (namespace: string, slug: string) => {
     const run = await pool.query<{ status: string; metadata: { failureReason?: string } }>("SELECT status, metadata FROM phasekit_runs WHERE namespace = $1 AND slug = $2", [namespace, slug]);
     const control = await pool.query<{ kind: string }>("SELECT kind FROM phasekit_control WHERE namespace = $1 AND slug = $2", [namespace, slug]);

@@ -10,10 +10,11 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runWorkflow } from "@phasekit/adapters-pi";
 import { migrate, MIGRATIONS, openPostgresPlanStore, SCHEMA_VERSION } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -27,11 +28,7 @@ if (!started.ok) {
   describe.skip(`postgres least privilege (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  afterAll(async () => {
-    await admin.end();
-    cluster.destroy();
-  });
+  const { admin } = storeSetup(cluster);
   const urlAs = (user: string, db = "phasekit") => `postgres://${user}@127.0.0.1:${cluster.port}/${db}`;
   const freshDb = async (): Promise<string> => {
     const db = `lp_${randomUUID().replaceAll("-", "")}`;

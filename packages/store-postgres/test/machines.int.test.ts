@@ -3,9 +3,9 @@
  * against one real PostgreSQL server.
  */
 import { randomUUID } from "node:crypto";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 import { spawnMachine, type Machine, type MachineEvent } from "./helpers/spawn-machine.js";
 
 const started = startCluster();
@@ -15,11 +15,7 @@ if (!started.ok) {
   describe.skip(`postgres machines (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const pool = new pg.Pool({ connectionString: cluster.url, max: 2 });
-  afterAll(async () => {
-    await pool.end();
-    cluster.destroy();
-  });
+  const { admin: pool } = storeSetup(cluster);
   const stepRows = async (namespace: string, slug: string): Promise<Map<string, { by: number; epoch: number; status: string }>> => {
     const r = await pool.query<{ step_id: string; record: { status: string; outputFingerprint?: string }; epoch: string; body: string | null }>(
       `SELECT s.step_id, s.record, s.epoch, a.body FROM phasekit_steps s

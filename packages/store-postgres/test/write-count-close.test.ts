@@ -7,9 +7,10 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -17,11 +18,7 @@ if (!started.ok) {
   describe.skip(`postgres write count at close (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 3 });
-  afterAll(async () => {
-    await admin.end();
-    cluster.destroy();
-  });
+  const { admin } = storeSetup(cluster, { adminMax: 3 });
   const count = async (ns: string): Promise<number> => Number((await admin.query("SELECT writes FROM phasekit_run_writes WHERE namespace = $1 AND slug = 'run'", [ns])).rows[0]?.writes);
 
   /** Locks run "run" through `store`, holds its row FOR UPDATE from another session, and starts a step that waits for it. */
