@@ -55,6 +55,9 @@ class RunCount {
   async flush(): Promise<void> {
     await this.sending;
     await this.send(true);
+    // Beside another flush (two closes at once) that sent the raise first, this one had nothing left to send:
+    // it returns once that raise has settled too, not while the count it flushes is still on its way.
+    await this.sending;
   }
 
   private schedule(): void {
