@@ -5,6 +5,7 @@
  * recorded (the end-to-end cases are in run-signature.test.ts and write-count-close.test.ts).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { workflowError } from "@phasekit/core";
 import type { Db } from "../src/db/db.js";
 import { COUNT_WINDOW_MS, RAISE_COUNT, WriteCounts } from "../src/store/write-count.js";
 
@@ -92,5 +93,21 @@ describe("write counts", () => {
     counts.wrote("a");
     await vi.advanceTimersByTimeAsync(COUNT_WINDOW_MS);
     expect(sent.map((s) => s.n)).toEqual([2, 2, 1]);
+  });
+
+  it("a fenced write is counted when it landed or may have (a cut connection), not when the fence or the lease refused it", async () => {
+    const { db, sent } = recordingDb();
+    const counts = new WriteCounts(db);
+    expect(await counts.write("landed", async () => true)).toBe(true);
+    expect(await counts.write("fenced-out", async () => false)).toBe(false);
+    const lost = workflowError("store-postgres", "LOCK_LOST", "taken");
+    await expect(counts.write("lease-refused", () => Promise.reject(lost))).rejects.toBe(lost);
+    const cut = Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" });
+    await expect(counts.write("cut", () => Promise.reject(cut))).rejects.toBe(cut);
+    const flushed = counts.flush();
+    for (let i = 0; i < 4 && sent.length < 2; i++) await new Promise((r) => setImmediate(r));
+    for (const s of sent) s.answer();
+    await flushed;
+    expect(sent.map((s) => s.slug).sort()).toEqual(["cut", "landed"]);
   });
 });

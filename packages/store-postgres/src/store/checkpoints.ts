@@ -68,9 +68,7 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
   // when absent or already there). `repair`: the row there (the same fingerprint, content that failed its check)
   // is replaced by this whole value; without it, a rerun of a step whose stored output was edited would keep the
   // edited row and rerun on every resume.
-  // Known to the store's close while in flight (write-count.ts): it counts the write before the pool ends.
-  const putStep = (record: StepRecord, artifact: ArtifactRow | null, write: StepWrite): Promise<boolean> => counts.during(() => putStepNow(record, artifact, write));
-  async function putStepNow(record: StepRecord, artifact: ArtifactRow | null, write: StepWrite): Promise<boolean> {
+  async function putStep(record: StepRecord, artifact: ArtifactRow | null, write: StepWrite): Promise<boolean> {
     const [e, t] = fenceParams(fence);
     let ok: boolean;
     let inserted = false;
@@ -85,17 +83,14 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
         inserted = Number(row?.inserted) === 1;
         return Number(row?.fenced) === 1 ? true : undefined;
       };
-      ok = (await fencedWrite(fence, put)) === true;
+      // Counted for readers once it landed, or may have (write-count.ts).
+      ok = await counts.write(slug, async () => (await fencedWrite(fence, put)) === true);
     } catch (error) {
-      // The statement may have committed before the connection went: the next use re-reads the row, and readers
-      // count it as written (a count too many only makes a reader look again). Not when the lease refused it or
-      // was given up (its WorkflowError): a displaced holder writes nothing, not even the new holder's count.
+      // The statement may have committed before the connection went: the next use re-reads the row.
       index?.lost(record.stepId);
-      if ((error as { name?: unknown } | null)?.name !== "WorkflowError") counts.wrote(slug);
       throw storeError("write", slug, `step ${record.stepId} (${record.status})`, error);
     }
     if (!ok) throw await refused(`step ${record.stepId} (${record.status})`);
-    counts.wrote(slug);
     return inserted;
   }
 

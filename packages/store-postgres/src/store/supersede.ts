@@ -31,12 +31,8 @@ async function flagSteps(db: Db, slug: string, fence: Fence, keys: readonly stri
                   WHERE s.namespace = $1 AND s.slug = $2 AND s.step_id = ANY($5::text[])${only})
        SELECT count(*) AS fenced FROM f`;
     const put = async (): Promise<true | undefined> => (Number((await query<{ fenced: string }>(db, text, [db.namespace, slug, e, t, [...keys]])).rows[0]?.fenced) === 1 ? true : undefined);
-    const counts = writeCountsOf(db);
-    // Known to the store's close while in flight, like a step write (write-count.ts).
-    const written = (await counts.during(() => fencedWrite(fence, put))) === true;
     // Step rows are counted for readers by their writer (write-count.ts), not by the schema.
-    if (written) counts.wrote(slug);
-    return written;
+    return await writeCountsOf(db).write(slug, async () => (await fencedWrite(fence, put)) === true);
   } catch (error) {
     throw storeError("write", slug, what, error);
   }

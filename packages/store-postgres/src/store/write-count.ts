@@ -12,6 +12,7 @@
  * A holder that dies before its raise leaves the count behind, and the run's lease running out changes the
  * signature instead.
  */
+import { isWorkflowError } from "@phasekit/core";
 import { query, type Db } from "../db/db.js";
 
 /**
@@ -97,11 +98,22 @@ export class WriteCounts {
 
   constructor(private readonly db: Db) {}
 
-  /** Runs one step write (which calls `wrote` once it landed), known to a close while in flight. */
-  async during<T>(write: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one fenced holder write of run `slug`'s step rows (`attempt` resolves whether its fence let it write),
+   * known to a close while in flight, and counts it once it landed, or may have: a failure other than the lease's
+   * own refusal (a cut connection can hide a commit; a count too many only makes a reader look again). A write the
+   * lease refused or gave up (its WorkflowError) is not counted: a displaced holder writes nothing, not even the new
+   * holder's count.
+   */
+  async write(slug: string, attempt: () => Promise<boolean>): Promise<boolean> {
     this.writing++;
     try {
-      return await write();
+      const landed = await attempt();
+      if (landed) this.wrote(slug);
+      return landed;
+    } catch (error) {
+      if (!isWorkflowError(error)) this.wrote(slug);
+      throw error;
     } finally {
       if (--this.writing === 0) {
         this.drained?.resolve();
