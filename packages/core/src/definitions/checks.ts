@@ -12,7 +12,7 @@ import {
   WorkflowDefinitionSchema,
 } from "./schema.js";
 import type { WorkflowDefinition } from "./schema.js";
-import { describeIssue, describeValue, findProtoKeys, joinPath, valueAt } from "../errors/problems.js";
+import { describeIssue, describeValue, findProtoKeys, joinPath, unknownField, valueAt } from "../errors/problems.js";
 import type { DefinitionCode, DefinitionProblem, FieldPath } from "../errors/problems.js";
 import { asObject } from "./raw.js";
 import type { RawWorkflowView } from "./raw.js";
@@ -62,7 +62,7 @@ function issueProblems(key: string, def: unknown, issue: z.core.$ZodIssue, base:
     // `__proto__` is reported by findProtoKeys, whatever zod does with it.
     return issue.keys
       .filter((k) => k !== "__proto__")
-      .map((k) => problemAt("INVALID_DEFINITION", key, [...path, k], `unknown field ${JSON.stringify(k)}`, `remove it or use one of: ${knownFields(def, path)}`));
+      .map((k) => problemAt("INVALID_DEFINITION", key, [...path, k], unknownField(k), `remove it or use one of: ${knownFields(def, path)}`));
   }
   const phaseIndex = path.length === 2 && path[0] === "phases" ? path[1] : undefined;
   if (issue.code === "invalid_union" && typeof phaseIndex === "number") return phaseEntryProblems(key, def, phaseIndex);

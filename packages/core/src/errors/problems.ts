@@ -135,14 +135,16 @@ function expectation(issue: z.core.$ZodIssue): string {
   }
 }
 
+/** The reason for an unknown key, said at the key itself (an `unrecognized_keys` issue is pointed at each key). */
+export function unknownField(key: string): string {
+  return `unknown field ${JSON.stringify(key)}`;
+}
+
 /**
  * The reason part of a message for one zod issue, read against the raw input so it can say what was found:
- * `expected a non-negative integer, got "x"`, `is missing`, `has unknown field(s) "foo"`.
+ * `expected a non-negative integer, got "x"`, `is missing`. Unknown keys are said at each key (`unknownField`).
  */
 export function describeIssue(issue: z.core.$ZodIssue, root: unknown): string {
-  if (issue.code === "unrecognized_keys") {
-    return `has unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
-  }
   const parent = valueAt(root, issue.path.slice(0, -1));
   const last = issue.path[issue.path.length - 1];
   const present =

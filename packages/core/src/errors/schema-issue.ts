@@ -5,7 +5,7 @@
  * The path is written as `formatPath` writes it (the notation of definition problems and state refusals).
  */
 import type { z } from "zod";
-import { describeIssue, joinPath, valueAt, type FieldPath } from "./problems.js";
+import { describeIssue, joinPath, unknownField, valueAt, type FieldPath } from "./problems.js";
 
 /** The first issue of a failed parse, ready for an error's message and details. */
 export interface SchemaIssue {
@@ -39,7 +39,7 @@ export function schemaIssue(failure: SchemaFailure, input: unknown, prefix = "")
     // Pointed at the key itself, in the words of a definition problem (`unknown field "x"`); the others follow.
     const [key, ...others] = issue.keys as [string, ...string[]];
     const also = others.length === 0 ? "" : ` (and ${others.map((k) => JSON.stringify(k)).join(", ")})`;
-    return at(prefix, [...issue.path, key], `unknown field ${JSON.stringify(key)}${also}`, input);
+    return at(prefix, [...issue.path, key], `${unknownField(key)}${also}`, input);
   }
   let reason: string;
   try {
