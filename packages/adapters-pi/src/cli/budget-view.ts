@@ -5,7 +5,7 @@
  * totals are the same entries (pi/durable-budget.ts), written at its turn ends.
  */
 import { judgeControls, migrateState, NO_USAGE, resolveActive, type BudgetKey, type Budgets, type BudgetUsage, type WorkflowRegistry } from "@phasekit/core";
-import { budgetEntryIndex, latestBudgetTotal } from "../run/budget.js";
+import { latestBudgetEntry, latestBudgetTotal } from "../run/budget.js";
 import { readRunLog, type RunLogView } from "../store/run-log/reader.js";
 import type { PlanStore } from "../store/plan-store-port.js";
 
@@ -40,15 +40,12 @@ export async function budgetSpent(runDir: string): Promise<BudgetSpent | null> {
 
 /** The same, in a run log already open (the inspector's run page reads it with the steps: one opening). */
 export async function budgetSpentIn(view: RunLogView): Promise<BudgetSpent | null> {
-  let best: { n: number; text: string | undefined; at: string } | null = null;
-  for (const e of view.entries()) {
-    const n = budgetEntryIndex(e.key);
-    if (n === undefined || e.status !== "completed") continue;
-    if (best === null || n > best.n) best = { n, text: await view.outputText(e), at: new Date(e.at ?? Date.now()).toISOString() };
-  }
-  if (best?.text === undefined) return null;
-  const t = JSON.parse(best.text) as Partial<Record<"turns" | "toolCalls" | "tokens" | "cost", number>>;
-  return { used: { turns: t.turns ?? 0, toolCalls: t.toolCalls ?? 0, tokens: t.tokens ?? 0, cost: t.cost ?? 0 }, at: best.at };
+  // Only the latest entry's output is read (each better candidate's was, one read per entry in order).
+  const best = latestBudgetEntry(view.entries(), (e) => e.key);
+  const text = best === null ? undefined : await view.outputText(best.item);
+  if (best === null || text === undefined) return null;
+  const t = JSON.parse(text) as Partial<Record<"turns" | "toolCalls" | "tokens" | "cost", number>>;
+  return { used: { turns: t.turns ?? 0, toolCalls: t.toolCalls ?? 0, tokens: t.tokens ?? 0, cost: t.cost ?? 0 }, at: new Date(best.item.at ?? Date.now()).toISOString() };
 }
 
 /**

@@ -100,6 +100,19 @@ export function budgetEntryIndex(key: string): number | undefined {
 }
 
 /**
+ * The budget entry that holds a run's running total: the completed one of the highest occurrence among `items`
+ * (step records, or a run log's entries, through `keyOf`). Every reader of the total picks it here.
+ */
+export function latestBudgetEntry<T extends { status: string }>(items: Iterable<T>, keyOf: (item: T) => string): { n: number; item: T } | null {
+  let best: { n: number; item: T } | null = null;
+  for (const item of items) {
+    const n = budgetEntryIndex(keyOf(item));
+    if (n !== undefined && item.status === "completed" && (best === null || n > best.n)) best = { n, item };
+  }
+  return best;
+}
+
+/**
  * A running total of the budget entries in a run's history, and the occurrence of the entry that holds it; `extra`
  * is what else the entry's writer kept beside the total (the pi extension: its phase and progress counts), `{}`
  * for entries that hold the total only.
@@ -118,14 +131,9 @@ export interface RecordedTotal {
  */
 export async function latestBudgetTotal(store: PlanStore, slug: string, now: () => Date): Promise<RecordedTotal | null> {
   if (store.readStepOutput === undefined) return null;
-  let best: { n: number; record: Awaited<ReturnType<CheckpointStore["records"]>>[number] } | null = null;
-  for (const record of await (await store.checkpoints(slug, { now })).records()) {
-    const n = budgetEntryIndex(record.stepId);
-    if (n === undefined || record.status !== "completed") continue;
-    if (best === null || n > best.n) best = { n, record };
-  }
+  const best = latestBudgetEntry(await (await store.checkpoints(slug, { now })).records(), (r) => r.stepId);
   if (best === null) return null;
-  const out = await store.readStepOutput(slug, best.record);
+  const out = await store.readStepOutput(slug, best.item);
   if (!out.ok) return null;
   const value = JSON.parse(out.text) as unknown;
   const total = TotalSchema.safeParse(value);
