@@ -7,10 +7,11 @@
  * after `from` stays named (the rerun's new work waits, and is approved, again), and so does a dispatch (made
  * again, it writes the state the rerun's body reaches; time-travel.workflow.test.ts).
  */
+import { existsSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createReporter, rerunFrom, runWorkflow, type RunContext } from "../src/index.js";
+import { createFsPlanStore, createReporter, forkRun, rerunFrom, runWorkflow, type RunContext } from "../src/index.js";
 import { keysFrom } from "../src/engine/reuse-decision.js";
 import { readRunLog } from "../src/store/run-log/reader.js";
 import { phasekitInProcess } from "./cli/helpers/run-cli.js";
@@ -74,6 +75,25 @@ describe("rerun from phasekit's own history entries", () => {
     expect(await history(root)).toEqual(before);
     // The lock was let go: a rerun from a step of the body is taken at once.
     await expect(rerunFrom({ repoRoot: root, target: "r", from: "c" })).resolves.toMatchObject({ keys: ["c"] });
+  });
+
+  it.each(["plan folder", "store"] as const)("forkRun (%s) refuses a reserved at as rerunFrom does: INVALID_OPTIONS naming it and the body's steps, no fork made", async (where) => {
+    const root = repo();
+    await run(root, []);
+    const before = await history(root);
+    const store = where === "store" ? createFsPlanStore({ repoRoot: root }) : undefined;
+    try {
+      const from = where === "store" ? { store: store as NonNullable<typeof store> } : { repoRoot: root };
+      const err = await forkRun({ ...from, target: "r", at: "phasekit:budget#1", id: "f" }).then(() => undefined, (e: unknown) => e);
+      expect(err).toMatchObject({ code: "INVALID_OPTIONS", details: { field: "at", value: "phasekit:budget#1" } });
+      expect((err as Error).message).toContain('"phasekit:budget#1"');
+      expect((err as { details: { hint: string } }).details.hint).toContain("a, b, c");
+      expect((err as { details: { hint: string } }).details.hint).not.toContain("phasekit:");
+      expect(await history(root)).toEqual(before);
+      expect(existsSync(path.join(root, "ai_plan", "f"))).toBe(false);
+    } finally {
+      await store?.close();
+    }
   });
 
   it("a mark from a real step names the steps only; the resumed body counts what it spent as before, once", async () => {

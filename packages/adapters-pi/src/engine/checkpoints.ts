@@ -8,7 +8,7 @@ import { checkStepKey, commitIntentRecord, type CheckpointStore, type CommitInte
 import { checkCommitRecord } from "./commit-record.js";
 import type { HistoryPort } from "./history-port.js";
 import type { CommitRecord } from "./records.js";
-import { isReservedStepKey, pickStepHint } from "./reserved-keys.js";
+import { pickStepHint, reservedKeyRefusal } from "./reserved-keys.js";
 import { keysFrom, type PriorStep } from "./reuse-decision.js";
 import { keysToSpend } from "./rerun-spent.js";
 import { runStep } from "./step-flow.js";
@@ -86,9 +86,8 @@ export function checkpointsOver<R extends PriorStep, S>(history: HistoryPort<R, 
       history.mayWrite(`a rerun from "${from}"`);
       const ordered = (await history.records()).map((r) => r.stepId);
       // phasekit's own entries are hidden from people (`phasekit show`) and are not steps anyone can mean.
-      if (isReservedStepKey(from)) {
-        throw workflowError(SCOPE, "INVALID_OPTIONS", `"${from}" in ${file} is an entry phasekit keeps for itself, not a step of the run: a rerun starts at a step.`, { file, field: "from", value: from, hint: pickStepHint(history.run, ordered) });
-      }
+      const reserved = reservedKeyRefusal(from, { scope: SCOPE, action: "rerun", field: "from", run: history.run, file, keys: ordered });
+      if (reserved !== undefined) throw reserved;
       const keys = keysFrom(ordered, from);
       if (keys === null) {
         throw workflowError(SCOPE, "NOT_FOUND", `the history in ${file} holds no step "${from}".`, { file, field: "from", value: from, hint: pickStepHint(history.run, ordered) });

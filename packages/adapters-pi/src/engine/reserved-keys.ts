@@ -3,6 +3,7 @@
  * dispatches, see run/dispatch-record.ts). Step ids cannot start with the prefix, and views of a run's steps
  * (the CLI, the inspector, `lastStep`) leave these entries out.
  */
+import { workflowError, type WorkflowError } from "@phasekit/core";
 
 /** Step keys in this namespace belong to phasekit; `ctx.step` refuses ids that start with it. */
 export const RESERVED_STEP_PREFIX = "phasekit:";
@@ -33,4 +34,22 @@ export function bodyStepKeys(keys: readonly string[]): string[] {
 export function pickStepHint(run: string, keys: readonly string[]): string {
   const some = bodyStepKeys(keys).slice(0, 8);
   return some.length === 0 ? `run ${run} has recorded no step of its body yet` : `pick a step key from \`phasekit show ${run}\` (e.g. ${some.join(", ")})`;
+}
+
+/**
+ * The refusal of a step key a person named that is phasekit's own (a rerun's `from`, a fork's `at`): the key
+ * names no step of the body, `phasekit show` hides it, and time travel starts at a step. Undefined for a body's key.
+ */
+export function reservedKeyRefusal(
+  key: string,
+  at: { scope: string; action: "rerun" | "fork"; field: string; run: string; file?: string | undefined; keys: readonly string[] },
+): WorkflowError | undefined {
+  if (!isReservedStepKey(key)) return undefined;
+  const where = at.file ?? `run ${at.run}`;
+  return workflowError(at.scope, "INVALID_OPTIONS", `"${key}" in ${where} is an entry phasekit keeps for itself, not a step of the run: a ${at.action} starts at a step.`, {
+    ...(at.file === undefined ? {} : { file: at.file }),
+    field: at.field,
+    value: key,
+    hint: pickStepHint(at.run, at.keys),
+  });
 }

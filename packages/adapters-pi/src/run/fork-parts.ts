@@ -7,7 +7,7 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 import type { JsonValue } from "../io/plain-json.js";
 import type { WorkflowMetadata, WorkflowMetadataInput } from "../store/metadata-schema.js";
 import type { PlanStore } from "../store/plan-store-port.js";
-import { isDispatchKey, pickStepHint } from "../engine/reserved-keys.js";
+import { isDispatchKey, pickStepHint, reservedKeyRefusal } from "../engine/reserved-keys.js";
 import { WORKFLOW_BASE_KEY } from "./dispatch-record.js";
 import type { PlanRootsOptions } from "./target.js";
 
@@ -42,8 +42,13 @@ export interface SourceStep {
   superseded?: boolean | undefined;
 }
 
-/** The steps a fork at `at` reuses: the completed, not superseded ones recorded before it; NOT_FOUND without `at`. */
+/**
+ * The steps a fork at `at` reuses: the completed, not superseded ones recorded before it; NOT_FOUND without
+ * `at`, INVALID_OPTIONS for one of phasekit's own keys (the rule a rerun's `from` follows, engine/reserved-keys.ts).
+ */
 export function stepsBefore<S extends SourceStep>(ordered: readonly S[], at: string, source: string): S[] {
+  const reserved = reservedKeyRefusal(at, { scope: "fork", action: "fork", field: "at", run: source, keys: ordered.map((e) => e.key) });
+  if (reserved !== undefined) throw reserved;
   const i = ordered.findIndex((e) => e.key === at);
   if (i < 0) {
     throw forkError("NOT_FOUND", `run ${source} holds no step "${at}".`, { field: "at", value: at, hint: pickStepHint(source, ordered.map((e) => e.key)) });
