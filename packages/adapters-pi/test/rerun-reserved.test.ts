@@ -141,7 +141,7 @@ describe("rerun from phasekit's own history entries", () => {
     const root = repo();
     await run(root, []);
     const text = await phasekitInProcess(["--repo", root, "rerun", "r", "--from", "phasekit:budget#1"]);
-    expect(text.code).toBe(1); // a library error other than NOT_FOUND or LOCKED (cli/io.ts)
+    expect(text.code).toBe(2); // INVALID_OPTIONS is bad usage wherever it is thrown (cli/io.ts exitCodeOf)
     expect(text.stderr).toContain('"phasekit:budget#1"');
     expect(text.stderr).toContain("a, b, c");
     const doc = await phasekitInProcess(["--repo", root, "--json", "rerun", "r", "--from", "phasekit:budget#1"]);

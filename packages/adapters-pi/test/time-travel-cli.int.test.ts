@@ -100,6 +100,33 @@ describe("fork's hint for a step the run does not hold", () => {
   });
 });
 
+describe("fork and rerun: an option value the command cannot take is bad usage (exit 2), as every command's", () => {
+  it("a reserved --from or --at and a taken --id: exit 2 from the bin, INVALID_OPTIONS in phasekit.error/1", async () => {
+    const repo = tempRepo();
+    await runChild(repo, "u1");
+    await runChild(repo, "u2");
+    // A key phasekit keeps for itself in u1's history, as a definitions run records its workflow's start.
+    const log = await openRunLog({ runDir: path.join(repo, "ai_plan", "u1") });
+    await log.step("phasekit:workflow", null, () => ({ ok: true }), { inputFingerprint: "sha256:00" });
+    await log.close();
+    const cases: Array<[string[], string]> = [
+      [["rerun", "u1", "--from", "phasekit:workflow"], "from"],
+      [["fork", "u1", "--at", "phasekit:workflow"], "at"],
+      [["fork", "u1", "--at", "c", "--id", "u2"], "id"],
+    ];
+    for (const [args, field] of cases) {
+      const text = phasekit(["--repo", repo, ...args]);
+      expect(text.code, `${args.join(" ")}: ${text.stderr}`).toBe(2);
+      const doc = phasekit(["--repo", repo, "--json", ...args]);
+      expect(doc.code, args.join(" ")).toBe(2);
+      expect(JSON.parse(doc.stderr)).toMatchObject({ schema: "phasekit.error/1", error: { code: "INVALID_OPTIONS", details: { field } }, exitCode: 2 });
+    }
+    // Nothing was marked or made.
+    const shown = json(phasekit(["--repo", repo, "show", "u1", "--json"]).stdout, "phasekit.show/1") as { steps: Array<{ superseded: boolean }> };
+    expect(shown.steps.some((s) => s.superseded)).toBe(false);
+  });
+});
+
 describe("gc and the hidden folders of killed forks", () => {
   it("removes a dead fork's folder (the CLI and the API), keeps a live one's, and a dry run removes nothing", async () => {
     const repo = tempRepo();

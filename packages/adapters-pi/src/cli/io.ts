@@ -63,21 +63,26 @@ export class CliFailure extends Error {
 
 /** Throws a bad-usage failure (exit 2, docs/cli.md): an option or argument value the command cannot take. */
 export function usage(message: string, details: Record<string, unknown> = {}): never {
-  throw new CliFailure({ code: "INVALID_OPTIONS", message, details }, EXIT.usage);
+  throw new CliFailure({ code: "INVALID_OPTIONS", message, details }, exitCodeOf("INVALID_OPTIONS"));
 }
 
-/** Throws a CliFailure for a phasekit error code (NOT_FOUND → 3, LOCKED → 4, else 1). */
+/** Throws a CliFailure for a phasekit error code (`exitCodeOf`). */
 export function fail(scope: string, code: WorkflowErrorCode, message: string, details: Record<string, unknown> = {}): never {
   throw toFailure(workflowError(scope, code, message, details));
+}
+
+/**
+ * The exit code of a typed error, wherever it was thrown (a command's own check through `usage`, or the library
+ * call it made): INVALID_OPTIONS is a value the command cannot take, bad usage (2); NOT_FOUND 3, LOCKED 4, else 1.
+ */
+export function exitCodeOf(code: string): number {
+  return code === "INVALID_OPTIONS" ? EXIT.usage : code === "NOT_FOUND" ? EXIT.notFound : code === "LOCKED" ? EXIT.busy : EXIT.failed;
 }
 
 /** The exit code and printable error of anything a command threw. */
 export function toFailure(error: unknown): CliFailure {
   if (error instanceof CliFailure) return error;
-  if (isWorkflowError(error)) {
-    const code = error.code === "NOT_FOUND" ? EXIT.notFound : error.code === "LOCKED" ? EXIT.busy : EXIT.failed;
-    return new CliFailure({ code: error.code, message: error.message, details: error.details }, code);
-  }
+  if (isWorkflowError(error)) return new CliFailure({ code: error.code, message: error.message, details: error.details }, exitCodeOf(error.code));
   const message = error instanceof Error ? error.message : String(error);
   return new CliFailure({ code: "INTERNAL", message }, EXIT.failed);
 }

@@ -201,7 +201,8 @@ describe("changing runs", () => {
     expect(live.code).toBe(4);
     expect(live.stderr).toMatch(/locked by tool live-bot \(pid \d+/);
     const wrong = (await phasekitInProcess(["state", "set", "old", "--repo", fx.repo], { input: edited }));
-    expect([wrong.code, wrong.stderr.includes("run done's, not old's")]).toEqual([1, true]);
+    // INVALID_OPTIONS: a document the command cannot take is bad usage, as a malformed --input is (cli/io.ts exitCodeOf).
+    expect([wrong.code, wrong.stderr.includes("run done's, not old's")]).toEqual([2, true]);
     const junk = (await phasekitInProcess(["state", "set", "done", "--repo", fx.repo], { input: "{" }));
     expect(junk.code).toBe(1);
     expect(junk.stderr).toContain("<stdin>");

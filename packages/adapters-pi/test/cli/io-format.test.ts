@@ -30,6 +30,8 @@ describe("cli io", () => {
     expect(toFailure(workflowError("x", "NOT_FOUND", "m")).exitCode).toBe(EXIT.notFound);
     expect(toFailure(workflowError("x", "LOCKED", "m")).exitCode).toBe(EXIT.busy);
     expect(toFailure(workflowError("x", "CORRUPT_FILE", "m")).exitCode).toBe(EXIT.failed);
+    // A value the command cannot take is bad usage, whether the command or the library it called refused it.
+    expect(toFailure(workflowError("x", "INVALID_OPTIONS", "m")).exitCode).toBe(EXIT.usage);
     expect(toFailure(new Error("boom"))).toMatchObject({ exitCode: EXIT.failed, error: { code: "INTERNAL", message: "boom" } });
   });
 
