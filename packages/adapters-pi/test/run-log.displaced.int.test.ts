@@ -81,7 +81,7 @@ describe("a displaced holder never wins (SIGSTOP at every write boundary of a st
       for (const name of readdirSync(path.join(runDir, "artifacts"))) expect(existsSync(path.join(runDir, "artifacts", name))).toBe(true);
     }
     // The sweep reached writes, syncs, the fence, the snapshot and the deletions.
-    for (const name of ["write", "fdatasync", "readdir(fence)", "open(artifact)", "fdatasync(artifact)", "open(snapshot)", "write(snapshot)", "unlink"]) {
+    for (const name of ["write", "write(room)", "fdatasync", "readdir(fence)", "open(artifact)", "fdatasync(artifact)", "open(snapshot)", "write(snapshot)", "unlink"]) {
       expect([...seen]).toContain(name);
     }
   }, 120_000);

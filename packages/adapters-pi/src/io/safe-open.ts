@@ -13,9 +13,10 @@ const { O_RDONLY, O_RDWR, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_NON
 
 /**
  * How a file is opened: read it, append to it (created 0600), rewrite it in place (must exist), create it
- * (fails with EEXIST when it exists), or create it for appending and reading back (a run-log segment).
+ * (fails with EEXIST when it exists), or create it for writing at chosen offsets and reading back (a run-log
+ * segment: no O_APPEND, which would send every positioned write to the end, past the segment's zero-filled room).
  */
-export type SafeOpenMode = "read" | "append" | "update" | "create" | "create-append";
+export type SafeOpenMode = "read" | "append" | "update" | "create" | "create-segment";
 
 /** The open(2) flags of each mode, always with O_NOFOLLOW | O_NONBLOCK. */
 export const SAFE_OPEN_FLAGS: Readonly<Record<SafeOpenMode, number>> = {
@@ -23,7 +24,7 @@ export const SAFE_OPEN_FLAGS: Readonly<Record<SafeOpenMode, number>> = {
   append: O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK,
   update: O_RDWR | O_NOFOLLOW | O_NONBLOCK,
   create: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK,
-  "create-append": O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK,
+  "create-segment": O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK,
 };
 
 /** Flags that open a folder only if it is a real folder (not a symlink to one). */

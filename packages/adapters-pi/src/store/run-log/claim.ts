@@ -66,7 +66,7 @@ export async function claimRunLog(runDir: string, boundary: FsBoundary, values: 
     let handle: FsFileHandle;
     try {
       boundary("open(claim)");
-      handle = ((await openRegular(nodeFs, file, "create-append", "run-log")) as { handle: FsFileHandle }).handle;
+      handle = ((await openRegular(nodeFs, file, "create-segment", "run-log")) as { handle: FsFileHandle }).handle;
     } catch (error) {
       if (isAlreadyExists(error)) {
         if (only !== undefined) throw claimedMeanwhile(dir, only, only);

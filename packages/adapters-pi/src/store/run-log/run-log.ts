@@ -118,7 +118,7 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
   const parts: LogParts = { runDir, dir, epoch, writer, values, index: claim.chain.index, boundary, snapshots: 0, claimed: claim.facts };
   const states = new StateKeeper(parts);
   const outputs = new OutputChain(writer);
-  const marks = new RerunMarks(parts.index, values);
+  const marks = new RerunMarks(parts.index, values, dir);
 
   // Set by close(): a write through a closed log would reach a closed file descriptor.
   let ended: WorkflowError | undefined;
@@ -265,6 +265,12 @@ export async function openRunLog(options: OpenRunLogOptions): Promise<RunLog> {
         await writer.quiet();
         // Best effort (fold.ts): a failure here loses nothing, the log is complete as it is.
         await settleAtClose(parts, states).catch(() => undefined);
+        // Best effort too: room left behind reads as a torn tail (segment-writer.ts), it only costs bytes.
+        try {
+          writer.trimRoom();
+        } catch {
+          // see above
+        }
         parts.values.close();
         await writer.handle.close().catch(() => undefined);
       })());

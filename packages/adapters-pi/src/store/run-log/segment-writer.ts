@@ -7,17 +7,21 @@
  * per call cost more than the write itself, and the event loop blocks for one sync at most. After the sync, the fence: if a segment of a higher epoch
  * exists, a newer holder has pinned this one and may not have seen these bytes, so the batch is refused with
  * LOCK_LOST instead of acknowledged (and every later append is refused at once). A failed or short write is cut
- * back, so the log stays exactly as it was.
+ * back, so the log stays exactly as it was. The bytes themselves (where they land, the zero-filled room after them)
+ * are segment-file.ts's.
  */
-import { fdatasyncSync, fstatSync, ftruncateSync, lstatSync, readdirSync, writeSync } from "node:fs";
+import { fdatasyncSync, fstatSync, lstatSync, readdirSync } from "node:fs";
 import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
 import { fsErrorCode, type FsFileHandle } from "../../io/fs-port.js";
-import { kindOf, MAX_FILE_BYTES, unsafeFile } from "../../io/safe-open.js";
+import { kindOf, unsafeFile } from "../../io/safe-open.js";
 import { syncRealDirSync } from "../../io/safe-open-sync.js";
 import { segmentEpoch } from "./file-names.js";
+import { SegmentFile } from "./segment-file.js";
 
-/** Called before every file-system call of the run log, with its name (tests stop or kill the process there). */
-export type FsBoundary = (name: string) => void;
+export { ROOM_BYTES } from "./segment-file.js";
+
+export type { FsBoundary } from "./segment-file.js";
+import type { FsBoundary } from "./segment-file.js";
 
 /**
  * Bytes to append, or a function that makes them from the offset they will land at (called when the batch is
@@ -48,16 +52,24 @@ export class SegmentWriter {
   beforeBody: (() => Promise<void> | undefined) | undefined;
   // The open segment's identity: an fd names one inode for its whole life, so one fstat serves every fence.
   private own: { ino: number; dev: number } | undefined;
+  private readonly bytes: SegmentFile;
 
   constructor(
     readonly handle: FsFileHandle,
     readonly file: string,
     readonly dir: string,
     readonly epoch: number,
-    /** Bytes in the segment (appends land here). */
-    public size: number,
+    /** Bytes of records in the segment (appends land here). */
+    size: number,
     private readonly boundary: FsBoundary,
-  ) {}
+  ) {
+    this.bytes = new SegmentFile(handle.fd, file, size, boundary);
+  }
+
+  /** Bytes of records in the segment (appends land here). */
+  get size(): number {
+    return this.bytes.size;
+  }
 
   /** The LOCK_LOST error once a newer epoch was seen, else undefined. */
   get lost(): WorkflowError | undefined {
@@ -248,8 +260,9 @@ export class SegmentWriter {
       total += bytes.length;
     }
     try {
-      this.writeAll(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total));
-      if (batch.some((p) => p.durable)) {
+      const durable = batch.some((p) => p.durable);
+      this.writeAll(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total), durable);
+      if (durable) {
         this.sync();
         this.fence();
       }
@@ -260,34 +273,14 @@ export class SegmentWriter {
     batch.forEach((p, i) => p.resolve(offsets[i] as number));
   }
 
-  /** Writes `bytes` at the end; on any failure cuts the segment back to where it was and rethrows. */
-  writeAll(bytes: Buffer): void {
-    const start = this.size;
-    // Readers refuse a segment above the log cap without reading it, so the writer never grows one past it.
-    if (start + bytes.length > MAX_FILE_BYTES.log) {
-      throw workflowError("run-log", "FILE_TOO_LARGE", `${this.file} would grow to ${start + bytes.length} bytes, above the cap of ${MAX_FILE_BYTES.log} bytes of a run-log segment; nothing was written.`, {
-        file: this.file,
-        value: start + bytes.length,
-        max: MAX_FILE_BYTES.log,
-        hint: "run the workflow again: the next runner starts a new segment (outputs above 64 KiB are stored as artifacts, not in the segment)",
-      });
-    }
-    let done = 0;
-    try {
-      while (done < bytes.length) {
-        this.boundary("write");
-        done += writeSync(this.handle.fd, bytes, done, bytes.length - done);
-      }
-    } catch (error) {
-      this.boundary("ftruncate");
-      try {
-        ftruncateSync(this.handle.fd, start);
-      } catch {
-        // The write error is the one to report; a segment that could not be cut back ends in a torn tail.
-      }
-      throw error;
-    }
-    this.size = start + bytes.length;
+  /** Writes `bytes` after the records (segment-file.ts); `room`: zeros follow them if they do not fit. */
+  writeAll(bytes: Buffer, room = false): void {
+    this.bytes.write(bytes, room);
+  }
+
+  /** Cuts off the room not written into (at close: the segment then ends with its last record). */
+  trimRoom(): void {
+    this.bytes.trimRoom();
   }
 }
 

@@ -1,0 +1,87 @@
+/**
+ * A segment's bytes: records written one after another at offsets this holder tracks, and zero-filled room after
+ * them.
+ *
+ * Room: a durable batch that does not fit in the file writes ROOM_BYTES of zeros after itself, and the batches
+ * after it are written into those zeros at their offsets. An fdatasync after an append must also commit the
+ * file's new size to the file system's journal; one after a write into blocks that already hold bytes need not,
+ * and on ext4 it took half the time (docs/decisions.md, D14 "Room"). Readers need no change: zeros hold no
+ * newline, so they read as a torn tail, which every reader already stops at and every claim leaves unpinned.
+ * The holder cuts its room off when it closes (`trimRoom`); a crash leaves it, as it leaves a torn tail.
+ */
+import { ftruncateSync, writeSync } from "node:fs";
+import { workflowError } from "@phasekit/core";
+import { MAX_FILE_BYTES } from "../../io/safe-open.js";
+
+/** Called before every file-system call of the run log, with its name (tests stop or kill the process there). */
+export type FsBoundary = (name: string) => void;
+
+/** Zeros written after a durable batch that does not fit in the file (see the module comment). */
+export const ROOM_BYTES = 256 * 1024;
+let zeros: Buffer | undefined;
+
+/** One open segment's bytes; see the module comment. */
+export class SegmentFile {
+  /** Bytes the file holds: the records, then the zero-filled room not yet written into. */
+  private end: number;
+
+  constructor(
+    private readonly fd: number,
+    readonly file: string,
+    /** Bytes of records (the next ones land here). */
+    public size: number,
+    private readonly boundary: FsBoundary,
+  ) {
+    this.end = size;
+  }
+
+  /**
+   * Writes `bytes` after the records; `room`: if they do not fit in the file, zeros follow them. On any failure
+   * cuts the segment back to where the records ended, room and all, and rethrows.
+   */
+  write(bytes: Buffer, room: boolean): void {
+    const start = this.size;
+    const stop = start + bytes.length;
+    // Readers refuse a segment above the log cap without reading it, so the writer never grows one past it.
+    if (stop > MAX_FILE_BYTES.log) {
+      throw workflowError("run-log", "FILE_TOO_LARGE", `${this.file} would grow to ${stop} bytes, above the cap of ${MAX_FILE_BYTES.log} bytes of a run-log segment; nothing was written.`, {
+        file: this.file,
+        value: stop,
+        max: MAX_FILE_BYTES.log,
+        hint: "run the workflow again: the next runner starts a new segment (outputs above 64 KiB are stored as artifacts, not in the segment)",
+      });
+    }
+    const fill = room && stop > this.end ? Math.min(ROOM_BYTES, MAX_FILE_BYTES.log - stop) : 0;
+    try {
+      this.writeAt(bytes, start, "write");
+      if (fill > 0) this.writeAt((zeros ??= Buffer.alloc(ROOM_BYTES)).subarray(0, fill), stop, "write(room)");
+    } catch (error) {
+      this.boundary("ftruncate");
+      try {
+        ftruncateSync(this.fd, start);
+        this.end = start;
+      } catch {
+        // The write error is the one to report; a segment that could not be cut back ends in a torn tail.
+      }
+      throw error;
+    }
+    this.size = stop;
+    this.end = Math.max(this.end, stop + fill);
+  }
+
+  /** Cuts off the room not written into (at close: the segment then ends with its last record). */
+  trimRoom(): void {
+    if (this.end <= this.size) return;
+    this.boundary("ftruncate(room)");
+    ftruncateSync(this.fd, this.size);
+    this.end = this.size;
+  }
+
+  private writeAt(bytes: Buffer, at: number, boundary: string): void {
+    let done = 0;
+    while (done < bytes.length) {
+      this.boundary(boundary);
+      done += writeSync(this.fd, bytes, done, bytes.length - done, at + done);
+    }
+  }
+}
