@@ -16,7 +16,7 @@ export { historyOverEntries } from "./engine/entry-history.js";
 export type { EntryHistoryOptions } from "./engine/entry-history.js";
 export type { EntryPort, HistoryEntry, StoredEntry } from "./engine/entry-port.js";
 export { decideStep, isSuperseded, keysFrom, rerunMarksOf, RERUN_EVENT } from "./engine/reuse-decision.js";
-export type { StepDecision, PriorStep, RerunMark } from "./engine/reuse-decision.js";
+export type { StepDecision, PriorStep, RerunMark, StoredRerunEvent } from "./engine/reuse-decision.js";
 export { checkStepKey, commitIntentRecord } from "./engine/checkpoint-port.js";
 export { checkCommitRecord, commitsFrom } from "./engine/commit-record.js";
 export type { RecordPlace, StoredCommit } from "./engine/commit-record.js";

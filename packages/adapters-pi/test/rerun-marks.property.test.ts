@@ -53,17 +53,25 @@ describe("rerun marks", () => {
     );
   });
 
-  it("marks are read from event data; hostile data marks nothing", () => {
+  it("marks are read from event data; hostile data is CORRUPT_FILE naming its place, never skipped", () => {
+    const place = { file: "runlog/3.seg", place: { offset: 40 } };
     fc.assert(
       fc.property(fc.anything(), (data) => {
-        const marks = rerunMarksOf([{ epoch: 3, data }]);
-        for (const m of marks) {
-          expect(typeof m.from).toBe("string");
-          expect(m.keys.every((k) => typeof k === "string")).toBe(true);
-        }
+        const read = (() => {
+          try {
+            return rerunMarksOf([{ epoch: 3, data, ...place }]);
+          } catch (error) {
+            return error;
+          }
+        })();
+        if (Array.isArray(read)) {
+          // Read as written: one mark, its from and every key a string.
+          expect(read).toEqual([{ epoch: 3, from: (data as { from: string }).from, keys: (data as { keys: string[] }).keys }]);
+          expect(read[0].keys.every((k: unknown) => typeof k === "string")).toBe(true);
+        } else expect(read).toMatchObject({ code: "CORRUPT_FILE", details: { file: "runlog/3.seg", offset: 40 } });
       }),
     );
-    expect(rerunMarksOf([{ epoch: 2, data: { from: "b", keys: ["b", 7, "c"] } }])).toEqual([{ epoch: 2, from: "b", keys: ["b", "c"] }]);
+    expect(() => rerunMarksOf([{ epoch: 2, data: { from: "b", keys: ["b", 7, "c"] }, ...place }])).toThrow(/runlog\/3\.seg holds a rerun mark at byte 40 that is not valid: keys\[1\]/);
   });
 });
 
@@ -80,7 +88,7 @@ describe("spent rerun marks", () => {
     );
   });
 
-  it("a run's end spends exactly the superseded records not spent yet; hostile spend data spends nothing", () => {
+  it("a run's end spends exactly the superseded records not spent yet; hostile spend data is CORRUPT_FILE", () => {
     const rec = fc.record({ stepId: key, superseded: fc.option(fc.boolean(), { nil: undefined }), rerunSpent: fc.option(fc.boolean(), { nil: undefined }) });
     fc.assert(
       fc.property(fc.array(rec, { maxLength: 6 }), (records) => {
@@ -89,7 +97,14 @@ describe("spent rerun marks", () => {
     );
     fc.assert(
       fc.property(fc.anything(), (data) => {
-        for (const s of spentMarksOf([{ epoch: 3, data }])) expect(s.keys.every((k) => typeof k === "string")).toBe(true);
+        let spends: ReturnType<typeof spentMarksOf> = [];
+        try {
+          spends = spentMarksOf([{ epoch: 3, data, file: "runlog/3.seg", place: { entry: 9 } }]);
+        } catch (error) {
+          expect(error).toMatchObject({ code: "CORRUPT_FILE", details: { file: "runlog/3.seg", entry: 9 } });
+          return;
+        }
+        expect(spends).toEqual([{ epoch: 3, keys: (data as { keys: string[] }).keys }]);
       }),
     );
   });

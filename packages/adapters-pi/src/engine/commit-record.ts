@@ -1,8 +1,9 @@
 /** The one check of a commit record: before any store writes it, and when any store reads it back. */
-import { workflowError, type WorkflowError } from "@phasekit/core";
-import type { z } from "zod";
+import { workflowError } from "@phasekit/core";
 import { commitRecordSchema, type CommitRecord } from "./records.js";
-import { firstIssue } from "./record-issue.js";
+import { damagedRecord, firstIssue, type RecordPlace } from "./record-issue.js";
+
+export type { RecordPlace } from "./record-issue.js";
 
 /**
  * The record, parsed by `commitRecordSchema`; INVALID_OPTIONS naming the store's `file`, the field and its value
@@ -21,9 +22,6 @@ export function checkCommitRecord(record: unknown, file: string): CommitRecord {
   });
 }
 
-/** Where a stored commit record lies in its history: a byte of a file (fs), a row (PostgreSQL), an entry's position. */
-export type RecordPlace = { offset: number } | { row: string } | { entry: number };
-
 /** A commit record as a backend read it, unchecked, with the file (or table) and the place it was read from. */
 export interface StoredCommit {
   data: unknown;
@@ -40,21 +38,11 @@ export function commitsFrom(stored: Iterable<StoredCommit>): Map<string, CommitR
   const out = new Map<string, CommitRecord>();
   for (const { data, file, place } of stored) {
     const checked = commitRecordSchema.safeParse(data);
-    if (!checked.success) throw damaged(data, file, place, checked.error);
+    if (!checked.success) {
+      const id = typeof data === "object" && data !== null ? (data as { id?: unknown }).id : undefined;
+      throw damagedRecord(`a commit record ${JSON.stringify(id) ?? "without an id"}`, data, file, place, checked.error);
+    }
     out.set(checked.data.id, checked.data);
   }
   return out;
-}
-
-function damaged(data: unknown, file: string, place: RecordPlace, error: z.ZodError): WorkflowError {
-  const { field, value, text } = firstIssue(data, error);
-  const id = typeof data === "object" && data !== null ? (data as { id?: unknown }).id : undefined;
-  const where = "offset" in place ? `at byte ${place.offset}` : "row" in place ? `in row ${JSON.stringify(place.row)}` : `at entry ${place.entry}`;
-  return workflowError("checkpoints", "CORRUPT_FILE", `${file} holds a commit record ${JSON.stringify(id) ?? "without an id"} ${where} that is not valid: ${text}.`, {
-    file,
-    ...place,
-    field,
-    value,
-    hint: "restore the run's history from a backup or move the run aside; phasekit never rewrites it",
-  });
 }

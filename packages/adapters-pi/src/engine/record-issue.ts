@@ -2,7 +2,7 @@
  * What a failed schema parse says in an adapter's error: core's `describeSchemaIssue` (the one home of the field
  * notation and the reason's words), for every check here that turns a zod failure into a WorkflowError.
  */
-import { describeSchemaIssue, refusalToError, type SchemaIssue } from "@phasekit/core";
+import { describeSchemaIssue, refusalToError, workflowError, type SchemaIssue, type WorkflowError } from "@phasekit/core";
 import type { z } from "zod";
 
 /**
@@ -21,4 +21,25 @@ export function firstIssue(record: unknown, error: z.ZodError): SchemaIssue {
   const issue = schemaIssue(error, record);
   const { value } = issue;
   return { ...issue, value: typeof value === "string" ? value.slice(0, 80) : typeof value === "object" && value !== null ? (Array.isArray(value) ? "array" : "object") : value };
+}
+
+/** Where a stored record lies in its history: a byte of a file (fs), a row (PostgreSQL), an entry's position. */
+export type RecordPlace = { offset: number } | { row: string } | { entry: number };
+
+/**
+ * A record of a run's history that is not what its kind must be (`what`: "a commit record \"c2\"", "a rerun
+ * mark"): damage, reported as every reader of a run's history reports it (run-log/format.ts `corrupt`),
+ * CORRUPT_FILE naming the file, the place and the field. Never skipped: a skipped record silently changes what
+ * the run does (a commit looks never intended, a rerun is not done).
+ */
+export function damagedRecord(what: string, data: unknown, file: string, place: RecordPlace, error: z.ZodError): WorkflowError {
+  const { field, value, text } = firstIssue(data, error);
+  const where = "offset" in place ? `at byte ${place.offset}` : "row" in place ? `in row ${JSON.stringify(place.row)}` : `at entry ${place.entry}`;
+  return workflowError("checkpoints", "CORRUPT_FILE", `${file} holds ${what} ${where} that is not valid: ${text}.`, {
+    file,
+    ...place,
+    field,
+    value,
+    hint: "restore the run's history from a backup or move the run aside; phasekit never rewrites it",
+  });
 }

@@ -6,7 +6,9 @@
  * unchanged, so nothing the rerun asked to run again is ever reused, and a later re-entry that reaches the step
  * runs it. A mark written after the spend makes the step pending again.
  */
-import { isSuperseded, type RerunMark } from "./reuse-decision.js";
+import { z } from "zod";
+import { damagedRecord } from "./record-issue.js";
+import { isSuperseded, type RerunMark, type StoredRerunEvent } from "./reuse-decision.js";
 
 /** The event name of spent marks in a run's history (the fs run log; the entry port's entry is `t: "spent"`). */
 export const RERUN_SPENT_EVENT = "rerun-spent";
@@ -53,12 +55,15 @@ export function keysToSpend(records: Iterable<RerunFlagged & { stepId: string }>
   return out;
 }
 
-/** The spends among `(epoch, data)` pairs of RERUN_SPENT_EVENT events (malformed data spends nothing, as a malformed mark marks nothing). */
-export function spentMarksOf(events: Iterable<{ epoch: number; data: unknown }>): SpentMarks[] {
+const spendData = z.object({ keys: z.array(z.string()) });
+
+/** The spends among RERUN_SPENT_EVENT events, oldest first; one whose data is not one is damage, as a mark's is (`rerunMarksOf`). */
+export function spentMarksOf(events: Iterable<StoredRerunEvent>): SpentMarks[] {
   const out: SpentMarks[] = [];
-  for (const { epoch, data } of events) {
-    const keys = (data as { keys?: unknown } | null)?.keys;
-    if (Array.isArray(keys)) out.push({ epoch, keys: keys.filter((k): k is string => typeof k === "string") });
+  for (const { epoch, data, file, place } of events) {
+    const d = spendData.safeParse(data);
+    if (!d.success) throw damagedRecord("a spend of rerun marks", data, file, place, d.error);
+    out.push({ epoch, keys: d.data.keys });
   }
   return out;
 }

@@ -7,6 +7,8 @@
  * was made, for the step it names and every step first recorded after it. Nothing is deleted: a superseded
  * record stays in the history until the step runs again, and the decision alone makes it rerun.
  */
+import { z } from "zod";
+import { damagedRecord, type RecordPlace } from "./record-issue.js";
 import { isDispatchKey, isReservedStepKey } from "./reserved-keys.js";
 import { parseWaitKey } from "./wait-keys.js";
 
@@ -89,13 +91,28 @@ function rerunsWithSteps(key: string): boolean {
   return !isReservedStepKey(key) || parseWaitKey(key) !== null || isDispatchKey(key);
 }
 
-/** The rerun marks among `(epoch, data)` pairs of RERUN_EVENT events (malformed data skipped: it marks nothing). */
-export function rerunMarksOf(events: Iterable<{ epoch: number; data: unknown }>): RerunMark[] {
+/** A rerun event (a mark, or a spend: rerun-spent.ts) as a backend read it, unchecked: its lease, data and place. */
+export interface StoredRerunEvent {
+  epoch: number;
+  data: unknown;
+  file: string;
+  place: RecordPlace;
+}
+
+// What a mark's reader takes from its data (a writer adds `at` and maybe `reason`, which no decision reads).
+const markData = z.object({ from: z.string(), keys: z.array(z.string()) });
+
+/**
+ * The rerun marks among RERUN_EVENT events, oldest first. A mark whose data is not one is damage
+ * (`damagedRecord`: CORRUPT_FILE naming the file, the place and the field): skipped, it would mark nothing, and
+ * the steps a person asked to run again would be reused without a word.
+ */
+export function rerunMarksOf(events: Iterable<StoredRerunEvent>): RerunMark[] {
   const out: RerunMark[] = [];
-  for (const { epoch, data } of events) {
-    const d = data as { from?: unknown; keys?: unknown } | null;
-    if (d === null || typeof d !== "object" || typeof d.from !== "string" || !Array.isArray(d.keys)) continue;
-    out.push({ epoch, from: d.from, keys: d.keys.filter((k): k is string => typeof k === "string") });
+  for (const { epoch, data, file, place } of events) {
+    const d = markData.safeParse(data);
+    if (!d.success) throw damagedRecord("a rerun mark", data, file, place, d.error);
+    out.push({ epoch, from: d.data.from, keys: d.data.keys });
   }
   return out;
 }

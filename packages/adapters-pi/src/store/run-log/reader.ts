@@ -54,7 +54,7 @@ export async function readRunLog(runDir: string): Promise<RunLogView | null> {
     return null;
   }
   const { index } = chain;
-  const marks = new RerunMarks(index, values);
+  const marks = new RerunMarks(index, values, path.join(runDir, RUN_LOG_DIR));
   return {
     epoch: chain.headEpoch,
     entries: () => [...index.steps.values()].map((e) => marks.view(e) as StepEntry),

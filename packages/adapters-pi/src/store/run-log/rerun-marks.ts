@@ -7,7 +7,7 @@ import { rerunMarksOf, RERUN_EVENT, type RerunMark } from "../../engine/reuse-de
 import { rerunFlags, RERUN_SPENT_EVENT, spentMarksOf, type SpentMarks } from "../../engine/rerun-spent.js";
 import { archivedRecords } from "./archive.js";
 import type { RunIndex, StepEntry } from "./run-index.js";
-import { eventValue } from "./state-keeper.js";
+import { placeEvent } from "./state-keeper.js";
 import type { ValueFiles } from "./values.js";
 
 // How a rerun event's header reads in the run log's bytes (format.ts encodeLine: `{"t":"event","e":N,"name":…}`).
@@ -21,6 +21,8 @@ export class RerunMarks {
   constructor(
     private readonly index: RunIndex,
     private readonly values: ValueFiles,
+    /** The log's folder: where an event without a value is said to lie when its data is damaged. */
+    private readonly dir: string,
   ) {}
 
   /** Every mark, oldest first. */
@@ -31,7 +33,8 @@ export class RerunMarks {
   private load(): { marks: RerunMark[]; spends: SpentMarks[] } {
     if (this.read === undefined) {
       const events = [...(this.archiveMayHoldMarks() ? archivedRecords(this.index, this.values).events : []), ...this.index.events];
-      const named = (name: string) => events.filter((e) => e.name === name).map((e) => ({ epoch: e.epoch, data: eventValue(this.values, e.data) }));
+      // A mark or spend that is not one is CORRUPT_FILE naming its place (rerunMarksOf), never skipped.
+      const named = (name: string) => events.filter((e) => e.name === name).map((e) => placeEvent(this.values, e, this.dir));
       this.read = { marks: rerunMarksOf(named(RERUN_EVENT)), spends: spentMarksOf(named(RERUN_SPENT_EVENT)) };
     }
     return this.read;

@@ -102,8 +102,9 @@ export function eventsOf(index: RunIndex, values: ValueFiles, name: string): Jso
   return Array.from(eventsNamed(index, values, name), (ev) => eventValue(values, ev.data));
 }
 
-/** An event's data with where it lies: its value's file and byte (its history position when it has no value). */
+/** An event's data and lease with where it lies: its value's file and byte (its history position when it has no value). */
 export interface PlacedEvent {
+  epoch: number;
   data: JsonValue;
   file: string;
   place: RecordPlace;
@@ -111,10 +112,13 @@ export interface PlacedEvent {
 
 /** `eventsOf`, each with its place, for readers that name a damaged record (engine/commit-record.ts); `dir`: the log's folder. */
 export function placedEventsOf(index: RunIndex, values: ValueFiles, name: string, dir: string): PlacedEvent[] {
-  return Array.from(eventsNamed(index, values, name), (ev): PlacedEvent => {
-    const data = eventValue(values, ev.data);
-    return ev.data === undefined ? { data, file: dir, place: { entry: ev.pos } } : { data, file: ev.data.file, place: { offset: ev.data.offset } };
-  });
+  return Array.from(eventsNamed(index, values, name), (ev) => placeEvent(values, ev, dir));
+}
+
+/** One event's `PlacedEvent` (the one reading of where an event lies, for every reader that reports damage). */
+export function placeEvent(values: ValueFiles, ev: EventEntry, dir: string): PlacedEvent {
+  const data = eventValue(values, ev.data);
+  return ev.data === undefined ? { epoch: ev.epoch, data, file: dir, place: { entry: ev.pos } } : { epoch: ev.epoch, data, file: ev.data.file, place: { offset: ev.data.offset } };
 }
 
 /** An event's data; one whose bytes cannot be read or are no JSON is null. */
