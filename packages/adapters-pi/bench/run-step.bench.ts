@@ -12,6 +12,7 @@ import { interleaved, interleavedRounds, SMOKE } from "../../../bench/suites/int
 import { encodeCanonicalCopy } from "../src/io/canonical-copy.js";
 import type { JsonValue } from "../src/io/plain-json.js";
 import { fingerprintOfCanonical } from "../src/engine/fingerprint.js";
+import { SegmentFile } from "../src/store/run-log/segment-file.js";
 import { smallDelta } from "../src/store/run-log/state-delta.js";
 import { createReporter } from "../src/run/reporter.js";
 import { runWorkflow } from "../src/run/run-workflow.js";
@@ -55,14 +56,16 @@ export const suite: BenchSuite = {
     // LangGraph's SqliteSaver putting a checkpoint that holds the same object (WAL, synchronous=FULL).
     const saver = await steadySqliteSaver(mkdtempSync(path.join(tmpdir(), "phasekit-bench-step-sqlite-")), big, SMOKE ? 5 : 1_000);
     let put = 0;
-    // The floor of a miss with phasekit's guarantees and no engine: raw's write + fdatasync, plus the work every
+    // The floor of a miss with phasekit's guarantees and no engine: its record's write + fdatasync, plus the work every
     // miss must do on its value (the strict check with the canonical encoding and its own copy in one walk, sha256,
     // the delta on the last output) and its file-system looks (two control-request lstats, the segment's own name
     // before the body, a readdir and an lstat after the sync), in the order a miss does them.
     const floorDir = path.join(repoRoot, "floor");
     mkdirSync(path.join(floorDir, "runlog"), { recursive: true });
     const floorSeg = path.join(floorDir, "runlog", "0000000001.log");
-    const floorFd = openSync(floorSeg, "a");
+    // Written as a segment is: into the zero-filled room its durable records write after themselves.
+    const floorFd = openSync(floorSeg, "wx+");
+    const floorFile = new SegmentFile(floorFd, floorSeg, 0, () => undefined);
     const absent = (name: string): void => void lstatSync(path.join(floorDir, name), { throwIfNoEntry: false });
     const fence = (): void => {
       readdirSync(path.join(floorDir, "runlog"));
@@ -95,7 +98,7 @@ export const suite: BenchSuite = {
             const ofp = fingerprintOfCanonical(text);
             const delta = smallDelta(floorBase, copy, text.length) ?? text;
             floorBase = copy;
-            writeSync(floorFd, `${ofp}\t${delta}\n`);
+            floorFile.write(Buffer.from(`${ofp}\t${delta}\n`), true);
             fdatasyncSync(floorFd);
             fence();
           },
