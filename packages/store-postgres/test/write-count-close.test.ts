@@ -1,6 +1,7 @@
 /**
  * A store closing while a step write is in flight: the write lands (its statement was sent under a live lease),
  * and `close()` counts it for readers before it returns (write-count.ts), while the pool still takes statements.
+ * The hold here is let go at once: within the close's bound (db/in-doubt.ts; close-sweep.test.ts keeps it on).
  * Before, the count's raise went out 20 ms after the write answered: after `close()` had returned, on an ended
  * pool of your own (failed, then retried every 20 ms for ever) or on the fresh pool a closed store keeps for
  * reuse (a connection opened by a store already closed).

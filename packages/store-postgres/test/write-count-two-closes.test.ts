@@ -1,6 +1,7 @@
 /**
  * Two closes of one store at once (write-count.ts): each returns only once the step writes it found counted are
- * counted, whichever of the two sent the raise. Before, the close that found the raise already sent by the other
+ * counted, whichever of the two sent the raise, or once the close's bound passed (db/in-doubt.ts: the hold here is
+ * let go well within it; close-sweep.test.ts keeps it on past it). Before, the close that found the raise already sent by the other
  * returned at once, while the raise still waited: the count rose after that close() had returned.
  */
 import { randomUUID } from "node:crypto";

@@ -99,7 +99,7 @@ describe("write counts", () => {
     const { db, sent } = recordingDb();
     const counts = new WriteCounts(db);
     expect(await counts.write("landed", async () => true)).toBe(true);
-    expect(await counts.write("fenced-out", async () => false)).toBe(false);
+    expect(await counts.write("fenced-out", async () => undefined)).toBe(undefined);
     const lost = workflowError("store-postgres", "LOCK_LOST", "taken");
     await expect(counts.write("lease-refused", () => Promise.reject(lost))).rejects.toBe(lost);
     const cut = Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" });
@@ -109,5 +109,30 @@ describe("write counts", () => {
     for (const s of sent) s.answer();
     await flushed;
     expect(sent.map((s) => s.slug).sort()).toEqual(["cut", "landed"]);
+  });
+
+  it("a close that stops waiting (its bound passed) drops what is in flight: a write or a failed raise settling after it is never sent", async () => {
+    vi.useFakeTimers();
+    const { db, sent } = recordingDb();
+    const counts = new WriteCounts(db);
+    let land!: (v: true) => void;
+    const inFlight = counts.write("late", () => new Promise<true>((r) => (land = r)));
+    counts.wrote("raised", 2);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.map((s) => [s.slug, s.n])).toEqual([["raised", 2]]);
+    // The raise and the write hang (a partition): the flush gives up after its bound.
+    const flushed = counts.flush(100);
+    await vi.advanceTimersByTimeAsync(100);
+    await flushed;
+    land(true);
+    await inFlight;
+    sent[0]!.answer(new Error("Query read timeout"));
+    await vi.advanceTimersByTimeAsync(10 * COUNT_WINDOW_MS);
+    expect(sent.map((s) => [s.slug, s.n])).toEqual([["raised", 2]]);
+    expect(vi.getTimerCount()).toBe(0);
+    // Writes sent after the close are counted as ever.
+    await counts.write("late", async () => true);
+    await vi.advanceTimersByTimeAsync(COUNT_WINDOW_MS);
+    expect(sent.map((s) => [s.slug, s.n])).toEqual([["raised", 2], ["late", 1]]);
   });
 });

@@ -19,6 +19,7 @@ import { closedLeaseError, refreshClock, releasedLeaseError, refreshOverdue, typ
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { query, type Db, type LeaseGuard } from "../db/db.js";
 import { isConnectionError, locked, storeError } from "../db/errors.js";
+import { bounded, inDoubtMs } from "../db/in-doubt.js";
 import type { HeartbeatConnection, Renewal } from "./heartbeat.js";
 
 /** A held lease: the StoreLock the port asks for, plus the epoch and token every write of its holder carries. */
@@ -183,7 +184,7 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
            WHERE ctid = (SELECT ctid FROM phasekit_runs WHERE namespace = $1 AND slug = $2 AND epoch = $3 AND holder = $4 FOR UPDATE SKIP LOCKED) RETURNING 1`,
           [db.namespace, slug, epoch, token],
         );
-        const r = inDoubt ? await bounded(q, Math.min(leaseMs / 4, 500)) : await q;
+        const r = inDoubt ? await bounded(q, inDoubtMs(leaseMs), "release of a lease in doubt") : await q;
         // Let go either way (a displaced lease's own store still refuses its writes: it fences by its epoch);
         // after a failed query the lease may still be held, so the store object keeps it.
         released = true;
@@ -194,14 +195,4 @@ function startLease(db: Db, heartbeat: HeartbeatConnection, slug: string, epoch:
       }
     },
   };
-}
-
-/** `p`, or a WRITE_FAILED (connectionLost) after `ms`: the release of a lease in doubt does not wait for a partition. */
-function bounded<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("Query read timeout (release of a lease in doubt given up)")), ms);
-  });
-  p.catch(() => undefined);
-  return Promise.race([p, late]).finally(() => clearTimeout(timer)) as Promise<T>;
 }

@@ -83,8 +83,8 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
         inserted = Number(row?.inserted) === 1;
         return Number(row?.fenced) === 1 ? true : undefined;
       };
-      // Counted for readers once it landed, or may have (write-count.ts).
-      ok = await counts.write(slug, async () => (await fencedWrite(fence, put)) === true);
+      // Each statement is counted for readers once it landed, or may have, even if this caller gave it up (write-count.ts).
+      ok = (await fencedWrite(fence, () => counts.write(slug, put))) === true;
     } catch (error) {
       // The statement may have committed before the connection went: the next use re-reads the row.
       index?.lost(record.stepId);

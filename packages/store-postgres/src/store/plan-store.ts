@@ -10,6 +10,8 @@ import { HeartbeatConnection } from "../lease/heartbeat.js";
 import { query, type Db, type Fence } from "../db/db.js";
 import { connectionFailure, storeError } from "../db/errors.js";
 import { connectionSettings, resolveTimeouts, type PostgresTimeouts } from "../db/settings.js";
+import { inDoubtMs } from "../db/in-doubt.js";
+import { openOwnPool, type OwnPool } from "../db/own-pool.js";
 import { reserveRunId, type RandomBytes } from "./run-ids.js";
 import { fileControl, readControl, withdrawControl } from "./control.js";
 import { holderWrites, LeaseBook, settle } from "./holder-writes.js";
@@ -78,11 +80,11 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const timeouts = resolveTimeouts(options.timeouts, leaseMs);
   const settings = connectionSettings(timeouts);
+  let own: OwnPool | undefined;
   const makePool = (): pg.Pool => {
-    const p = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 10, ...settings });
-    // An idle client whose server went away emits "error" on the pool; unhandled, it would crash the process.
-    if (ownPool) p.on("error", () => undefined);
-    return p;
+    if (options.pool !== undefined) return options.pool;
+    own = openOwnPool({ connectionString: options.connectionString, max: 10, ...settings } as pg.PoolConfig);
+    return own.pool;
   };
   const db: { -readonly [K in keyof Db]: Db[K] } = { pool: makePool(), namespace };
   // The heartbeat's own connection: a renewal (one small statement, never queued behind the pool) is bounded to a
@@ -95,7 +97,7 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     const applied = options.migrate === true ? (await migrate(db.pool)).applied : [];
     migrations = { applied, version: await checkSchema(db) };
   } catch (error) {
-    if (ownPool) await db.pool.end().catch(() => undefined);
+    await own?.end(inDoubtMs(leaseMs));
     throw connectionFailure(error, "opening the store");
   }
   const leases = new LeaseBook();
@@ -142,14 +144,19 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     async close() {
       // Leases still held stop beating (they expire on their own); a closed store can be used again. Then, once
       // the step writes already sent have settled, those not counted yet for readers are counted, while the pool
-      // still takes statements: no count is sent after close() returned.
+      // still takes statements: no count is sent after close() returned. The whole close waits at most what a
+      // database in doubt gets (db/in-doubt.ts): a partition, a row lock on the count, a write hung in flight do
+      // not hold it; what it gives up is dropped (the stopped leases running out change the signature), and the
+      // connections of the store's own pool still open then are cut.
+      const bound = inDoubtMs(leaseMs);
+      const until = performance.now() + bound;
       leases.stopAll();
       heartbeat.close();
-      await writeCountsOf(db).flush();
-      if (!ownPool) return;
-      const old = db.pool;
+      await writeCountsOf(db).flush(bound);
+      if (own === undefined) return;
+      const old = own;
       db.pool = makePool();
-      await old.end().catch(() => undefined);
+      await old.end(until - performance.now());
     },
   };
   return store;

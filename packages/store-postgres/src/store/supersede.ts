@@ -32,7 +32,7 @@ async function flagSteps(db: Db, slug: string, fence: Fence, keys: readonly stri
        SELECT count(*) AS fenced FROM f`;
     const put = async (): Promise<true | undefined> => (Number((await query<{ fenced: string }>(db, text, [db.namespace, slug, e, t, [...keys]])).rows[0]?.fenced) === 1 ? true : undefined);
     // Step rows are counted for readers by their writer (write-count.ts), not by the schema.
-    return await writeCountsOf(db).write(slug, async () => (await fencedWrite(fence, put)) === true);
+    return (await fencedWrite(fence, () => writeCountsOf(db).write(slug, put))) === true;
   } catch (error) {
     throw storeError("write", slug, what, error);
   }

@@ -6,14 +6,17 @@
  *
  * What a reader can rely on: the count rises only after the writes it counts are visible (the raise is sent
  * once their statements have answered), and within `COUNT_WINDOW_MS` plus one statement of them while the
- * store is open. A raise that fails is added to the next one. A store closing waits for the step writes in
- * flight and sends what is pending, once, before its pool ends: no raise is sent after `close()` returned (what
- * fails then is dropped: the closed store's leases stop beating, and their running out changes the signature).
- * A holder that dies before its raise leaves the count behind, and the run's lease running out changes the
- * signature instead.
+ * store is open, whatever became of the caller that sent them (a write given up when its lease was declared lost
+ * may still land, fenced by a lease the database still counts live). A raise that fails is added to the next one.
+ * A store closing waits for the step writes in flight and sends what is pending, once, before its pool ends, for
+ * at most the wait a database in doubt gets (db/in-doubt.ts): no raise is sent after `close()` returned. What
+ * fails or is still in flight then is dropped: the closed store's leases stop beating, and their running out
+ * changes the signature. A holder that dies before its raise leaves the count behind, and the run's lease
+ * running out changes the signature instead.
  */
 import { isWorkflowError } from "@phasekit/core";
 import { query, type Db } from "../db/db.js";
+import { settledWithin } from "../db/in-doubt.js";
 
 /**
  * How long writes are gathered into one raise. The inspector looks every 250 ms (adapters-pi cli/run-watch.ts):
@@ -40,6 +43,7 @@ class RunCount {
   constructor(
     private readonly db: Db,
     private readonly slug: string,
+    private readonly era: () => number,
   ) {}
 
   /** Nothing pending or in flight, and its last raise is older than the window: forgetting it changes nothing. */
@@ -50,6 +54,13 @@ class RunCount {
   wrote(n: number): void {
     this.pending += n;
     this.schedule();
+  }
+
+  /** A close returned: what is pending is not sent (a raise in flight is left to settle, never retried). */
+  drop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending = 0;
   }
 
   /** Sends what is pending now, after the raise in flight, once (the store is closing): what fails is dropped. */
@@ -76,10 +87,11 @@ class RunCount {
     const n = this.pending;
     this.pending = 0;
     this.lastSent = performance.now();
+    const era = this.era();
     const sent = query(this.db, { ...RAISE_COUNT, values: [this.db.namespace, this.slug, n] }, undefined, false).then(
       () => undefined,
       // Counted with the next raise; the writes themselves landed. Not after a close: no timer outlives it.
-      () => void (last || (this.pending += n)),
+      () => void (last || era !== this.era() || (this.pending += n)),
     );
     this.sending = sent.finally(() => {
       this.sending = undefined;
@@ -92,27 +104,33 @@ class RunCount {
 /** The pending counts of one store's runs (one per `Db`: see `writeCountsOf`). */
 export class WriteCounts {
   private readonly runs = new Map<string, RunCount>();
-  // Step writes whose statements are in flight: a close waits for them, or their count would go out after it.
+  // Step write statements in flight: a close waits for them, or their count would go out after it.
   private writing = 0;
   private drained: { settled: Promise<void>; resolve: () => void } | undefined;
+  // Raised by every close as it returns: a write or raise of an earlier era that settles later is not counted
+  // (it would be sent after that close returned).
+  private era = 0;
 
   constructor(private readonly db: Db) {}
 
   /**
-   * Runs one fenced holder write of run `slug`'s step rows (`attempt` resolves whether its fence let it write),
-   * known to a close while in flight, and counts it once it landed, or may have: a failure other than the lease's
-   * own refusal (a cut connection can hide a commit; a count too many only makes a reader look again). A write the
-   * lease refused or gave up (its WorkflowError) is not counted: a displaced holder writes nothing, not even the new
+   * Sends one fenced holder statement writing run `slug`'s step rows (it resolves true when its fence let it
+   * write), known to a close while in flight, and counts it once it landed, or may have: a failure other than a
+   * WorkflowError (a cut connection can hide a commit; a count too many only makes a reader look again). The
+   * statement is counted, not its caller: a caller that gave it up (its lease declared lost while it was in
+   * flight) does not stop a write that lands from being counted, and a write its fence refused, or never sent
+   * (the lease given up or aborted before), is not counted: a displaced holder writes nothing, not even the new
    * holder's count.
    */
-  async write(slug: string, attempt: () => Promise<boolean>): Promise<boolean> {
+  async write(slug: string, statement: () => Promise<true | undefined>): Promise<true | undefined> {
+    const era = this.era;
     this.writing++;
     try {
-      const landed = await attempt();
-      if (landed) this.wrote(slug);
+      const landed = await statement();
+      if (landed === true && era === this.era) this.wrote(slug);
       return landed;
     } catch (error) {
-      if (!isWorkflowError(error)) this.wrote(slug);
+      if (!isWorkflowError(error) && era === this.era) this.wrote(slug);
       throw error;
     } finally {
       if (--this.writing === 0) {
@@ -132,19 +150,27 @@ export class WriteCounts {
         const now = performance.now();
         for (const [s, r] of this.runs) if (r.idle(now)) this.runs.delete(s);
       }
-      this.runs.set(slug, (run = new RunCount(this.db, slug)));
+      this.runs.set(slug, (run = new RunCount(this.db, slug, () => this.era)));
     }
     run.wrote(n);
   }
 
-  /** Once the step writes in flight have settled, sends every pending count, once (before the store's pool ends). */
-  async flush(): Promise<void> {
-    while (this.writing > 0) {
-      let resolve!: () => void;
-      this.drained ??= { settled: new Promise<void>((r) => (resolve = r)), resolve: () => resolve() };
-      await this.drained.settled;
-    }
-    await Promise.all([...this.runs.values()].map((r) => r.flush()));
+  /**
+   * Once the step writes in flight have settled, sends every pending count, once (before the store's pool ends),
+   * waiting `ms` at most; then forgets what is still pending or in flight (nothing of it is sent after this).
+   */
+  async flush(ms = Infinity): Promise<void> {
+    const sent = (async () => {
+      while (this.writing > 0) {
+        let resolve!: () => void;
+        this.drained ??= { settled: new Promise<void>((r) => (resolve = r)), resolve: () => resolve() };
+        await this.drained.settled;
+      }
+      await Promise.all([...this.runs.values()].map((r) => r.flush()));
+    })();
+    await settledWithin(sent, ms);
+    this.era++;
+    for (const r of this.runs.values()) r.drop();
   }
 }
 

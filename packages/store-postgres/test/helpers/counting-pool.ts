@@ -1,7 +1,8 @@
 /**
  * A pool whose statements are counted (what a store sends is measured in statements, not timed): every call
  * of its `query` is kept in order, and a run's step-index load can be held back to see what a holder sends
- * while its index is still loading.
+ * while its index is still loading. The write count's raises are left out unless `raises: true`; then they can
+ * be held back too (a raise in flight that has not reached the server).
  */
 import pg from "pg";
 import { RAISE_COUNT } from "../../src/store/write-count.js";
@@ -22,6 +23,10 @@ export interface CountingPool {
   /** Holds back every load of a run's step records (the one statement that reads them all at once) until `release()`. */
   holdIndexLoads(): void;
   release(): void;
+  /** Holds back every raise (with `raises: true`) until `releaseRaises()`; `heldRaises` counts those waiting. */
+  holdRaises(): void;
+  releaseRaises(): void;
+  readonly heldRaises: number;
 }
 
 /** The statements of a step-index load: the run's step records and its commits, read whole. */
@@ -31,8 +36,11 @@ export function isIndexLoad(text: string): boolean {
 
 const STEP_RECORDS_LOAD = /FROM phasekit_steps WHERE namespace = \$1 AND slug = \$2(?! AND)/;
 
-export function countingPool(url: string, max = 4): CountingPool {
+export function countingPool(url: string, max = 4, options: { raises?: boolean } = {}): CountingPool {
   const pool = new pg.Pool({ connectionString: url, max });
+  let raiseGate: Promise<void> | null = null;
+  let openRaises = (): void => undefined;
+  let heldRaises = 0;
   const sent: SentStatement[] = [];
   const texts: string[] = [];
   let gate: Promise<void> | null = null;
@@ -45,11 +53,17 @@ export function countingPool(url: string, max = 4): CountingPool {
     const values = (typeof first === "string" ? undefined : first.values) ?? (Array.isArray(args[1]) ? (args[1] as unknown[]) : []);
     // The write count's raises go out on their own time, up to 20 ms after the writes they count
     // (write-count.ts): kept out of what a test counts, or one landing inside a counted stretch would be its own.
-    if (typeof first !== "string" && first.name === RAISE_COUNT.name) return original(...args);
+    const raise = typeof first !== "string" && first.name === RAISE_COUNT.name;
+    if (raise && options.raises !== true) return original(...args);
     sent.push({ text, name: typeof first === "string" ? undefined : first.name, values });
     texts.push(text);
     const held = gate;
     if (held !== null && STEP_RECORDS_LOAD.test(text)) return held.then(() => original(...args));
+    const heldRaise = raiseGate;
+    if (raise && heldRaise !== null) {
+      heldRaises++;
+      return heldRaise.then(() => (heldRaises--, original(...args)));
+    }
     return original(...args);
   };
   return {
@@ -62,6 +76,16 @@ export function countingPool(url: string, max = 4): CountingPool {
     release(): void {
       open();
       gate = null;
+    },
+    holdRaises(): void {
+      raiseGate = new Promise((r) => (openRaises = r));
+    },
+    releaseRaises(): void {
+      openRaises();
+      raiseGate = null;
+    },
+    get heldRaises() {
+      return heldRaises;
     },
   };
 }

@@ -1,6 +1,8 @@
 /**
  * A TCP proxy on 127.0.0.1 in front of the test cluster, that can be paused: a partition as the client sees one
  * (no reset, no error, only silence), and healed again (what was sent meanwhile is delivered then, in order).
+ * By default a connection closed by either side is closed on the other at once, paused or not; with `holdEnds`
+ * the close is held too, as a real partition holds it (a client's goodbye gets no answer until the link heals).
  */
 import net from "node:net";
 
@@ -12,20 +14,33 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+type Held = [net.Socket, Buffer | "end" | "destroy"];
+
 /** Starts a proxy to 127.0.0.1:`target`. */
-export async function startTcpProxy(target: number): Promise<TcpProxy> {
+export async function startTcpProxy(target: number, options: { holdEnds?: boolean } = {}): Promise<TcpProxy> {
+  const holdEnds = options.holdEnds === true;
   let paused = false;
-  const held: Array<[net.Socket, Buffer]> = [];
+  const held: Held[] = [];
   const sockets = new Set<net.Socket>();
+  const deliver = ([to, what]: Held): void => {
+    if (to.destroyed) return;
+    if (what === "end") to.end();
+    else if (what === "destroy") to.destroy();
+    else to.write(what);
+  };
+  const pass = (to: net.Socket, what: Held[1]): void => (paused ? void held.push([to, what]) : deliver([to, what]));
   const forward = (from: net.Socket, to: net.Socket): void => {
-    from.on("data", (d: Buffer) => (paused ? held.push([to, d]) : to.write(d)));
-    from.on("close", () => to.destroy());
+    from.on("data", (d: Buffer) => pass(to, d));
+    if (holdEnds) {
+      from.on("end", () => pass(to, "end"));
+      from.on("close", () => pass(to, "destroy"));
+    } else from.on("close", () => to.destroy());
     from.on("error", () => undefined);
     sockets.add(from);
     from.on("close", () => sockets.delete(from));
   };
-  const server = net.createServer((client) => {
-    const upstream = net.connect(target, "127.0.0.1");
+  const server = net.createServer({ allowHalfOpen: holdEnds }, (client) => {
+    const upstream = net.connect({ port: target, host: "127.0.0.1", allowHalfOpen: holdEnds });
     forward(client, upstream);
     forward(upstream, client);
   });
@@ -37,7 +52,7 @@ export async function startTcpProxy(target: number): Promise<TcpProxy> {
     },
     resume() {
       paused = false;
-      for (const [to, d] of held.splice(0)) if (!to.destroyed) to.write(d);
+      for (const h of held.splice(0)) deliver(h);
     },
     async close() {
       for (const s of sockets) s.destroy();
