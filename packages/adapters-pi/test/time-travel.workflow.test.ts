@@ -8,6 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createReporter, forkRun, rerunFrom, runWorkflow, type RunContext } from "@phasekit/adapters-pi";
 import { releaseRegistry } from "../../../examples/release-workflow.js";
+import { readRunLog } from "../src/store/run-log/reader.js";
 import { useTempRepos } from "./helpers/temp-repos.js";
 
 const repo = useTempRepos("pk-tt-wf-");
@@ -81,6 +82,34 @@ describe("time travel with a core workflow", () => {
     await run(fresh, "r", [], ["s1", "s3"]);
     const want = onDisk(fresh, "r");
     expect(onDisk(root, "r")).toMatchObject({ phase: want.phase, state: { currentPath: want.state.currentPath } });
+  });
+});
+
+describe("a rerun's marks at the end of a run whose workflow fails", () => {
+  it("are spent for the steps the run did not reach, as at every end (run/run-end.ts)", async () => {
+    const root = repo();
+    await run(root, "r", []);
+    await rerunFrom({ repoRoot: root, target: "r", from: "s2" });
+    // The resumed body runs s1, then fails the workflow and returns: the run ends failed by the core's status.
+    const ended = await runWorkflow(
+      { repoRoot: root, target: "r", toolName: "release-bot", reenter: true, workflow: { registry: releaseRegistry(), workflowKey: "release", taskDescription: "Ship" }, createReporter: () => createReporter({ onChange: () => undefined }) },
+      async (ctx: RunContext) => {
+        await ctx.step("s1", { id: "s1" }, () => "s1");
+        const failed = await ctx.workflow?.dispatch({ type: "fail", reason: "gave up" });
+        if (failed?.ok !== true) throw new Error("fail refused");
+        return "gave up";
+      },
+    );
+    expect(ended).toMatchObject({ status: "failed", reason: "gave up" });
+    const view = await readRunLog(path.join(root, "ai_plan", "r"));
+    if (view === null) throw new Error("no run log");
+    try {
+      const spent = view.entries().filter((e) => e.key === "s2" || e.key === "s3").map((e) => `${e.key}:${String(e.superseded)}:${String(e.rerunSpent)}`);
+      // Before: not spent (a core-failed end skipped the spend), so the run stayed rerun-pending for gc and rm.
+      expect(spent).toEqual(["s2:true:true", "s3:true:true"]);
+    } finally {
+      view.close();
+    }
   });
 });
 

@@ -6,7 +6,7 @@
 import { cancelNow, compileDefinitions, migrateState, refusalToError } from "@phasekit/core";
 import { persisted } from "../run/persisted.js";
 import { requestPause, requestStop, type ControlTargetOptions } from "../run/control-requests.js";
-import { spendRerunMarks } from "../run/rerun-from.js";
+import { endRun } from "../run/run-end.js";
 import { storeAt } from "./store-runs.js";
 import type { WorkflowMetadataInput } from "../store/metadata-schema.js";
 import { fail } from "./io.js";
@@ -80,9 +80,12 @@ async function cancelStored(roots: Roots, target: string, reason: string, now: D
         if (cancelled.ok) next.state = persisted(cancelled.state);
       }
       const held = locked.lock.store ?? store;
-      await spendRerunMarks(await held.checkpoints(location.slug, { now: () => now }));
-      const w = await held.writeMetadata(location.slug, next, generation);
-      if (!w.ok) throw w.error;
+      // runWorkflow's end (run/run-end.ts): marks spent before, the requests it made moot cleared after.
+      await endRun({ store: held, slug: location.slug, status: "cancelled", history: () => held.checkpoints(location.slug, { now: () => now }) }, async () => {
+        const w = await held.writeMetadata(location.slug, next, generation);
+        if (!w.ok) throw w.error;
+        return true;
+      });
     } finally {
       await locked.lock.release();
     }

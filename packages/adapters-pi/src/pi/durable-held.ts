@@ -1,8 +1,7 @@
 /** The run a pi session holds (durable-runs.ts): its lease, and its state written through that lease. */
+import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
-import { spendRerunMarks } from "../run/rerun-from.js";
-import { clearEndedRequests } from "../run/control-requests.js";
-import { FINISHED_STATUSES } from "../store/run-status.js";
+import { endRun } from "../run/run-end.js";
 import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
 import type { DurableResult } from "./durable-contract.js";
 import type { RecordedRun } from "./durable-budget.js";
@@ -24,54 +23,44 @@ export interface Held {
   budget: RecordedRun | null;
   /** Set once this hold spent the run's rerun marks at its end: the end notice's write has nothing more to spend. */
   spent?: true;
-  /** Set once this hold cleared the requests its end made moot (as `spent`: once per hold). */
-  cleared?: true;
 }
 
 /**
  * Writes `state` as the held run's metadata (compare-and-set on its generation); nothing when it is already there.
- * Every end of a pi run is written here (workflow_step, the commands, a replaced run, an exhausted budget): an
- * ended state first spends the rerun marks of the steps the run did not reach, as runWorkflow's end does; a
- * completed or cancelled one then clears the pause and stop requests left pending (`endRequests`).
+ * Every end of a pi run is written here (workflow_step, the commands, a replaced run, an exhausted budget), through
+ * runWorkflow's own end sequence (run/run-end.ts `endRun`): an ended state first spends the rerun marks of the
+ * steps the run did not reach (once per hold), and the requests the end made moot are cleared after the write (a
+ * pause at every end; a stop when the run is completed or cancelled, while one filed for a failed or paused run
+ * stays for its next resume). A write of a running state is no end: it goes through endRun too, which then does nothing around it.
  */
 export async function writeHeld(h: Held, state: WorkflowState, now: number): Promise<DurableResult> {
   // A session change re-claims the run it already holds: skip the write when that very state is on disk.
   const key = `${state.generation}:${state.status}:${state.completionNotified}`;
   if (h.wrote === key) return { ok: true };
   const iso = new Date(now).toISOString();
-  // Before the status that ends the run: a crash in between leaves it live, and its next end spends them.
-  if (!isLive(state) && h.spent === undefined) await spendMarks(h, iso);
-  const r = await h.store.writeMetadata(
-    h.slug,
-    { slug: h.slug, ownerTool: PI_TOOL, currentTool: PI_TOOL, status: state.status, createdAt: h.createdAt, updatedAt: iso, state: toPersisted(state) },
-    h.generation,
-  );
-  if (!r.ok) return failed(h.store, h.slug, r.error, "could not write");
-  h.generation = r.metadata.generation;
-  h.wrote = key;
-  if (FINISHED_STATUSES.has(state.status) && h.cleared === undefined) await endRequests(h);
-  return { ok: true };
+  let result: DurableResult = { ok: true };
+  // A live state spends nothing (endRun spends for completed, cancelled, failed); once spent, a hold spends no more.
+  const history = isLive(state) || h.spent !== undefined ? undefined : () => heldHistory(h, iso);
+  await endRun({ store: h.store, slug: h.slug, status: state.status, history }, async () => {
+    const r = await h.store.writeMetadata(
+      h.slug,
+      { slug: h.slug, ownerTool: PI_TOOL, currentTool: PI_TOOL, status: state.status, createdAt: h.createdAt, updatedAt: iso, state: toPersisted(state) },
+      h.generation,
+    );
+    if (!r.ok) {
+      result = await failed(h.store, h.slug, r.error, "could not write");
+      return false;
+    }
+    h.generation = r.metadata.generation;
+    h.wrote = key;
+    return true;
+  });
+  return result;
 }
 
-/**
- * runWorkflow's rule for the requests a run's end leaves (run/control-requests.ts), through its own helper:
- * after the write that made the run completed or cancelled, every pause or stop still pending was filed before
- * it and ends with the run. Once per hold, as runWorkflow clears once per run. A request that lands after the
- * clear (its filer read the status before the end: the store refuses a filing for a finished run) carries a
- * generation at or before the end's, and a re-entry of the run judges it superseded (`controlForRun`); pi never
- * re-enters an ended run. A run that ended failed keeps its requests, as runWorkflow's does: failed is not
- * finished, and a stop filed for it, before or after its end, ends its next resume cancelled.
- */
-async function endRequests(h: Held): Promise<void> {
-  // Tidiness, as in runWorkflow: a clear that fails is not an error of the end, which is written already.
-  await clearEndedRequests(h.store, h.slug).catch(() => undefined);
-  h.cleared = true;
-}
-
-/** `spendRerunMarks` over the held run's history; best effort like it (a history that cannot be opened spends nothing). */
-async function spendMarks(h: Held, iso: string): Promise<void> {
+/** The held run's history, for endRun's spend (a history that cannot be opened spends nothing); the hold has spent once it is open. */
+async function heldHistory(h: Held, iso: string): Promise<CheckpointStore | undefined> {
   const checkpoints = await h.store.checkpoints(h.slug, { now: () => new Date(iso) }).catch(() => undefined);
-  if (checkpoints === undefined) return;
-  await spendRerunMarks(checkpoints);
-  h.spent = true;
+  if (checkpoints !== undefined) h.spent = true;
+  return checkpoints;
 }

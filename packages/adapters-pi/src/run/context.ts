@@ -56,8 +56,6 @@ export interface RunContextInternals {
   journal(event: string, data?: unknown): Promise<void>;
   /** Removes a honoured pause/stop request (after its effect is on disk), unless a newer one replaced it. */
   clearControl(request: ControlRequest): Promise<void>;
-  /** Removes a pending pause request, if any (a stop has ended the run). */
-  clearPendingPause(): Promise<void>;
   /** The run's clock, as epoch ms. */
   now(): number;
 }
@@ -151,7 +149,6 @@ export async function createRunContext(deps: RunContextDeps): Promise<RunContext
     writeMeta,
     journal,
     clearControl: io.clearControl,
-    clearPendingPause: io.clearPendingPause,
     now: () => deps.clock().getTime(),
   };
 }

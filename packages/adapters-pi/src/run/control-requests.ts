@@ -8,6 +8,7 @@
 import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
 import { isSupersededRequest, withdrawRefusal, type ApprovalDecision, type ControlRequest, type ControlSignal } from "../store/control-signals.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
+import { FINISHED_STATUSES } from "../store/run-status.js";
 import { resolveRunTarget, withPlanRootStore, type PlanRootsOptions } from "./target.js";
 
 /**
@@ -50,25 +51,39 @@ function unwrap(r: { ok: true; request: ControlRequest } | { ok: false; error: u
 }
 
 /**
- * The store as the runner of one run life sees its requests. `endedGeneration` is the generation at which the run
- * had ended (completed or cancelled) when this run re-entered it, or null. Requests filed up to that end are
- * superseded (`isSupersededRequest`): they are cleared now, before the run writes anything (a crash in between
- * leaves the run finished, and the next re-entry clears them again), and a late one (its filer checked the
- * status before the end and wrote after this clearing) is cleared when the runner meets it, never honoured.
+ * The requests a run's end at `status` leaves without a run to act on, by signal. A pause is for a running run
+ * only (one left for a run that is not running would pause its next resume: `requestControl` refuses to file
+ * one), so every end written takes the pending pause with it. A stop ends with a run that is finished
+ * (completed, cancelled); one filed for a run that ended failed or paused stays, and its next resume ends
+ * cancelled (a stop is accepted for such a run). `running` is no end: nothing.
  */
-export async function controlForRun(store: PlanStore, slug: string, endedGeneration: number | null): Promise<PlanStore> {
-  if (endedGeneration === null) return store;
+export function signalsEndedBy(status: string): readonly ControlSignal[] {
+  if (status === "running") return [];
+  return FINISHED_STATUSES.has(status) ? ["stop", "pause"] : ["pause"];
+}
+
+/**
+ * The store as the runner of one run life sees its requests. `ended` is the status and generation the run had
+ * been left at when this run took it (null for a new run). A request of a signal that end made moot
+ * (`signalsEndedBy`) filed up to it is superseded (`isSupersededRequest`): cleared now, before the run writes
+ * anything (a crash in between leaves the run as it was, and the next run clears them again), and a late one (its
+ * filer checked the status before the end and wrote after the end's clearing) is cleared when the runner meets
+ * it, never honoured.
+ */
+export async function controlForRun(store: PlanStore, slug: string, ended: { status: string; generation: number } | null): Promise<PlanStore> {
+  const moot = ended === null ? [] : signalsEndedBy(ended.status);
+  if (ended === null || moot.length === 0) return store;
   const readControl: PlanStore["readControl"] = async (s, signal) => {
     // Bounded: each turn clears one superseded request; a newer one written meanwhile is read on the next.
     for (let turn = 0; ; turn++) {
       const r = await store.readControl(s, signal);
-      if (!r.ok || r.request === null || !isSupersededRequest(r.request, endedGeneration)) return r;
+      if (!r.ok || r.request === null || !moot.includes(r.request.signal) || !isSupersededRequest(r.request, ended.generation)) return r;
       if (turn === 4) return { ok: true, request: null };
       const cleared = await store.clearControl(s, r.request);
       if (!cleared.ok) return cleared;
     }
   };
-  for (const signal of ["stop", "pause"] as const) {
+  for (const signal of moot) {
     const r = await readControl(slug, signal);
     if (!r.ok) throw r.error;
   }
@@ -77,13 +92,13 @@ export async function controlForRun(store: PlanStore, slug: string, endedGenerat
 }
 
 /**
- * Called right after a run's final write made it completed or cancelled: every request still pending was filed
- * before that write, so it ends with this run. Clearing is tidiness (`phasekit show` shows no stale request) and
- * covers requests without a generation; the generation rule above is what protects a later re-entered run, so a
- * failed clear is not an error of the run.
+ * Called right after a run's final write made it `status` (run-end.ts `endRun`): every request of a signal that
+ * end made moot (`signalsEndedBy`) still pending was filed before that write, so it ends with this run. Clearing
+ * is tidiness (`phasekit show` shows no stale request) and covers requests without a generation; the generation
+ * rule above is what protects the run's next life, so a failed clear is not an error of the run.
  */
-export async function clearEndedRequests(store: PlanStore, slug: string): Promise<void> {
-  for (const signal of ["stop", "pause"] as const) {
+export async function clearEndedRequests(store: PlanStore, slug: string, status: string): Promise<void> {
+  for (const signal of signalsEndedBy(status)) {
     const r = await store.readControl(slug, signal);
     if (r.ok && r.request !== null) await store.clearControl(slug, r.request);
   }

@@ -36,7 +36,6 @@ export interface RunIo {
   /** Throws RUN_PAUSED / RUN_STOPPED when another process asked for it, LOCK_LOST when the lock is gone. */
   checkControl(): Promise<void>;
   clearControl(request: ControlRequest): Promise<void>;
-  clearPendingPause(): Promise<void>;
   lockLost(): Error;
 }
 
@@ -103,13 +102,6 @@ export function createRunIo(deps: RunIoDeps, stepFacts: () => StepFacts): RunIo 
     clearControl: async (request) => {
       const r = await deps.store.clearControl(deps.slug, request);
       if (!r.ok) throw r.error;
-    },
-    clearPendingPause: async () => {
-      const pending = await deps.store.readControl(deps.slug, "pause");
-      if (pending.ok && pending.request !== null) {
-        const r = await deps.store.clearControl(deps.slug, pending.request);
-        if (!r.ok) throw r.error;
-      }
     },
     lockLost,
   };

@@ -15,11 +15,11 @@ import { createRunContext, type RunContext, type RunContextInternals } from "./c
 import { guarded, hookError, reportHookFailure, type HookFailure } from "./hooks.js";
 import type { RunLocation } from "./target.js";
 import { createRunVerificationCache } from "../verification/cache.js";
-import { clearEndedRequests, controlForRun } from "./control-requests.js";
+import { controlForRun } from "./control-requests.js";
 import type { WorkflowMetadata } from "../store/metadata-schema.js";
 import { storableText } from "../engine/step-error.js";
 import { historyWithPin, settleDefinitions } from "./definitions-change.js";
-import { spendRerunMarks } from "./rerun-from.js";
+import { endRun } from "./run-end.js";
 
 
 /**
@@ -75,8 +75,8 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
         return { status: "declined", slug: location.slug, runDir: location.runDir, metadata: analysis.metadata, hookFailures };
       }
     }
-    // Requests filed before the run ended belong to that ended run, never to this re-entry (control-requests.ts).
-    const control = await controlForRun(store, location.slug, existing !== null && FINISHED_STATUSES.has(existing.status) ? existing.generation : null);
+    // Requests filed before the run's last end that the end made moot belong to it, never to this run (control-requests.ts).
+    const control = await controlForRun(store, location.slug, existing === null ? null : { status: existing.status, generation: existing.generation });
     // 4. Upsert metadata: running, current tool, owner kept (or claimed), earlier facts kept.
     const ownerTool = analysis.kind === "resumable" && !analysis.takeover ? analysis.metadata.ownerTool : (options.ownerTool ?? options.toolName);
     // 3b. Definitions changed under a resumed run: it goes on as onDefinitionsChanged chose, never moved silently.
@@ -85,12 +85,15 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
     const state = workflowStateFor(options, existing, location.slug, clock, settled);
     if (settled?.decision?.choice === "cancel" && state !== undefined) {
       const reason = `the definitions changed and onDefinitionsChanged chose cancel:\n${settled.decision.change.text}`;
-      await spendRerunMarks(await history());
-      const ended = await store.writeMetadata(location.slug, { ...upsert(options, location, existing, ownerTool, state, clock, settled.registry), status: "cancelled", failureReason: reason }, existing?.generation ?? null);
-      if (!ended.ok) throw ended.error;
-      await clearEndedRequests(store, location.slug);
+      let ended: WorkflowMetadata | undefined;
+      await endRun({ store, slug: location.slug, status: "cancelled", history }, async () => {
+        const w = await store.writeMetadata(location.slug, { ...upsert(options, location, existing, ownerTool, state, clock, settled.registry), status: "cancelled", failureReason: reason }, existing?.generation ?? null);
+        if (!w.ok) throw w.error;
+        ended = w.metadata;
+        return true;
+      });
       status = "cancelled";
-      return { status: "cancelled", reason, slug: location.slug, runDir: location.runDir, metadata: ended.metadata, steps: [], hookFailures };
+      return { status: "cancelled", reason, slug: location.slug, runDir: location.runDir, metadata: ended as WorkflowMetadata, steps: [], hookFailures };
     }
     const first = await store.writeMetadata(location.slug, upsert(options, location, existing, ownerTool, state, clock, settled?.registry), existing?.generation ?? null);
     if (!first.ok) throw first.error;
@@ -137,14 +140,14 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
       if (options.resolveBaseline) internals.setBaseline(await options.resolveBaseline(ctx));
       result = await body(ctx);
     } catch (error) {
-      const ended = await endEarly(internals, error);
+      const ended = await endEarly(store, location.slug, internals, error);
       if (ended !== null) {
         status = ended.status;
         return { ...ended, slug: location.slug, runDir: location.runDir, metadata: ctx.metadata(), steps: ctx.steps, hookFailures };
       }
       // 7b. Failure: status failed with the reason, onError, then the original error.
       status = "failed";
-      await markFailed(internals, error);
+      await markFailed(store, location.slug, internals, error);
       note(await guarded("onError", location.slug, options.onError && (() => options.onError?.(error, ctx))));
       throw error;
     }
@@ -152,9 +155,10 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
     // onSuccess is its own HOOK_FAILED error.
     const hook = await guarded("onSuccess", location.slug, options.onSuccess && (() => options.onSuccess?.(result, ctx)));
     const end = finalStatus(ctx);
-    if (FINISHED_STATUSES.has(end.status)) await spendRerunMarks(ctx.checkpoints);
-    await internals.writeMeta({ status: end.status, currentStepId: undefined, failureReason: end.status === "completed" ? undefined : end.reason });
-    if (FINISHED_STATUSES.has(end.status)) await clearEndedRequests(store, location.slug);
+    await endRun({ store, slug: location.slug, status: end.status, history: async () => ctx.checkpoints }, async () => {
+      await internals.writeMeta({ status: end.status, currentStepId: undefined, failureReason: end.status === "completed" ? undefined : end.reason });
+      return true;
+    });
     status = end.status;
     if (hook !== null) {
       hookFailures.push(hook);
@@ -175,9 +179,10 @@ export async function runWorkflow<T>(options: RunWorkflowOptions<T>, body: (ctx:
 
 /**
  * Pause and stop requests end the run without failing it; anything else is left to the failure path. The request
- * file is removed only after the new status is on disk, so a crash in between leaves the request in place.
+ * file is removed only after the new status is on disk, so a crash in between leaves the request in place; a
+ * pause still pending then is moot (endRun).
  */
-async function endEarly(internals: RunContextInternals, error: unknown): Promise<{ status: "paused" | "cancelled"; reason: string } | null> {
+async function endEarly(store: PlanStore, slug: string, internals: RunContextInternals, error: unknown): Promise<{ status: "paused" | "cancelled"; reason: string } | null> {
   if (!isWorkflowError(error) || (error.code !== "RUN_PAUSED" && error.code !== "RUN_STOPPED")) return null;
   const reason = typeof error.details.reason === "string" ? error.details.reason : error.message;
   const request = error.details.request as ControlRequest | undefined;
@@ -187,12 +192,12 @@ async function endEarly(internals: RunContextInternals, error: unknown): Promise
   const paused = error.code === "RUN_PAUSED";
   const moved = workflow == null || core === undefined ? null : paused ? pauseState(workflow.registry, core, now) : cancelNow(workflow.registry, core, now);
   const state = moved?.ok ? { state: persisted(moved.state) } : {};
-  if (!paused) await spendRerunMarks(internals.ctx.checkpoints);
-  await internals.writeMeta(paused ? { status: "paused", ...state } : { status: "cancelled", failureReason: reason, currentStepId: undefined, ...state });
-  await internals.journal(paused ? "paused" : "stopped", { reason });
-  if (request !== undefined) await internals.clearControl(request);
-  // A pause still pending when a stop ends the run is moot: the run is over.
-  if (!paused) await internals.clearPendingPause();
+  await endRun({ store, slug, status: paused ? "paused" : "cancelled", history: async () => internals.ctx.checkpoints }, async () => {
+    await internals.writeMeta(paused ? { status: "paused", ...state } : { status: "cancelled", failureReason: reason, currentStepId: undefined, ...state });
+    await internals.journal(paused ? "paused" : "stopped", { reason });
+    if (request !== undefined) await internals.clearControl(request);
+    return true;
+  });
   return { status: paused ? "paused" : "cancelled", reason };
 }
 
@@ -210,15 +215,18 @@ function finalStatus(ctx: RunContext): { status: "completed" } | { status: "paus
 }
 
 /** Records the failure, unless the lock is gone: then nothing may be written, and the new holder owns the file. */
-async function markFailed(internals: RunContextInternals, error: unknown): Promise<void> {
+async function markFailed(store: PlanStore, slug: string, internals: RunContextInternals, error: unknown): Promise<void> {
   if (isWorkflowError(error, "LOCK_LOST") || internals.ctx.signal.aborted) return;
   const reason = error instanceof Error ? error.message : String(error);
-  await spendRerunMarks(internals.ctx.checkpoints);
-  try {
-    await internals.writeMeta({ status: "failed", failureReason: storableText(reason) });
-  } catch {
-    // The original error matters more than a failed status write; resume still works from the checkpoints.
-  }
+  await endRun({ store, slug, status: "failed", history: async () => internals.ctx.checkpoints }, async () => {
+    try {
+      await internals.writeMeta({ status: "failed", failureReason: storableText(reason) });
+      return true;
+    } catch {
+      // The original error matters more than a failed status write; resume still works from the checkpoints.
+      return false;
+    }
+  });
 }
 
 /** `createReporter`, or the headless default; a throwing factory fails the run (status failed) as HOOK_FAILED. */
@@ -237,7 +245,11 @@ async function makeReporter(options: AnyOptions, location: RunLocation, store: P
 /** Marks a run failed before its context exists (best effort: the error that got here matters more). */
 async function writeFailed(store: PlanStore, slug: string, metadata: WorkflowMetadata, reason: string): Promise<void> {
   const { schemaVersion: _v, generation, ...rest } = metadata;
-  await store.writeMetadata(slug, { ...rest, status: "failed", failureReason: storableText(reason) }, generation).catch(() => undefined);
+  // No history was opened: nothing to spend.
+  await endRun({ store, slug, status: "failed" }, async () => {
+    const w = await store.writeMetadata(slug, { ...rest, status: "failed", failureReason: storableText(reason) }, generation).catch(() => undefined);
+    return w?.ok === true;
+  });
 }
 
 async function releaseOrThrow(lock: StoreLock): Promise<void> {

@@ -7,8 +7,10 @@
  * moment between workflow_step's own look at the requests and its move), or the store's requestControl from
  * another process's point of view before a command or a turn ends the run. Before, every one stayed pending.
  *
- * A run that ends failed (its budget exhausted) keeps its requests, by runWorkflow's rule: a failed run is not
- * finished (FINISHED_STATUSES), a stop filed for it ends its next resume cancelled (control-requests.ts).
+ * A run that ends failed (its budget exhausted) keeps a stop, by runWorkflow's rule (run/run-end.ts, one end for
+ * both): a failed run is not finished, and a stop filed for it ends its next resume cancelled. A pause filed
+ * during it ends with it, as at every end: a pause is for a running run only (control-requests.ts
+ * `signalsEndedBy`); before, it stayed and would pause the run's next resume.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -118,8 +120,8 @@ describe("pi: a run's end clears the pause and stop requests filed before it", (
     const show = await phasekitInProcess(["--repo", project.cwd, "--plan-root", path.join(project.cwd, "plans"), "--json", "show", ID, "--fields", "pending"]);
     expect(show.code, show.stderr).toBe(0);
     const shown = JSON.parse(show.stdout) as { pending: unknown };
-    if (ended === "failed") {
-      // runWorkflow's rule: a failed run is not finished, and keeps what was filed for its next resume.
+    if (ended === "failed" && signal === "stop") {
+      // runWorkflow's rule: a failed run is not finished, and keeps a stop filed for it for its next resume.
       expect(left.map((r) => r.signal)).toEqual([signal]);
       expect(shown.pending).toMatchObject({ signal });
     } else {
