@@ -2,7 +2,9 @@
  * A partition when a run ends, through a paused TCP proxy that holds every goodbye too (a real partition):
  * `runWorkflow` and then the store's `close()` both return before it heals, at the lease plus 2 s after the cut,
  * whether the store opened its own pool or was given yours; once healed, a new store resumes the run. Judged by
- * the order of events (both settle before the heal), not by a clock. Before, the close of a store with its own
+ * the order of events (both settle before the heal), not by a clock; and no connection is opened after the
+ * close returned (a statement it cut was sent again on the store's next pool: through the partition, its connect
+ * waited 5 s and kept the process alive). Before, the close of a store with its own
  * pool waited for its pool to end: for the step statement cut off until its reply bound (statementMs + 1 s),
  * and for each idle connection until the server answered its goodbye, after the heal.
  */
@@ -46,6 +48,7 @@ if (!started.ok) {
         const store = await openPostgresPlanStore({ ...(yours === undefined ? { connectionString: url } : { pool: yours }), namespace: ns, leaseMs });
         try {
           let cut = false;
+          let closedWith = -1;
           const ended = (async () => {
             const run = await settle(
               runWorkflow({ repoRoot: repoRoot(), toolName: "t", target: "run", store, lock: { staleMs: leaseMs }, onHookFailure: () => undefined }, async (ctx) => {
@@ -55,6 +58,7 @@ if (!started.ok) {
               }),
             );
             await store.close();
+            closedWith = proxy.accepted;
             return run;
           })();
           const raced = await Promise.race([
@@ -65,8 +69,11 @@ if (!started.ok) {
               return null;
             })(),
           ]);
+          // No connection is opened after the close returned (a statement cut by it is not sent again on a new one).
+          const acceptedAtHeal = proxy.accepted;
           proxy.resume();
           expect(raced, "the run and its store's close were still waiting for the partition to heal at lease + 2 s").not.toBeNull();
+          expect(acceptedAtHeal).toBe(closedWith);
           expect(raced).toMatchObject({ ok: false, error: { name: "WorkflowError", details: { connectionLost: true } } });
           await ended;
 

@@ -2,10 +2,12 @@
  * A store's close() at each moment that matters, once and twice at once, on a pool of yours whose every statement
  * is recorded: while a step statement is in flight (held on the run's row), while a raise of the write count is
  * in flight (held before it reaches the server), while a raise is blocked by a row lock on the count's row, and
- * while the pool is partitioned (a paused TCP proxy that holds goodbyes too). In each: close() returns while the
- * hold is still on (the store's bound, db/in-doubt.ts), no statement is sent after it returned (what the hold
+ * while the pool is partitioned (a paused TCP proxy that holds goodbyes too), yours or the store's own (then what
+ * is sent is seen at the proxy: no new connection and no byte after the close). In each: close() returns while
+ * the hold is still on (the store's bound, db/in-doubt.ts), no statement is sent after it returned (what the hold
  * released settles, and nothing follows it), every step acknowledged is in the history, and a new store resumes
- * the run from it.
+ * the run from it. Before, close() on a pool of yours waited for each hold to end; on its own pool, a statement
+ * its close cut was sent again on the store's next pool, through the partition.
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -20,7 +22,7 @@ import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy.js";
 
 const started = startCluster();
 
-const MOMENTS = ["a step statement in flight", "a raise in flight", "a raise blocked by a row lock on the count", "the pool partitioned"] as const;
+const MOMENTS = ["a step statement in flight", "a raise in flight", "a raise blocked by a row lock on the count", "the pool partitioned", "the store's own pool partitioned"] as const;
 type Moment = (typeof MOMENTS)[number];
 
 type Settled = { ok: true; output: unknown } | { ok: false; error: unknown };
@@ -86,11 +88,11 @@ if (!started.ok) {
         await waitForLockOn("phasekit_run_writes");
         return letGo;
       }
-      case "the pool partitioned": {
+      case "the pool partitioned":
+      case "the store's own pool partitioned": {
         proxy?.pause();
-        const sent = counting.sent.length;
         void step("s1", 1);
-        await vi.waitFor(() => expect(counting.sent.slice(sent).some((s) => s.values.includes("s1"))).toBe(true), { timeout: 10_000, interval: 5 });
+        await vi.waitFor(() => expect(proxy?.holding).toBeGreaterThan(0), { timeout: 10_000, interval: 5 });
         return async () => proxy?.resume();
       }
     }
@@ -101,11 +103,13 @@ if (!started.ok) {
       for (const closes of [1, 2]) {
         it(`${moment}, ${closes === 1 ? "one close" : "two closes at once"}: it returns, sends nothing after, and the run resumes from its history`, async () => {
           const ns = `sweep-${randomUUID().slice(0, 8)}`;
-          const proxy = moment === "the pool partitioned" ? await startTcpProxy(cluster.port, { holdEnds: true }) : undefined;
-          const counting = countingPool(proxy === undefined ? cluster.url : `postgres://phasekit@127.0.0.1:${proxy.port}/phasekit`, 4, { raises: true });
+          const own = moment === "the store's own pool partitioned";
+          const proxy = moment.endsWith("partitioned") ? await startTcpProxy(cluster.port, { holdEnds: true }) : undefined;
+          const url = proxy === undefined ? cluster.url : `postgres://phasekit@127.0.0.1:${proxy.port}/phasekit`;
+          const counting = countingPool(url, 4, { raises: true });
           counting.pool.on("error", () => undefined);
           // A long lease: nothing here runs out while the hold is on; the close's bound comes from it (a quarter, at most 0.5 s).
-          const store = await openPostgresPlanStore({ pool: counting.pool, namespace: ns, leaseMs: 60_000 });
+          const store = await openPostgresPlanStore({ ...(own ? { connectionString: url } : { pool: counting.pool }), namespace: ns, leaseMs: 60_000 });
           const steps = new Map<string, Promise<Settled>>();
           let letGo: (() => Promise<void>) | undefined;
           try {
@@ -114,6 +118,11 @@ if (!started.ok) {
             const returned = await Promise.race([closing.then(() => true), sleep(10_000).then(() => false)]);
             expect(returned, "close() did not return while the hold was on").toBe(true);
             const sentBefore = counting.sent.length;
+            if (own && proxy !== undefined) {
+              const [accepted, holding] = [proxy.accepted, proxy.holding];
+              await sleep(5 * COUNT_WINDOW_MS);
+              expect([proxy.accepted, proxy.holding], "connections and chunks sent into the partition after close() returned").toEqual([accepted, holding]);
+            }
             await letGo();
             letGo = undefined;
             const settled = await Promise.all([...steps.values()]);

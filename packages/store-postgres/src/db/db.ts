@@ -71,7 +71,8 @@ export function fenceParams(fence: Fence): [number | null, string | null] {
  * Runs one statement on the pool. A statement whose connection was terminated under it (`pg_terminate_backend`,
  * a pooled connection the server dropped) is sent again on a fresh connection when `idempotent` (reads, upserts
  * of the same row, fenced by epoch): its first try either committed or did not, and a second try lands the same
- * row either way. Other statements fail with the connection error.
+ * row either way. Other statements fail with the connection error, and so does one whose pool is ending: the
+ * store's close cut it (own-pool.ts), and nothing is sent after a close, not even on the store's next pool.
  */
 export async function query<R extends QueryResultRow = QueryResultRow>(
   db: Db,
@@ -79,11 +80,12 @@ export async function query<R extends QueryResultRow = QueryResultRow>(
   values?: unknown[],
   idempotent = true,
 ): Promise<QueryResult<R>> {
+  const pool = db.pool;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await db.pool.query<R>(statement as string, values);
+      return await pool.query<R>(statement as string, values);
     } catch (error) {
-      if (!idempotent || attempt >= 2 || !isTerminatedConnection(error)) throw error;
+      if (!idempotent || attempt >= 2 || pool.ending || !isTerminatedConnection(error)) throw error;
     }
   }
 }

@@ -9,6 +9,10 @@ import net from "node:net";
 /** A running proxy: its port, pause (partition) and resume (heal), close. */
 export interface TcpProxy {
   port: number;
+  /** Connections accepted so far (a client's new connection is seen here even while paused). */
+  readonly accepted: number;
+  /** The chunks of data the pause holds back now (goodbyes not counted): above 0 once a client sent something. */
+  readonly holding: number;
   pause(): void;
   resume(): void;
   close(): Promise<void>;
@@ -39,7 +43,9 @@ export async function startTcpProxy(target: number, options: { holdEnds?: boolea
     sockets.add(from);
     from.on("close", () => sockets.delete(from));
   };
+  let accepted = 0;
   const server = net.createServer({ allowHalfOpen: holdEnds }, (client) => {
+    accepted++;
     const upstream = net.connect({ port: target, host: "127.0.0.1", allowHalfOpen: holdEnds });
     forward(client, upstream);
     forward(upstream, client);
@@ -47,6 +53,12 @@ export async function startTcpProxy(target: number, options: { holdEnds?: boolea
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
+    get accepted() {
+      return accepted;
+    },
+    get holding() {
+      return held.filter(([, what]) => typeof what !== "string").length;
+    },
     pause() {
       paused = true;
     },
