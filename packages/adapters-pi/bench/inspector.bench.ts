@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { BenchRow, BenchSuite } from "../../../bench/harness.js";
 import { goalRow, medians } from "../../../bench/harness.js";
-import { median, medianRatio } from "../../../bench/suites/interleave.js";
+import { interleavedRounds } from "../../../bench/suites/interleave.js";
 import { STEPS_PAGE } from "../src/cli/inspector-steps.js";
 import { runDetail } from "../src/cli/run-view.js";
 import { runStepEntries } from "../src/store/run-steps.js";
@@ -33,21 +33,6 @@ async function runOf(repoRoot: string, slug: string, steps: number): Promise<voi
   await runWorkflow({ repoRoot, target: slug, toolName: "bench", createReporter: () => createReporter({ onChange: () => undefined }) }, async (ctx) => {
     for (let i = 0; i < steps; i++) await ctx.step(`step-${i}`, { i }, () => ({ i, text: `output ${i}` }));
   });
-}
-
-/** Median ns per task over `rounds` rounds, each running every task once in a rotating order; per-round ratios. */
-async function interleaved(tasks: Record<string, () => Promise<unknown>>, rounds: number): Promise<{ ns: Record<string, number>; ratio: (a: string, b: string) => number }> {
-  const names = Object.keys(tasks);
-  const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (let round = -2; round < rounds; round++) {
-    for (let k = 0; k < names.length; k++) {
-      const name = names[(round + 2 + k) % names.length] as string;
-      const t0 = process.hrtime.bigint();
-      await (tasks[name] as () => Promise<unknown>)();
-      if (round >= 0) (samples[name] as number[]).push(Number(process.hrtime.bigint() - t0));
-    }
-  }
-  return { ns: Object.fromEntries(names.map((n) => [n, median(samples[n] as number[])])), ratio: (a, b) => medianRatio(samples[a] as number[], samples[b] as number[]) };
 }
 
 export const suite: BenchSuite = {
@@ -84,7 +69,7 @@ export const suite: BenchSuite = {
           { time: SMOKE ? 200 : 3_000, iterations: 5 },
         );
         // The parts against the page, interleaved round by round (a part and the page share each round's load).
-        const parts = await interleaved({ large: () => page("large"), open, records }, SMOKE ? 3 : 21);
+        const parts = await interleavedRounds({ large: () => page("large"), open, records }, { rounds: SMOKE ? 3 : 21, batch: 1, warmup: 2 });
         const mid = `run page of a ${N.mid.toLocaleString("en")}-step run (HTTP)`;
         const large = `first screen of a ${N.large.toLocaleString("en")}-step run (HTTP)`;
         const rows: BenchRow[] = [

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { type BenchRow, type BenchSuite } from "../../../bench/harness.js";
-import { median, medianRatio } from "../../../bench/suites/interleave.js";
+import { interleavedRounds } from "../../../bench/suites/interleave.js";
 import { runDetail } from "../../adapters-pi/src/cli/run-view.js";
 import { closeStores, storeRunFacts } from "../../adapters-pi/src/cli/store-runs.js";
 import { openPostgresPlanStore, type PostgresPlanStore } from "../src/index.js";
@@ -41,21 +41,6 @@ async function makeRun(store: PostgresPlanStore, admin: pg.Pool, slug: string, s
   );
 }
 
-/** Per contender, the mean ns per op of each round; rounds rotate the order. */
-async function interleaved(tasks: Record<string, () => Promise<unknown>>): Promise<Record<string, number[]>> {
-  const names = Object.keys(tasks);
-  const out: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (let round = -1; round < ROUNDS; round++) {
-    for (let k = 0; k < names.length; k++) {
-      const name = names[(Math.max(round, 0) + k) % names.length] as string;
-      const t0 = process.hrtime.bigint();
-      for (let i = 0; i < PER_ROUND; i++) await (tasks[name] as () => Promise<unknown>)();
-      if (round >= 0) out[name]?.push(Number(process.hrtime.bigint() - t0) / PER_ROUND);
-    }
-  }
-  return out;
-}
-
 export const suite: BenchSuite = {
   title: "PostgreSQL store: what a reader's look costs",
   description: `Throwaway cluster on 127.0.0.1. One namespace: a run of ${BIG.toLocaleString("en")} completed steps and ${SMALL_RUNS} runs of 1. List: the store's one statement (\`listRunFacts\`: every run with its lease and step facts, the records left in the server) against the two reads per run \`phasekit list\` made before (the lease, then every step record for the step facts). Change check (the inspector's run page asks every 250 ms): \`runSignature\` of the ${BIG.toLocaleString("en")}-step run against rebuilding its run view (runDetail), what the check did before. Contenders interleaved round by round (${ROUNDS} rounds × ${PER_ROUND} ops), median of the per-round ratios.`,
@@ -73,17 +58,19 @@ export const suite: BenchSuite = {
       await makeRun(store, admin, "big", BIG);
       for (let i = 0; i < SMALL_RUNS; i++) await makeRun(store, admin, `small-${i}`, 1);
       const signature = store.runSignature as (slug: string) => Promise<string>;
-      const s = await interleaved({
-        list: () => storeRunFacts(store),
-        listBefore: () => storeRunFacts({ ...store, listRunFacts: undefined }),
-        sig: () => signature("big"),
-        sigBefore: () => runDetail(roots, "big", 0),
-      });
-      const ratio = (a: string, b: string): number => medianRatio(s[a] as number[], s[b] as number[]);
+      const { ns, ratio } = await interleavedRounds(
+        {
+          list: () => storeRunFacts(store),
+          listBefore: () => storeRunFacts({ ...store, listRunFacts: undefined }),
+          sig: () => signature("big"),
+          sigBefore: () => runDetail(roots, "big", 0),
+        },
+        { rounds: ROUNDS, batch: PER_ROUND, warmup: PER_ROUND },
+      );
       const runs = SMALL_RUNS + 1;
       return [
-        { subject: `list of ${runs} runs, one ${BIG.toLocaleString("en")} steps long (listRunFacts, 1 statement)`, baseline: `the same before (1 + 2 per run = ${1 + 2 * runs} statements)`, subjectNs: median(s["list"] as number[]), baselineNs: median(s["listBefore"] as number[]), ratio: ratio("list", "listBefore"), goal: "≤ 1.0×", met: ratio("list", "listBefore") <= 1 },
-        { subject: `change check of a ${BIG.toLocaleString("en")}-step run (runSignature, 1 statement)`, baseline: "rebuilding its run view (runDetail)", subjectNs: median(s["sig"] as number[]), baselineNs: median(s["sigBefore"] as number[]), ratio: ratio("sig", "sigBefore"), goal: "≤ 1.0×", met: ratio("sig", "sigBefore") <= 1 },
+        { subject: `list of ${runs} runs, one ${BIG.toLocaleString("en")} steps long (listRunFacts, 1 statement)`, baseline: `the same before (1 + 2 per run = ${1 + 2 * runs} statements)`, subjectNs: ns["list"] as number, baselineNs: ns["listBefore"] as number, ratio: ratio("list", "listBefore"), goal: "≤ 1.0×", met: ratio("list", "listBefore") <= 1 },
+        { subject: `change check of a ${BIG.toLocaleString("en")}-step run (runSignature, 1 statement)`, baseline: "rebuilding its run view (runDetail)", subjectNs: ns["sig"] as number, baselineNs: ns["sigBefore"] as number, ratio: ratio("sig", "sigBefore"), goal: "≤ 1.0×", met: ratio("sig", "sigBefore") <= 1 },
       ];
     } finally {
       await closeStores();
