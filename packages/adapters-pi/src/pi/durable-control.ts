@@ -38,7 +38,7 @@ export function heldRunControls(
     async pendingControl(signal) {
       const h = held();
       if (h === undefined) return { request: null };
-      const r = await h.store.readControl(h.slug, signal).catch((error: unknown) => ({ ok: false as const, error: thrownError(error) }));
+      const r = await h.control.readControl(h.slug, signal).catch((error: unknown) => ({ ok: false as const, error: thrownError(error) }));
       if (r.ok) {
         works(h, { signal, request: r.request });
         return { request: r.request };

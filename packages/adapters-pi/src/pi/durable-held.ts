@@ -1,6 +1,7 @@
 /** The run a pi session holds (durable-runs.ts): its lease, and its state written through that lease. */
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { PlanStore, StoreLock } from "../store/plan-store.js";
+import { controlAfter } from "../run/control-requests.js";
 import { endRun } from "../run/run-end.js";
 import { isLive, toPersisted, type WorkflowState } from "./core-bridge.js";
 import type { DurableResult } from "./durable-contract.js";
@@ -13,6 +14,12 @@ export const PI_TOOL = "pi";
 /** A held run: writes go through `store`, the lease's (fencing belongs to the acquisition, not the store object). */
 export interface Held {
   store: PlanStore;
+  /**
+   * `store` as this hold sees the run's requests (run/control-requests.ts `controlForRun`, runWorkflow's rule):
+   * a request the run's last end made moot, filed up to that end, is never honoured. Set when the run is taken,
+   * and again at each end this hold writes (a run paused here and resumed here keeps its hold).
+   */
+  control: PlanStore;
   slug: string;
   lock: StoreLock;
   generation: number | null;
@@ -53,6 +60,8 @@ export async function writeHeld(h: Held, state: WorkflowState, now: number): Pro
     }
     h.generation = r.metadata.generation;
     h.wrote = key;
+    // endRun clears what this end made moot right after; a late filer's request is superseded when met.
+    if (state.status !== "running") h.control = controlAfter(h.store, { status: state.status, generation: r.metadata.generation });
     return true;
   });
   return result;

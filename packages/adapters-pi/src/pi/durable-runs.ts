@@ -6,6 +6,8 @@
  * control requests: durable-control.ts; one operation at a time: durable-serial.ts.
  */
 import type { WorkflowError } from "@phasekit/core";
+import { controlAfter, controlForRun } from "../run/control-requests.js";
+import type { PlanStore } from "../store/plan-store.js";
 import { isLive, type WorkflowState } from "./core-bridge.js";
 import { createRunAccess } from "./durable-access.js";
 import { loadBudgetTotal, saveBudgetTotal } from "./durable-budget.js";
@@ -15,6 +17,16 @@ import { failed } from "./durable-failure.js";
 import { writeHeld, type Held } from "./durable-held.js";
 import { loadPinFrom, savePinIn } from "./durable-pin.js";
 import { serialized } from "./durable-serial.js";
+
+/**
+ * The held run's requests as runWorkflow's runner sees them (run/control-requests.ts `controlForRun`), from the
+ * metadata read under the lock: what the run's last end made moot is cleared now, and a late one is never
+ * honoured. A clearing the store fails leaves the view alone: it clears each superseded request when it meets it.
+ */
+async function controlFor(store: PlanStore, slug: string, taken: { status: string; generation: number } | null): Promise<PlanStore> {
+  const ended = taken === null ? null : { status: taken.status, generation: taken.generation };
+  return controlForRun(store, slug, ended).catch(() => controlAfter(store, ended));
+}
 
 /** Creates the durable side; `planRoot: false` turns it off (session entries only). */
 export function createDurableRuns(options: DurableOptions, readState: (raw: unknown) => { ok: true; state: WorkflowState } | { ok: false; error: { message: string } }): DurableRuns {
@@ -39,7 +51,8 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       const createdAt = meta.ok && meta.metadata !== null ? meta.metadata.createdAt : new Date(state.startedAt).toISOString();
       // Writes go through the lease (lock.store): fencing belongs to this acquisition, not to the store object.
       const leased = locked.lock.store ?? store;
-      held = { store: leased, slug: state.taskId, lock: locked.lock, generation, createdAt, budget: await loadBudgetTotal(leased, state.taskId, now) };
+      const control = await controlFor(leased, state.taskId, meta.ok ? meta.metadata : null);
+      held = { store: leased, control, slug: state.taskId, lock: locked.lock, generation, createdAt, budget: await loadBudgetTotal(leased, state.taskId, now) };
       return inner.write(state, now);
     },
     async write(state, now) {
@@ -77,7 +90,9 @@ export function createDurableRuns(options: DurableOptions, readState: (raw: unkn
       const state = fresh.ok ? fresh.state : st.state;
       const leased = locked.lock.store ?? store;
       const budget = await loadBudgetTotal(leased, id, Date.now());
-      held = { store: leased, slug: id, lock: locked.lock, generation: again.ok && again.metadata ? again.metadata.generation : meta.metadata.generation, createdAt: meta.metadata.createdAt, budget };
+      const taken = again.ok && again.metadata !== null ? again.metadata : meta.metadata;
+      const control = await controlFor(leased, id, taken);
+      held = { store: leased, control, slug: id, lock: locked.lock, generation: taken.generation, createdAt: meta.metadata.createdAt, budget };
       return { ok: true, state };
     },
     ...heldRunControls(() => held, access, enabled),

@@ -68,9 +68,30 @@ export function signalsEndedBy(status: string): readonly ControlSignal[] {
  * (`signalsEndedBy`) filed up to it is superseded (`isSupersededRequest`): cleared now, before the run writes
  * anything (a crash in between leaves the run as it was, and the next run clears them again), and a late one (its
  * filer checked the status before the end and wrote after the end's clearing) is cleared when the runner meets
- * it, never honoured.
+ * it, never honoured. Every holder of a run sees its requests through this (runWorkflow, the pi extension's hold).
  */
-export async function controlForRun(store: PlanStore, slug: string, ended: { status: string; generation: number } | null): Promise<PlanStore> {
+export async function controlForRun(store: PlanStore, slug: string, ended: RunEnded | null): Promise<PlanStore> {
+  const view = controlAfter(store, ended);
+  if (view === store || ended === null) return store;
+  for (const signal of signalsEndedBy(ended.status)) {
+    const r = await view.readControl(slug, signal);
+    if (!r.ok) throw r.error;
+  }
+  return view;
+}
+
+/** Where a run's last life left it: the status of its last write and that write's generation. */
+export interface RunEnded {
+  status: string;
+  generation: number;
+}
+
+/**
+ * `controlForRun`'s view without its clearing now: for a holder that has just cleared what its own end made moot
+ * (`endRun`, the pi extension ending a run it keeps holding), or one whose clearing failed. A superseded request
+ * is still cleared when a read meets it, never returned.
+ */
+export function controlAfter(store: PlanStore, ended: RunEnded | null): PlanStore {
   const moot = ended === null ? [] : signalsEndedBy(ended.status);
   if (ended === null || moot.length === 0) return store;
   const readControl: PlanStore["readControl"] = async (s, signal) => {
@@ -83,10 +104,6 @@ export async function controlForRun(store: PlanStore, slug: string, ended: { sta
       if (!cleared.ok) return cleared;
     }
   };
-  for (const signal of moot) {
-    const r = await readControl(slug, signal);
-    if (!r.ok) throw r.error;
-  }
   // The store itself with this one method in front (a store written as a class keeps its methods and `this`).
   return Object.create(store, { readControl: { value: readControl, enumerable: true } }) as PlanStore;
 }
