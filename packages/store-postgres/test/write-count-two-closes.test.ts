@@ -1,7 +1,8 @@
 /**
  * Two closes of one store at once (write-count.ts): each returns only once the step writes it found counted are
- * counted, whichever of the two sent the raise, or once the close's bound passed (db/in-doubt.ts: the hold here is
- * let go well within it; close-sweep.test.ts keeps it on past it). Before, the close that found the raise already sent by the other
+ * counted, whichever of the two sent the raise, or once the close's bound passed (timeouts.closeMs: set far past
+ * the hold here, so the test does not race it on a loaded machine; close-sweep.test.ts keeps the hold on past the
+ * default bound). Before, the close that found the raise already sent by the other
  * returned at once, while the raise still waited: the count rose after that close() had returned.
  */
 import { randomUUID } from "node:crypto";
@@ -25,7 +26,7 @@ if (!started.ok) {
   it("postgres: of two closes at once, neither returns before the count it flushes has landed", async () => {
     const ns = `two-${randomUUID().slice(0, 8)}`;
     const pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
-    const store = await openPostgresPlanStore({ pool, namespace: ns, leaseMs: 60_000 });
+    const store = await openPostgresPlanStore({ pool, namespace: ns, leaseMs: 60_000, timeouts: { closeMs: 60_000 } });
     const locked = await store.lock("run", { owner: { tool: "close" } });
     if (!locked.ok) throw locked.error;
     const cps = await locked.lock.store.checkpoints("run", { now: () => new Date() });

@@ -5,6 +5,7 @@
  * lease (docs/postgres.md, "Timeouts").
  */
 import { workflowError } from "@phasekit/core";
+import { inDoubtMs } from "./in-doubt.js";
 
 /** The timeouts of a store (ms). Each defaults from the store's lease; 0 turns a server-side one off. */
 export interface PostgresTimeouts {
@@ -23,6 +24,13 @@ export interface PostgresTimeouts {
   connectMs?: number | undefined;
   /** TCP keepalive: idle time before the first probe. Default 5 s. */
   keepAliveMs?: number | undefined;
+  /**
+   * Longest `close()` waits for the step writes in flight and the count's raises before it gives them up (and
+   * cuts the connections its own pool still has open). Default: what a lease in doubt gets (db/in-doubt.ts: a
+   * quarter of the lease, at most 0.5 s), so a partition at close still ends the run within the lease plus 2 s.
+   * Raise it for outputs whose write can take longer on a healthy database.
+   */
+  closeMs?: number | undefined;
 }
 
 /** The timeouts with every default filled in. */
@@ -47,6 +55,7 @@ export function resolveTimeouts(given: PostgresTimeouts | undefined, leaseMs: nu
     replyMs: given?.replyMs ?? (statementMs === 0 ? 0 : statementMs + 1_000),
     connectMs: given?.connectMs ?? Math.max(5_000, leaseMs),
     keepAliveMs: given?.keepAliveMs ?? 5_000,
+    closeMs: given?.closeMs ?? inDoubtMs(leaseMs),
   };
 }
 

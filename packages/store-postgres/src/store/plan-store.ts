@@ -144,11 +144,11 @@ export async function openPostgresPlanStore(options: PostgresPlanStoreOptions): 
     async close() {
       // Leases still held stop beating (they expire on their own); a closed store can be used again. Then, once
       // the step writes already sent have settled, those not counted yet for readers are counted, while the pool
-      // still takes statements: no count is sent after close() returned. The whole close waits at most what a
-      // database in doubt gets (db/in-doubt.ts): a partition, a row lock on the count, a write hung in flight do
+      // still takes statements: no count is sent after close() returned. The whole close waits at most
+      // timeouts.closeMs (by default what a database in doubt gets, db/in-doubt.ts): a partition, a row lock on the count, a write hung in flight do
       // not hold it; what it gives up is dropped (the stopped leases running out change the signature), and the
       // connections of the store's own pool still open then are cut.
-      const bound = inDoubtMs(leaseMs);
+      const bound = timeouts.closeMs;
       const until = performance.now() + bound;
       leases.stopAll();
       heartbeat.close();
