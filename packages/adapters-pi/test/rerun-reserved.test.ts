@@ -2,10 +2,11 @@
  * `phasekit rerun --from` and phasekit's own history entries (`phasekit:`-keys, which `phasekit show` hides).
  * A rerun starts at a step of the body: a reserved `from` is refused (INVALID_OPTIONS naming it, the hint naming
  * the body's steps), and writes no mark. A mark from a real step never names phasekit's bookkeeping entries (the
- * workflow's start, budget totals, the pinned definitions): the start is where the replay begins, a budget entry is
- * reused by its spend and the total it adds to, and the pin must keep the definitions the run took. A durable wait
- * after `from` stays named (the rerun's new work waits, and is approved, again), and so does a dispatch (made
- * again, it writes the state the rerun's body reaches; time-travel.workflow.test.ts).
+ * workflow's start, the pinned definitions): the start is where the replay begins, and the pin must keep the
+ * definitions the run took. A durable wait after `from` stays named (the rerun's new work waits, and is approved,
+ * again), and so does a dispatch (made again, it writes the state the rerun's body reaches;
+ * time-travel.workflow.test.ts) and a budget spend (made again, it records the total the rerun's body reaches; one
+ * it no longer makes stays superseded, out of the run's total: contract/budget-rerun-contract.ts).
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -46,11 +47,11 @@ async function history(root: string): Promise<Array<{ key: string; superseded: b
   }
 }
 
-const BOOKKEEPING = ["phasekit:workflow", "phasekit:budget#1", "phasekit:pi-definitions"];
-const RERUN_WITH_STEPS = ["phasekit:approval-start:ship#1", "phasekit:approval:ship#1", "phasekit:sleep#1", "phasekit:sleep-due#1", "phasekit:dispatch#2"];
+const BOOKKEEPING = ["phasekit:workflow", "phasekit:pi-definitions"];
+const RERUN_WITH_STEPS = ["phasekit:approval-start:ship#1", "phasekit:approval:ship#1", "phasekit:sleep#1", "phasekit:sleep-due#1", "phasekit:dispatch#2", "phasekit:budget#1", "phasekit:budget#2"];
 
 describe("rerun from phasekit's own history entries", () => {
-  it("keysFrom names from, and after it the body's steps, durable waits and dispatches, never a bookkeeping entry", () => {
+  it("keysFrom names from, and after it the body's steps, durable waits, dispatches and budget spends, never a bookkeeping entry", () => {
     const key = fc.constantFrom("a", "b", "c", "d", ...BOOKKEEPING, ...RERUN_WITH_STEPS);
     fc.assert(
       fc.property(fc.uniqueArray(key, { maxLength: 10 }), key, (order, from) => {
@@ -96,12 +97,12 @@ describe("rerun from phasekit's own history entries", () => {
     }
   });
 
-  it("a mark from a real step names the steps only; the resumed body counts what it spent as before, once", async () => {
+  it("a mark from a real step names the steps and the spends after it; the resumed body counts what it spent as before, once", async () => {
     const root = repo();
     await run(root, []);
     const marked = await rerunFrom({ repoRoot: root, target: "r", from: "a" });
-    expect(marked.keys).toEqual(["a", "b", "c"]);
-    expect((await history(root)).filter((e) => e.superseded).map((e) => e.key)).toEqual(["a", "b", "c"]);
+    expect(marked.keys).toEqual(["a", "phasekit:budget#1", "b", "phasekit:budget#2", "c"]);
+    expect((await history(root)).filter((e) => e.superseded).map((e) => e.key)).toEqual(["a", "phasekit:budget#1", "b", "phasekit:budget#2", "c"]);
     const effects: string[] = [];
     const again = await runWorkflow(
       { repoRoot: root, target: "r", toolName: "t", reenter: true, budgets: { turns: 100 }, createReporter: () => createReporter({ onChange: () => undefined }) },
@@ -115,6 +116,7 @@ describe("rerun from phasekit's own history entries", () => {
     );
     expect(effects).toEqual(["a", "b", "c"]);
     expect(again).toMatchObject({ status: "completed", result: 2 });
+    expect((await history(root)).filter((e) => e.superseded)).toEqual([]);
   });
 
   it("a rerun whose steps spend otherwise counts what the replay spent: no entry after a changed one keeps a stale total", async () => {

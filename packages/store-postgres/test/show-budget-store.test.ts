@@ -7,7 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runWorkflow } from "@phasekit/adapters-pi";
+import { createReporter, rerunFrom, runWorkflow, type RunContext } from "@phasekit/adapters-pi";
 import { phasekitInProcess } from "../../adapters-pi/test/cli/helpers/run-cli.js";
 import { runPage } from "../../adapters-pi/src/cli/inspector-api.js";
 import { parseStoreUrl } from "../../adapters-pi/src/store/store-url.js";
@@ -50,6 +50,40 @@ if (!started.ok) {
       try {
         const page = (await runPage({ roots: { repoRoot, store: parseStoreUrl(url, "store") }, defDirs: [], now: () => new Date() }, "b1")) as { budget: { used: unknown } | null };
         expect(page.budget?.used).toMatchObject({ turns: 3, tokens: 150 });
+      } finally {
+        await closeStores();
+      }
+    }, 60_000);
+
+    it("after a rerun whose body spends fewer times, shows the rerun's total, not the first run's", async () => {
+      const namespace = `budget-${randomUUID().slice(0, 8)}`;
+      const url = `${cluster.url}${cluster.url.includes("?") ? "&" : "?"}namespace=${namespace}`;
+      const repoRoot = mkdtempSync(path.join(tmpdir(), "phasekit-pg-budget-"));
+      const store = await openPostgresPlanStore({ connectionString: cluster.url, namespace });
+      const body = (spends: number) => async (ctx: RunContext) => {
+        for (let i = 1; i <= spends; i++) {
+          await ctx.step(`s${i}`, { i }, () => i);
+          await ctx.budget.spend({ turns: 1, tokens: 10 * i });
+        }
+      };
+      const enter = (spends: number) => runWorkflow({ repoRoot, target: "b3", toolName: "budget-bot", store, reenter: true, createReporter: () => createReporter({ onChange: () => undefined }) }, body(spends));
+      const used = async () => {
+        const shown = await cli(["show", "b3", "--store", url, "--repo", repoRoot, "--fields", "budget"]);
+        expect(shown.code).toBe(0);
+        return (JSON.parse(shown.stdout) as { budget: { used: unknown } | null }).budget?.used;
+      };
+      try {
+        expect(await enter(5)).toMatchObject({ status: "completed" });
+        expect(await used()).toMatchObject({ turns: 5, tokens: 150 });
+        await rerunFrom({ store, target: "b3", from: "s2" });
+        expect(await enter(2)).toMatchObject({ status: "completed" });
+      } finally {
+        await store.close();
+      }
+      expect(await used()).toMatchObject({ turns: 2, tokens: 30 });
+      try {
+        const page = (await runPage({ roots: { repoRoot, store: parseStoreUrl(url, "store") }, defDirs: [], now: () => new Date() }, "b3")) as { budget: { used: unknown } | null };
+        expect(page.budget?.used).toMatchObject({ turns: 2, tokens: 30 });
       } finally {
         await closeStores();
       }

@@ -42,7 +42,9 @@ export async function controlRun(roots: Roots, target: string, action: ControlAc
       const w = await withRunStore(roots, await locateRun(roots, target), (store) => store.withdrawControl(id, pending));
       if (!w.ok) throw w.error;
       if (!w.withdrawn) fail("cli", "NOT_PAUSED", `run ${id}: its pause request is no longer pending (the run took it at a step boundary, or a newer one replaced it); nothing was withdrawn.`, { value: id });
-      return { body: { id, action, withdrawn: d.pending }, text: `pause request withdrawn: run ${id} goes on` };
+      // A crashed run goes on only when its owner runs it again: said so, never "goes on" on its own.
+      const on = d.summary.status === "running" ? "goes on" : `is ${d.summary.status}; it continues, unpaused, when ${d.summary.ownerTool ?? "its owner"} runs target ${id} again`;
+      return { body: { id, action, withdrawn: d.pending }, text: `pause request withdrawn: run ${id} ${on}` };
     }
     if (isFinal(d.summary.status)) fail("cli", "NOT_PAUSED", `run ${id} is ${d.summary.status}: there is nothing to resume.`, { value: id });
     if (d.summary.status === "running") fail("cli", "NOT_PAUSED", `run ${id} is running and has no pending pause.`, { value: id });

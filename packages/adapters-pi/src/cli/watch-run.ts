@@ -53,7 +53,7 @@ export type RunEvent =
       error: string | null;
     }
   | RunJournalEvent
-  /** What the run has spent (its recorded running total: `ctx.budget`, or a pi run's turns), each time it grows. Plan folders only. */
+  /** What the run has spent (its recorded running total: `ctx.budget`, or a pi run's turns), each time it changes (a rerun that spends less makes it smaller). Plan folders only. */
   | { type: "budget"; at: string; used: Omit<BudgetUsage, "wallTimeMs"> }
   /** The run's status or phase changed (`reason`: why it paused, failed or was cancelled, e.g. a budget). */
   | { type: "status"; at: string; status: ShownStatus; phase: string | null; reason: string | null }

@@ -25,6 +25,19 @@ export function isDispatchKey(key: string): boolean {
   return DISPATCH_KEY.test(key);
 }
 
+/** The history key of the nth budget spend (1-based, run/budget.ts); here because a rerun mark names them too. */
+export function budgetKey(n: number): string {
+  return `${RESERVED_STEP_PREFIX}budget#${n}`;
+}
+
+const BUDGET_KEY = new RegExp(`^${RESERVED_STEP_PREFIX}budget#(\\d+)$`, "u");
+
+/** The occurrence n of a budget entry's key (`budgetKey`), or undefined for any other key. */
+export function budgetEntryIndex(key: string): number | undefined {
+  const m = BUDGET_KEY.exec(key);
+  return m === null ? undefined : Number(m[1]);
+}
+
 /** The body's step keys among `keys` (phasekit's own left out), in their order: what people are shown and pick from. */
 export function bodyStepKeys(keys: readonly string[]): string[] {
   return keys.filter((k) => !isReservedStepKey(k));

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { damagedRecord, type RecordPlace } from "./record-issue.js";
-import { isDispatchKey, isReservedStepKey } from "./reserved-keys.js";
+import { budgetEntryIndex, isDispatchKey, isReservedStepKey } from "./reserved-keys.js";
 import { parseWaitKey } from "./wait-keys.js";
 
 /** Why a step ran instead of being reused. */
@@ -83,12 +83,14 @@ export function keysFrom(ordered: readonly string[], from: string): string[] | n
  * never the work an earlier decision was given for. So do its dispatches: a dispatch made again writes the state
  * it reaches, so the run's state follows the rerun's body; reused (the same event on the same state), it writes
  * nothing, and a body that now dispatches less would leave the run where the first run's later dispatches took it.
- * phasekit's other entries are not named: the workflow's start is the state the replay begins from, a budget
- * entry is reused by the spend and the total it adds to (run/budget.ts: a replay that spent otherwise adds again),
- * and the pinned definitions must never be re-pinned by a rerun (the run would silently take the definitions on disk).
+ * So do its budget spends, for the same reason: reused (the same spend on the same total), a spend writes nothing,
+ * and a body that now spends fewer times would leave the first run's later totals as the run's latest; superseded,
+ * they are what readers of the total skip (run/budget.ts latestBudgetEntry), and a spend made again records anew.
+ * phasekit's other entries are not named: the workflow's start is the state the replay begins from, and the
+ * pinned definitions must never be re-pinned by a rerun (the run would silently take the definitions on disk).
  */
 function rerunsWithSteps(key: string): boolean {
-  return !isReservedStepKey(key) || parseWaitKey(key) !== null || isDispatchKey(key);
+  return !isReservedStepKey(key) || parseWaitKey(key) !== null || isDispatchKey(key) || budgetEntryIndex(key) !== undefined;
 }
 
 /** A rerun event (a mark, or a spend: rerun-spent.ts) as a backend read it, unchecked: its lease, data and place. */

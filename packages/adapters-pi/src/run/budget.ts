@@ -4,10 +4,11 @@
  * `judgeControls` applies in pi). Every spend is an entry of the run's history holding the running total,
  * so a resumed body that replays its spends in order sees the totals it had, and goes on counting from them.
  * Wall time counts from the run's creation (workflow.json's createdAt), across resumes, pauses included.
+ * The run's total, as every reader shows it, is that of its current history (`latestBudgetEntry`).
  */
 import { BUDGET_KEYS, BudgetsSchema, judgeBudget, NO_USAGE, workflowError, type BudgetKey, type Budgets, type BudgetUsage } from "@phasekit/core";
 import { z } from "zod";
-import { RESERVED_STEP_PREFIX } from "../engine/reserved-keys.js";
+import { budgetEntryIndex, budgetKey } from "../engine/reserved-keys.js";
 import { schemaIssue } from "../engine/record-issue.js";
 import type { CheckpointStore } from "../engine/checkpoint-port.js";
 import type { PlanStore } from "../store/plan-store-port.js";
@@ -33,8 +34,6 @@ export interface RunBudget {
   check(): void;
 }
 
-const SPEND_KEY = `${RESERVED_STEP_PREFIX}budget`;
-const SPEND_ENTRY = new RegExp(`^${RESERVED_STEP_PREFIX}budget#(\\d+)$`, "u");
 const n = z.number().min(0).refine(Number.isFinite, "must be finite");
 const SpendSchema = z.strictObject({ turns: n.optional(), toolCalls: n.optional(), tokens: n.optional(), cost: n.optional() });
 const TotalSchema = z.object({ turns: n, toolCalls: n, tokens: n, cost: n });
@@ -85,7 +84,7 @@ export function createRunBudget(limits: Budgets, checkpoints: CheckpointStore, n
       // The entry holds the running total: a replay gets the total the first run had at this point. It is keyed
       // by the spend and the total it adds to (as a dispatch by its event and state), so an entry after one that
       // spent otherwise (a rerun, a step run again) adds again, never handing back a total the replay left.
-      const r = await checkpoints.step(`${SPEND_KEY}#${spends}`, { spend: added, to: total }, () => next);
+      const r = await checkpoints.step(budgetKey(spends), { spend: added, to: total }, () => next);
       const recorded = TotalSchema.safeParse(r.output);
       total = recorded.success ? recorded.data : next;
       judge();
@@ -93,21 +92,24 @@ export function createRunBudget(limits: Budgets, checkpoints: CheckpointStore, n
   };
 }
 
-/** The occurrence n of a budget entry's key (`phasekit:budget#n`), or undefined for any other key. */
-export function budgetEntryIndex(key: string): number | undefined {
-  const m = SPEND_ENTRY.exec(key);
-  return m === null ? undefined : Number(m[1]);
-}
-
 /**
- * The budget entry that holds a run's running total: the completed one of the highest occurrence among `items`
- * (step records, or a run log's entries, through `keyOf`). Every reader of the total picks it here.
+ * The budget entry that holds a run's running total: among `items` (step records, or a run log's entries, through
+ * `keyOf`), the completed one of the highest occurrence that no rerun mark supersedes. Every reader of the total
+ * picks it here, so `phasekit show`, the inspector, `phasekit watch` and the pi extension agree.
+ *
+ * The total is the spend of the run's current history: what its body's `ctx.budget.used()` reached, what the
+ * limits judge. A rerun mark names the budget entries after its step (engine/reuse-decision.ts): those the rerun's
+ * body spends again are recorded anew under a later lease (no longer superseded); those it no longer reaches stay
+ * superseded, and are skipped here, whatever their n. Not "the entry recorded last": a replayed spend is reused and
+ * writes nothing, so the entry recorded last can be a superseded one of a body that spent more. What a superseded
+ * spend cost was spent all the same: it stays in the history as evidence (`superseded: true`), outside the total.
+ * Superseding is judged by leases, so a compaction keeps the answer; a fork copies no superseded entry.
  */
-export function latestBudgetEntry<T extends { status: string }>(items: Iterable<T>, keyOf: (item: T) => string): { n: number; item: T } | null {
+export function latestBudgetEntry<T extends { status: string; superseded?: boolean | undefined }>(items: Iterable<T>, keyOf: (item: T) => string): { n: number; item: T } | null {
   let best: { n: number; item: T } | null = null;
   for (const item of items) {
     const n = budgetEntryIndex(keyOf(item));
-    if (n !== undefined && item.status === "completed" && (best === null || n > best.n)) best = { n, item };
+    if (n !== undefined && item.status === "completed" && item.superseded !== true && (best === null || n > best.n)) best = { n, item };
   }
   return best;
 }
@@ -124,8 +126,8 @@ export interface RecordedTotal {
 }
 
 /**
- * The latest budget total in run `slug`'s history (the completed `phasekit:budget#n` entry with the highest n, its
- * output read back through the store), or null: none, or a store that cannot read outputs back. `store` holds the
+ * The latest budget total in run `slug`'s history (`latestBudgetEntry`'s entry, its output read back through the
+ * store), or null: none, or a store that cannot read outputs back. `store` holds the
  * run's lock (a reader's view leaves phasekit's own entries out). Read by the pi extension when a run is resumed
  * in another session, so the count goes on from where it was.
  */
@@ -151,6 +153,6 @@ export async function latestBudgetTotal(store: PlanStore, slug: string, now: () 
 export async function recordBudgetTotal(checkpoints: CheckpointStore, n: number, spend: BudgetSpend, total: Omit<BudgetUsage, "wallTimeMs">, extra: Readonly<Record<string, unknown>> = {}): Promise<boolean> {
   const added = counts(SpendSchema, spend, "spend");
   const output = { ...extra, ...counts(TotalSchema, total, "total") };
-  const r = await checkpoints.step(`${SPEND_KEY}#${n}`, added, () => output);
+  const r = await checkpoints.step(budgetKey(n), added, () => output);
   return !r.reused;
 }

@@ -4,7 +4,7 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runWorkflow } from "@phasekit/adapters-pi";
+import { createReporter, forkRun, rerunFrom, runWorkflow, type RunContext } from "@phasekit/adapters-pi";
 import { loadDefinitionFolders } from "../../src/definitions/folders.js";
 import { runPage } from "../../src/cli/inspector-api.js";
 import { useTempRepos } from "../helpers/temp-repos.js";
@@ -32,6 +32,36 @@ describe("budgets in show and the inspector", () => {
     expect(text.stdout).toMatch(/ {2}budget {3}used 2 turns, 0 tool calls, 750 tokens, cost 0\.01; workflow limits 2 turns; left 0 turns; the workflow Budgeted's budget of 2 turns is used up \(2 used\)/);
     const page = (await runPage({ roots: { repoRoot: root }, defDirs: [GATES], now: () => new Date() } as never, "b1")) as { budget: { text: string } };
     expect(page.budget.text).toContain("used 2 turns");
+  });
+
+  it("after a rerun whose body spends fewer times, shows the rerun's total, not the first run's", async () => {
+    const root = repo();
+    const body = (spends: number) => async (ctx: RunContext) => {
+      for (let i = 1; i <= spends; i++) {
+        await ctx.step(`s${i}`, { i }, () => i);
+        await ctx.budget.spend({ turns: 1, tokens: 10 * i });
+      }
+    };
+    const enter = (spends: number) => runWorkflow({ repoRoot: root, target: "b3", toolName: "t", reenter: true, createReporter: () => createReporter({ onChange: () => undefined }) }, body(spends));
+    const used = async () => {
+      type Used = { budget: { used: { wallTimeMs?: number } | null } | null };
+      const doc = JSON.parse(phasekit(["--repo", root, "--json", "show", "b3", "--fields", "budget"]).stdout) as Used;
+      const page = (await runPage({ roots: { repoRoot: root }, defDirs: [], now: () => new Date() } as never, "b3")) as Used;
+      // The inspector reads the same total (wall time is measured at each read).
+      expect({ ...page.budget?.used, wallTimeMs: 0 }).toEqual({ ...doc.budget?.used, wallTimeMs: 0 });
+      return doc.budget?.used;
+    };
+    expect(await enter(5)).toMatchObject({ status: "completed" });
+    expect(await used()).toMatchObject({ turns: 5, tokens: 150 });
+    await rerunFrom({ repoRoot: root, target: "b3", from: "s2" });
+    expect(await enter(2)).toMatchObject({ status: "completed" });
+    expect(await used()).toMatchObject({ turns: 2, tokens: 30 });
+    expect(phasekit(["--repo", root, "show", "b3"]).stdout).toMatch(/ {2}budget {3}used 2 turns, 0 tool calls, 30 tokens, cost 0\n/);
+    // A fork at s5 holds the current history before it: not the first run's spends after s2.
+    const fork = await forkRun({ repoRoot: root, target: "b3", at: "s5", id: "b3-fork" });
+    expect(fork.copied.filter((k) => k.startsWith("phasekit:budget#"))).toEqual(["phasekit:budget#1", "phasekit:budget#2"]);
+    const forked = JSON.parse(phasekit(["--repo", root, "--json", "show", "b3-fork", "--fields", "budget"]).stdout) as { budget: { used: unknown } | null };
+    expect(forked.budget?.used).toMatchObject({ turns: 2, tokens: 30 });
   });
 
   it("a run with no budget and no spend shows none", async () => {

@@ -3,7 +3,7 @@
  * nothing written), with pi's counts beside the total. For tests of a run another process holds: its entry is
  * written after the turn, so `waitBudget` polls until `ready` accepts it.
  */
-import { budgetEntryIndex } from "../../../src/run/budget.js";
+import { latestBudgetEntry } from "../../../src/run/budget.js";
 import { readRunLog } from "../../../src/store/run-log/reader.js";
 
 /** What the entry holds: the running total and, from the pi extension, its phase and progress counts. */
@@ -15,17 +15,13 @@ export interface BudgetRecord {
   pi?: { phaseUsed: { turns: number; toolCalls: number }; idleTurns: number; pausedFor?: string; raised?: { workflow?: Record<string, number>; phase?: Record<string, number> } };
 }
 
-/** The output of the run's completed budget entry with the highest occurrence, or null. */
+/** The output of the entry that holds the run's total (`latestBudgetEntry`, the rule every reader follows), or null. */
 export async function latestBudgetRecord(runDir: string): Promise<BudgetRecord | null> {
   const view = await readRunLog(runDir).catch(() => null);
   if (view === null) return null;
   try {
-    let best: { n: number; entry: ReturnType<typeof view.entries>[number] } | null = null;
-    for (const entry of view.entries()) {
-      const n = budgetEntryIndex(entry.key);
-      if (n !== undefined && entry.status === "completed" && (best === null || n > best.n)) best = { n, entry };
-    }
-    const text = best === null ? undefined : await view.outputText(best.entry);
+    const best = latestBudgetEntry(view.entries(), (e) => e.key);
+    const text = best === null ? undefined : await view.outputText(best.item);
     return text === undefined ? null : (JSON.parse(text) as BudgetRecord);
   } finally {
     view.close();
