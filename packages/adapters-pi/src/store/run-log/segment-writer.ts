@@ -13,6 +13,7 @@
 import { fdatasyncSync, fstatSync, lstatSync, readdirSync } from "node:fs";
 import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
 import { fsErrorCode, type FsFileHandle } from "../../io/fs-port.js";
+import { watchOpenName, type OpenNameWatch } from "../../io/open-name.js";
 import { kindOf, unsafeFile } from "../../io/safe-open.js";
 import { syncRealDirSync } from "../../io/safe-open-sync.js";
 import { segmentEpoch } from "./file-names.js";
@@ -52,6 +53,8 @@ export class SegmentWriter {
   beforeBody: (() => Promise<void> | undefined) | undefined;
   // The open segment's identity: an fd names one inode for its whole life, so one fstat serves every fence.
   private own: { ino: number; dev: number } | undefined;
+  /** null: the name is checked by a stat each time (io/open-name.ts cannot tell here). */
+  private nameWatch: OpenNameWatch | null | undefined;
   private readonly bytes: SegmentFile;
 
   constructor(
@@ -211,8 +214,14 @@ export class SegmentWriter {
     return names.map(segmentEpoch).find((e) => e !== undefined && e > this.epoch);
   }
 
-  /** What is at this segment's name instead of the file this holder writes, or undefined when it is that file. */
+  /**
+   * What is at this segment's name instead of the file this holder writes, or undefined when it is that file. Asked
+   * without a stat of the segment where io/open-name.ts can tell (a stat between writes costs every sync an inode
+   * write); the stat answers what is there when it cannot, or when the name may have changed.
+   */
   private ownNameReplaced(): string | undefined {
+    if (this.nameWatch === undefined) this.nameWatch = watchOpenName(this.handle.fd, this.file) ?? null;
+    if (this.nameWatch !== null && this.nameWatch()) return undefined;
     const own = (this.own ??= fstatSync(this.handle.fd));
     try {
       const st = lstatSync(this.file);
