@@ -4,14 +4,17 @@
  * there is no watch. And the run log's holder, which checks its segment's name twice a step, no longer stats it.
  */
 import { describe, expect, it } from "vitest";
-import fs, { closeSync, mkdirSync, mkdtempSync, openSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
-import { syncBuiltinESMExports } from "node:module";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import type * as FsModule from "node:fs";
+import { createRequire, syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { watchOpenName } from "../src/io/open-name.js";
 import { openRunLog } from "../src/store/run-log/run-log.js";
 
 const linux = process.platform === "linux";
+// The CommonJS face of node:fs, whose functions can be swapped (syncBuiltinESMExports then updates the ESM one).
+const fs = createRequire(import.meta.url)("node:fs") as { -readonly [K in keyof typeof FsModule]: (typeof FsModule)[K] };
 const temp = (): string => mkdtempSync(path.join(tmpdir(), "phasekit-open-name-"));
 
 function opened(): { dir: string; file: string; fd: number } {
@@ -69,8 +72,8 @@ describe.runIf(linux)("the run log's holder checks its segment's name without a 
     const statted: string[] = [];
     const lstat = fs.lstatSync;
     const stat = fs.statSync;
-    fs.lstatSync = ((p: fs.PathLike, o?: fs.StatSyncOptions) => (statted.push(String(p)), lstat(p, o))) as typeof fs.lstatSync;
-    fs.statSync = ((p: fs.PathLike, o?: fs.StatSyncOptions) => (statted.push(String(p)), stat(p, o))) as typeof fs.statSync;
+    fs.lstatSync = ((p: FsModule.PathLike, o?: FsModule.StatSyncOptions) => (statted.push(String(p)), lstat(p, o))) as typeof fs.lstatSync;
+    fs.statSync = ((p: FsModule.PathLike, o?: FsModule.StatSyncOptions) => (statted.push(String(p)), stat(p, o))) as typeof fs.statSync;
     syncBuiltinESMExports();
     try {
       for (let i = 0; i < 5; i++) await log.step(`s${i}`, { i }, () => ({ i }));
@@ -81,7 +84,7 @@ describe.runIf(linux)("the run log's holder checks its segment's name without a 
     }
     expect(statted.filter((p) => p.endsWith(".seg"))).toEqual([]);
     // The watch is what answered: replacing the segment is still caught before the next body runs.
-    const seg = path.join(runDir, "runlog", fs.readdirSync(path.join(runDir, "runlog")).find((n) => n.endsWith(".seg")) as string);
+    const seg = path.join(runDir, "runlog", readdirSync(path.join(runDir, "runlog")).find((n) => n.endsWith(".seg")) as string);
     renameSync(seg, `${seg}.moved`);
     writeFileSync(seg, "");
     let ran = false;
