@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,7 +42,8 @@ describe("a displaced holder never wins (SIGSTOP at every write boundary of a st
       seen.add(stopped.split(" ")[2] as string);
       const oldEpoch = Number((await old.waitFor(/^epoch /)).split(" ")[1]);
       const oldSegment = path.join(runDir, "runlog", `${String(oldEpoch).padStart(10, "0")}.seg`);
-      const bytesAtStop = statSync(oldSegment).size;
+      // Where its records end, not the file's size: zero-filled room may follow them (segment-file.ts).
+      const bytesAtStop = readFileSync(oldSegment).lastIndexOf(0x0a) + 1;
       // The new holder takes over while the old one is frozen at that boundary, and completes.
       const fresh = await openRunLog({ runDir, inlineMax: 200 });
       const x = await fresh.step("x", { k: "x" }, () => ({ by: "new", pad: "n".repeat(400) }));
