@@ -12,17 +12,19 @@ const STEPS = 10;
 const digest = (v: unknown): string => createHash("sha256").update(JSON.stringify(v)).digest("hex").slice(0, 16);
 const outputOf = (i: number): unknown => ({ i, pad: (i % 3 === 0 ? "A" : "b").repeat(i % 3 === 0 ? 300 : 20) });
 
-async function runChild(runDir: string, killAt: number): Promise<{ acked: Map<string, string>; boundaries?: number; signal: string | null }> {
+async function runChild(runDir: string, killAt: number): Promise<{ acked: Map<string, string>; boundaries?: number; names?: string[]; signal: string | null }> {
   const child = spawnLines(process.execPath, [CRASHER, runDir, String(killAt), String(STEPS)]);
   const { signal } = await child.exited;
   const acked = new Map<string, string>();
   let boundaries: number | undefined;
+  let names: string[] | undefined;
   for (const line of child.lines) {
     const [kind, a, b] = line.split(" ");
     if (kind === "ok") acked.set(a as string, b as string);
     if (kind === "boundaries") boundaries = Number(a);
+    if (kind === "names") names = JSON.parse(line.slice("names ".length)) as string[];
   }
-  return { acked, signal, ...(boundaries === undefined ? {} : { boundaries }) };
+  return { acked, signal, ...(boundaries === undefined ? {} : { boundaries }), ...(names === undefined ? {} : { names }) };
 }
 
 describe("run log crash sweep: SIGKILL before every file-system call", () => {
@@ -30,6 +32,9 @@ describe("run log crash sweep: SIGKILL before every file-system call", () => {
     const clean = await runChild(mkdtempSync(path.join(tmpdir(), "phasekit-crash-")), 0);
     const total = clean.boundaries as number;
     expect(total).toBeGreaterThan(30);
+    // The sweep kills before a record's write, the zero-filled room after it, the sync, the fence, the snapshot,
+    // and the cut of the unused room at close (segment-file.ts).
+    for (const name of ["write", "write(room)", "fdatasync", "readdir(fence)", "write(snapshot)", "ftruncate(room)"]) expect(clean.names).toContain(name);
     for (let k = 1; k <= total; k++) {
       const runDir = mkdtempSync(path.join(tmpdir(), "phasekit-crash-"));
       const first = await runChild(runDir, k);
