@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFileSync, spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -171,6 +171,7 @@ describe("run log: a live segment's room under attack", () => {
     const runDir = temp();
     const crashed = await openRunLog({ runDir, inlineMax: 4096 });
     await crashed.step("dead", {}, () => ({ v: "dead" }));
+    const crashedFile = segmentFiles(runDir)[0] as string;
     // Never closed: its room stays until a fold removes its segment.
     for (let i = 0; i < FOLD_AT_SEGMENTS; i++) {
       const log = await openRunLog({ runDir, inlineMax: 4096 });
@@ -182,6 +183,8 @@ describe("run log: a live segment's room under attack", () => {
       const reader = await openRunLog({ runDir, inlineMax: 4096 });
       await reader.close();
     }
+    // The last writer found FOLD_AT_SEGMENTS segments and folded: the crashed holder's segment, room and all, is gone.
+    expect(existsSync(crashedFile)).toBe(false);
     for (const file of segmentFiles(runDir)) expect(statSync(file).size, file).toBe(recordsEnd(file));
     const next = await openRunLog({ runDir, inlineMax: 4096 });
     expect((await next.step("dead", {}, rerun)).reused).toBe(true);
