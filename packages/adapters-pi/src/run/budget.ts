@@ -127,8 +127,8 @@ export interface RecordedTotal {
 
 /**
  * The latest budget total in run `slug`'s history (`latestBudgetEntry`'s entry, its output read back through the
- * store), or null: none, or a store that cannot read outputs back. `store` holds the
- * run's lock (a reader's view leaves phasekit's own entries out). Read by the pi extension when a run is resumed
+ * store), or null: none, or a store that cannot read outputs back. `store` may hold the run's lock or not: every
+ * store's checkpoints hold phasekit's own entries either way. Read by the pi extension when a run is resumed
  * in another session, so the count goes on from where it was.
  */
 export async function latestBudgetTotal(store: PlanStore, slug: string, now: () => Date): Promise<RecordedTotal | null> {

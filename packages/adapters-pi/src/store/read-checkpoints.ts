@@ -2,7 +2,9 @@
  * The checkpoints of a run opened to read: what `PlanStore.checkpoints()` gives a caller that does not hold the
  * run's lock (the CLI, an inspector, a test looking at a live run). It claims nothing: claiming takes a new epoch,
  * which fences the live holder off and ends its run with LOCK_LOST. Every call reads the history afresh (the
- * reader retries past a concurrent compaction); every write is LOCK_NOT_OWNED, before any work runs.
+ * reader retries past a concurrent compaction); every write is LOCK_NOT_OWNED, before any work runs. Its records
+ * are the whole history, phasekit's own entries included, as the holder's and every other store's reader's are (a
+ * fork copies them); the views for people leave those out (readRunSteps, storeStepRecords).
  */
 import path from "node:path";
 import { workflowError, type WorkflowError } from "@phasekit/core";
@@ -14,7 +16,7 @@ import { commitsFrom } from "../engine/commit-record.js";
 import { COMMIT_EVENT } from "./log-checkpoints.js";
 import { RUN_LOG_DIR } from "./run-log/format.js";
 import { readRunLog } from "./run-log/reader.js";
-import { readRunSteps } from "./run-steps.js";
+import { readRunHistory } from "./run-steps.js";
 
 /** A read-only `CheckpointStore` over the history of the run in `runDir`; `slug` names it in errors. */
 export function readOnlyCheckpoints(runDir: string, slug: string): CheckpointStore {
@@ -24,9 +26,9 @@ export function readOnlyCheckpoints(runDir: string, slug: string): CheckpointSto
     file,
     step: (id) => refuse(`ctx.step("${id}")`),
     async record(id) {
-      return (await readRunSteps(runDir)).find((r) => r.stepId === id);
+      return (await readRunHistory(runDir)).find((r) => r.stepId === id);
     },
-    records: () => readRunSteps(runDir),
+    records: () => readRunHistory(runDir),
     recordCommitIntent: (intent) => refuse(`recording the commit intent "${intent.id}"`),
     markCommitted: (id) => refuse(`marking the commit "${id}" as made`),
     async commits(): Promise<CommitRecord[]> {

@@ -16,14 +16,29 @@ import type { StepEntry } from "./run-log/run-index.js";
 import { isReservedStepKey } from "../engine/reserved-keys.js";
 
 /**
- * The latest record of every step of the run in `runDir` (the body's steps: not phasekit's own entries).
- * `opened`: a view the caller already holds (and closes), so a reader asking many things opens the history once.
+ * The latest record of every step of the run in `runDir` (the body's steps: not phasekit's own entries), as
+ * people are shown them. `opened`: a view the caller already holds (and closes), so a reader asking many things
+ * opens the history once.
  */
 export async function readRunSteps(runDir: string, opened?: RunLogView | null): Promise<StepRecord[]> {
+  return readRecords(runDir, opened, runStepEntries);
+}
+
+/**
+ * The latest record of every entry of the run's history, phasekit's own included (its workflow's start, each
+ * dispatch, budget spend and wait, the definitions pin), as the run's holder reads them: what the fs store's
+ * read-only checkpoints give, as PostgreSQL's and the memory store's do, so a fork or a budget reader that holds
+ * no lease reads the same history. `opened` as in readRunSteps.
+ */
+export async function readRunHistory(runDir: string, opened?: RunLogView | null): Promise<StepRecord[]> {
+  return readRecords(runDir, opened, (view) => view.entries());
+}
+
+async function readRecords(runDir: string, opened: RunLogView | null | undefined, pick: (view: RunLogView) => StepEntry[]): Promise<StepRecord[]> {
   const view = opened !== undefined ? opened : await readRunLog(runDir);
   if (view !== null) {
     try {
-      return runStepEntries(view).map(toStepRecord);
+      return pick(view).map(toStepRecord);
     } finally {
       if (opened === undefined) view.close();
     }

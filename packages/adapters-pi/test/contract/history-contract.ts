@@ -11,6 +11,7 @@ import { runWorkflow, createReporter, rerunFrom, type PlanStore, type RunContext
 import { releaseRegistry } from "../../../../examples/release-workflow.js";
 import { latestBudgetTotal } from "../../src/run/budget.js";
 import { budgetRerunContractCases } from "./budget-rerun-contract.js";
+import { forkContractCases } from "./fork-contract.js";
 import { rerunContractCases } from "./rerun-contract.js";
 
 /** A body is a script of steps and dispatches; crashes are injected by step index. */
@@ -343,6 +344,7 @@ export function runHistoryContract(name: string, open: () => Promise<PlanStore>)
 
     rerunContractCases(open, repoRoot);
     budgetRerunContractCases(open, repoRoot);
+    forkContractCases(open, repoRoot);
 
     it("a body that returns no plain JSON fails its attempt (recorded, counted); one that returns nothing gives null, first run and replay alike", async () => {
       const store = await open();
