@@ -36,8 +36,10 @@ export class SegmentFile {
   }
 
   /**
-   * Writes `bytes` after the records; `room`: if they do not fit in the file, zeros follow them. On any failure
-   * cuts the segment back to where the records ended, room and all, and rethrows.
+   * Writes `bytes` after the records; `room`: if they do not fit in the file, zeros follow them. A failed write of
+   * the bytes cuts the segment back to where the records ended, room and all, and rethrows. A failed write of the
+   * room (a full disk, a file-size limit) cuts back to the end of the bytes and no lower, and does not throw: they
+   * are whole, a newer holder may have pinned them already, and the room only makes later syncs cheaper.
    */
   write(bytes: Buffer, room: boolean): void {
     const start = this.size;
@@ -54,7 +56,6 @@ export class SegmentFile {
     const fill = room && stop > this.end ? Math.min(ROOM_BYTES, MAX_FILE_BYTES.log - stop) : 0;
     try {
       this.writeAt(bytes, start, "write");
-      if (fill > 0) this.writeAt((zeros ??= Buffer.alloc(ROOM_BYTES)).subarray(0, fill), stop, "write(room)");
     } catch (error) {
       this.boundary("ftruncate");
       try {
@@ -66,7 +67,19 @@ export class SegmentFile {
       throw error;
     }
     this.size = stop;
-    this.end = Math.max(this.end, stop + fill);
+    this.end = Math.max(this.end, stop);
+    if (fill === 0) return;
+    try {
+      this.writeAt((zeros ??= Buffer.alloc(ROOM_BYTES)).subarray(0, fill), stop, "write(room)");
+      this.end = stop + fill;
+    } catch {
+      try {
+        this.boundary("ftruncate(room)");
+        ftruncateSync(this.fd, stop);
+      } catch {
+        // Zeros left after the record read as a torn tail.
+      }
+    }
   }
 
   /** Cuts off the room not written into (at close: the segment then ends with its last record). */
