@@ -6,6 +6,9 @@
  * wrote nothing deletes its own segment at close, each possibly between a reader's listing and its reads. Such a
  * reader re-lists and re-reads (`loadChainSettled`) instead of reporting corruption: a failure is reported only
  * when it repeats, word for word, on a folder that did not change meanwhile (or after READ_ATTEMPTS tries). The
+ * same retry covers a record the holder is writing into its segment's room at that moment: read mid-copy, its
+ * line can hold its newline before all of its middle (docs/decisions.md, D14 "Room"), and the next read sees it
+ * whole (a folder's stamp does not move for a write in place, but the damage does not repeat word for word). The
  * files the loaded history points into are opened at once and kept, so values read later never chase a name a
  * compaction removed.
  */
