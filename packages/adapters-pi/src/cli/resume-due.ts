@@ -27,8 +27,9 @@ type WaitEntry = { key: string; completed: boolean; output: unknown };
 const isWaitKey = (key: string): boolean => parseWaitKey(key) !== null;
 
 /**
- * The wait entries of a run's history (phasekit's own, which the fs store's step views leave out), with their
- * outputs: from the run log of a plan folder, or through the store (`--store`: its records, each output read back).
+ * The wait entries of a run's history (phasekit's own, which the views shown to people leave out), with their
+ * outputs: from the run log of a plan folder, or through the store (`--store`: its records, phasekit's own
+ * included, each output read back).
  */
 async function waitEntries(roots: Roots, run: { id: string; runDir: string }): Promise<WaitEntry[]> {
   if (roots.store === undefined) return folderWaitEntries(run.runDir);

@@ -58,9 +58,9 @@ describe("phasekit ui", () => {
     // Only bare run ids: a path-like id is refused before anything is read.
     for (const evil of ["..%2F..%2Fetc", "%2Ftmp", ".hidden", "%E0%A4%A"]) expect((await get(`${origin}api/runs/${evil}`, auth)).status, evil).toBe(400);
     expect((await get(url, { host: "evil.example:80" })).status).toBe(403);
-    // The same port again: a typed error naming it, exit 1.
+    // The same port again: a typed error naming it (INVALID_OPTIONS for the port: exit 2, as every refused option value).
     const busy = spawnSync(process.execPath, [BIN, "ui", "--port", new URL(origin).port, "--repo", repo], { encoding: "utf8" });
-    expect([busy.status, busy.stderr]).toEqual([1, `phasekit: port ${new URL(origin).port} on 127.0.0.1 is in use. Fix: pass another --port, or --port 0 for any free one\n`]);
+    expect([busy.status, busy.stderr]).toEqual([2, `phasekit: port ${new URL(origin).port} on 127.0.0.1 is in use. Fix: pass another --port, or --port 0 for any free one\n`]);
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
