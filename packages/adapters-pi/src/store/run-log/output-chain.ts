@@ -3,7 +3,8 @@
  * output this holder wrote to its segment when the delta is small (the states' rule, state-delta.ts
  * `smallDelta`), and whole otherwise or every MAX_OUTPUT_CHAIN outputs. A base is always an output whose
  * `done` line was already synced and acknowledged in the same segment, so a delta never outlives its base: the
- * bytes before it in its own file are never cut (a failed write is cut back to where it started, after them).
+ * bytes before it in its own file are never cut (a failed write is cut back to where it started, or to a record it
+ * left whole, after them either way).
  */
 import type { JsonValue } from "../../io/plain-json.js";
 import { encodeLine, type DoneRecord } from "./format.js";

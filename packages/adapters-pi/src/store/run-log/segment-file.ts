@@ -36,8 +36,9 @@ export class SegmentFile {
   }
 
   /**
-   * Writes `bytes` after the records; `room`: if they do not fit in the file, zeros follow them. A failed write of
-   * the bytes cuts the segment back to where the records ended, room and all, and rethrows. A failed write of the
+   * Writes `bytes` (whole records) after the records; `room`: if they do not fit in the file, zeros follow them. A
+   * failed write of the bytes cuts the segment back to the end of the last record it left whole (where the records
+   * ended, if none), room and all, and rethrows. A failed write of the
    * room (a full disk, a file-size limit) cuts back to the end of the bytes and no lower, and does not throw: they
    * are whole, a newer holder may have pinned them already, and the room only makes later syncs cheaper.
    */
@@ -54,15 +55,21 @@ export class SegmentFile {
       });
     }
     const fill = room && stop > this.end ? Math.min(ROOM_BYTES, MAX_FILE_BYTES.log - stop) : 0;
+    const written = { bytes: 0 };
     try {
-      this.writeAt(bytes, start, "write");
+      this.writeAt(bytes, start, "write", written);
     } catch (error) {
+      // Records the failed write left whole stay: a holder displaced meanwhile (frozen between the parts of a short
+      // write) may have been pinned up to them by its newer holder, and a cut below a pin breaks every later read.
+      // Like the bytes a crash leaves, they were never acknowledged. Only the torn record after them goes.
+      this.size = start + bytes.subarray(0, written.bytes).lastIndexOf(0x0a) + 1;
       this.boundary("ftruncate");
       try {
-        ftruncateSync(this.fd, start);
-        this.end = start;
+        ftruncateSync(this.fd, this.size);
+        this.end = this.size;
       } catch {
-        // The write error is the one to report; a segment that could not be cut back ends in a torn tail.
+        // The write error is the one to report; what could not be cut off holds no newline: a torn tail, which the
+        // next record overwrites from its start.
       }
       throw error;
     }
@@ -90,11 +97,11 @@ export class SegmentFile {
     this.end = this.size;
   }
 
-  private writeAt(bytes: Buffer, at: number, boundary: string): void {
-    let done = 0;
-    while (done < bytes.length) {
+  /** Writes all of `bytes` at `at`; `written.bytes` says how many landed when it throws. */
+  private writeAt(bytes: Buffer, at: number, boundary: string, written = { bytes: 0 }): void {
+    while (written.bytes < bytes.length) {
       this.boundary(boundary);
-      done += writeSync(this.fd, bytes, done, bytes.length - done, at + done);
+      written.bytes += writeSync(this.fd, bytes, written.bytes, bytes.length - written.bytes, at + written.bytes);
     }
   }
 }

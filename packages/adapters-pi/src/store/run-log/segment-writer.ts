@@ -7,8 +7,8 @@
  * per call cost more than the write itself, and the event loop blocks for one sync at most. After the sync, the fence: if a segment of a higher epoch
  * exists, a newer holder has pinned this one and may not have seen these bytes, so the batch is refused with
  * LOCK_LOST instead of acknowledged (and every later append is refused at once). A failed or short write is cut
- * back, so the log stays exactly as it was. The bytes themselves (where they land, the zero-filled room after them)
- * are segment-file.ts's.
+ * back to the last record it left whole (segment-file.ts: where the bytes land, the zero-filled room after them,
+ * and why a cut never goes below a whole record).
  */
 import { fdatasyncSync, fstatSync, lstatSync, readdirSync } from "node:fs";
 import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
