@@ -64,7 +64,8 @@ describe("run log: a write of several records cut short, then failed", () => {
     );
     expect(steps.map((s) => s.status)).toEqual(["rejected", "rejected"]);
     expect(claimed).toBe("ok 2");
-    await expect(old.step("late", {}, () => 1)).rejects.toMatchObject({ code: "LOCK_LOST" });
+    // It writes nothing more (refused as broken before any fence could see the newer holder).
+    await expect(old.step("late", {}, () => 1)).rejects.toMatchObject({ code: expect.stringMatching(/^(LOCK_LOST|WRITE_FAILED)$/) });
     await old.close();
     // Every later reader reads the newer holder's history: x acknowledged, and p1 as it pinned it.
     const view = await readRunLog(runDir);
@@ -78,22 +79,31 @@ describe("run log: a write of several records cut short, then failed", () => {
     await next.close();
   });
 
-  it("with no newer holder, the holder goes on after the record left whole; the torn one is gone", async () => {
+  it("with no newer holder, the record left whole stays and the torn one goes; the holder writes nothing more, the next one goes on", async () => {
     const runDir = temp();
     const log = await openRunLog({ runDir, inlineMax: 4096 });
     await log.step("a", {}, () => ({ v: "a" }));
+    await log.putState({ n: 1 });
     const steps = await withShortWrite(
       () => undefined,
       () => Promise.allSettled([log.step("p1", {}, () => ({ v: "p1" })), log.step("p2", {}, () => ({ v: "p2" }))]),
     );
     expect(steps.map((s) => s.status)).toEqual(["rejected", "rejected"]);
-    // The holder goes on: its next records land after p1's, never over it.
-    await log.step("c", {}, () => ({ v: "c" }));
+    // Its view no longer matches the file (p1 is in it, unacknowledged): a state delta built on that view would be
+    // read on the wrong base. So it refuses every later write, naming the segment.
+    await expect(log.step("c", {}, () => ({ v: "c" }))).rejects.toMatchObject({ code: "WRITE_FAILED", details: { file: expect.stringMatching(/\.seg$/) } });
     await log.close();
     const seg = path.join(runDir, "runlog", readdirSync(path.join(runDir, "runlog")).find((n) => n.endsWith(".seg")) as string);
     const text = readFileSync(seg, "utf8");
     expect(text.endsWith("\n")).toBe(true);
     expect(text.split("\n").filter((l) => l.includes('"k":"p2"') && l.includes('"t":"done"'))).toEqual([]);
+    // The next holder reads the segment as it is and goes on.
+    const next = await openRunLog({ runDir, inlineMax: 4096 });
+    expect((await next.step("p1", {}, () => ({ v: "again" }))).output).toEqual({ v: "p1" });
+    expect((await next.step("c", {}, () => ({ v: "c" }))).reused).toBe(false);
+    await next.putState({ n: 2 });
+    expect(next.state()).toEqual({ n: 2 });
+    await next.close();
     const view = await readRunLog(runDir);
     expect(["a", "p1", "c"].map((k) => view?.entry(k)?.status)).toEqual(["completed", "completed", "completed"]);
     view?.close();

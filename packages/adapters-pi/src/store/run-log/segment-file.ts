@@ -24,6 +24,8 @@ let zeros: Buffer | undefined;
 export class SegmentFile {
   /** Bytes the file holds: the records, then the zero-filled room not yet written into. */
   private end: number;
+  /** Set once a failed write left records whole: what every later write is refused with. */
+  broken: Error | undefined;
 
   constructor(
     private readonly fd: number,
@@ -54,6 +56,7 @@ export class SegmentFile {
         hint: "run the workflow again: the next runner starts a new segment (outputs above 64 KiB are stored as artifacts, not in the segment)",
       });
     }
+    if (this.broken !== undefined) throw this.broken;
     const fill = room && stop > this.end ? Math.min(ROOM_BYTES, MAX_FILE_BYTES.log - stop) : 0;
     const written = { bytes: 0 };
     try {
@@ -61,8 +64,12 @@ export class SegmentFile {
     } catch (error) {
       // Records the failed write left whole stay: a holder displaced meanwhile (frozen between the parts of a short
       // write) may have been pinned up to them by its newer holder, and a cut below a pin breaks every later read.
-      // Like the bytes a crash leaves, they were never acknowledged. Only the torn record after them goes.
-      this.size = start + bytes.subarray(0, written.bytes).lastIndexOf(0x0a) + 1;
+      // Like the bytes a crash leaves, they were never acknowledged. Only the torn record after them goes. The
+      // holder's own view of the run (its index, the state a state delta builds on) does not hold them, so it
+      // writes nothing more: the next holder reads the segment as it is.
+      const whole = bytes.subarray(0, written.bytes).lastIndexOf(0x0a) + 1;
+      this.size = start + whole;
+      if (whole > 0) this.broken = keptUnacknowledged(this.file, whole, error);
       this.boundary("ftruncate");
       try {
         ftruncateSync(this.fd, this.size);
@@ -104,4 +111,12 @@ export class SegmentFile {
       written.bytes += writeSync(this.fd, bytes, written.bytes, bytes.length - written.bytes, at + written.bytes);
     }
   }
+}
+
+function keptUnacknowledged(file: string, bytes: number, cause: unknown): Error {
+  return workflowError("run-log", "WRITE_FAILED", `${file}: a write failed after ${bytes} bytes of whole records had landed; they stay unacknowledged in the segment, and this holder writes nothing more to it (${String(cause)}).`, {
+    file,
+    value: bytes,
+    hint: "resume the run once the cause is gone (a full disk, a file-size limit): the next holder reads the segment as it is",
+  }, cause);
 }

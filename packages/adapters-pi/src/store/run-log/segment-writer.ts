@@ -85,7 +85,7 @@ export class SegmentWriter {
    * record with nothing queued ahead of it goes out now rather than waiting a turn to share a sync.
    */
   append(bytes: AppendBytes, durable: boolean, alone = false): Promise<number> {
-    const refused = this.lostError ?? this.closedError;
+    const refused = this.lostError ?? this.closedError ?? this.bytes.broken;
     if (refused !== undefined) return Promise.reject(refused);
     // A record that needs no sync, with nothing queued ahead of it, goes out now: batching only shares syncs, and
     // a turn of the event loop per step `started` line cost more than the write.
