@@ -121,7 +121,8 @@ describe("run log: a segment's zero-filled room", () => {
     await log.step("a", {}, () => "a");
     const before = layout(file);
     failNext = true;
-    await expect(log.step("b", {}, () => "b")).rejects.toThrow(/EIO/);
+    // Typed, naming the segment and the cause, and saying nothing of the write is in it.
+    await expect(log.step("b", {}, () => "b")).rejects.toMatchObject({ code: "WRITE_FAILED", message: expect.stringMatching(/EIO.*nothing of it is in the segment/), details: { file, errno: "EIO" } });
     expect(statSync(file).size).toBe(before.records);
     // The next durable record writes room again, after the records that were kept.
     await log.step("c", {}, () => "c");

@@ -89,6 +89,12 @@ describe("run log: a write of several records cut short, then failed", () => {
       () => Promise.allSettled([log.step("p1", {}, () => ({ v: "p1" })), log.step("p2", {}, () => ({ v: "p2" }))]),
     );
     expect(steps.map((s) => s.status)).toEqual(["rejected", "rejected"]);
+    // Typed, naming the segment and what stays in it, with the disk-space hint every failed write of ours gives.
+    expect((steps[0] as PromiseRejectedResult).reason).toMatchObject({
+      code: "WRITE_FAILED",
+      message: expect.stringMatching(/ENOSPC.*bytes of whole records it wrote stay in the segment, unacknowledged/),
+      details: { file: expect.stringMatching(/\.seg$/), errno: "ENOSPC", hint: expect.stringMatching(/^free disk space/) },
+    });
     // Its view no longer matches the file (p1 is in it, unacknowledged): a state delta built on that view would be
     // read on the wrong base. So it refuses every later write, naming the segment.
     await expect(log.step("c", {}, () => ({ v: "c" }))).rejects.toMatchObject({ code: "WRITE_FAILED", details: { file: expect.stringMatching(/\.seg$/) } });

@@ -6,7 +6,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { workflowError } from "@phasekit/core";
 import { judgeTaggedPid, pidSpaceTag } from "./process-space.js";
-import { fsErrorCode, nodeFs, type FsFileHandle, type FsPort } from "./fs-port.js";
+import { fsErrorCode, nodeFs, writeFailureHint, type FsFileHandle, type FsPort } from "./fs-port.js";
 import { FILE_MODE } from "./plan-paths.js";
 import { assertRealDir, SAFE_DIR_FLAGS, SAFE_OPEN_FLAGS } from "./safe-open.js";
 
@@ -157,6 +157,6 @@ function failure(target: string, step: AtomicWriteStep, error: unknown, committe
     step,
     errno: code,
     committed,
-    hint: code === "ENOSPC" || code === "EFBIG" || code === "ESHORTWRITE" ? "free disk space or raise the file size limit, then retry" : "check permissions and disk health, then retry",
+    hint: writeFailureHint(code),
   }, error);
 }

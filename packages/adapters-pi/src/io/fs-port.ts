@@ -62,3 +62,8 @@ export function fsErrorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown }).code;
   return typeof code === "string" ? code : undefined;
 }
+
+/** What to do about a write that failed with `code` (a full disk or a file-size limit, or anything else). */
+export function writeFailureHint(code: string | undefined): string {
+  return code === "ENOSPC" || code === "EFBIG" || code === "ESHORTWRITE" ? "free disk space or raise the file size limit, then retry" : "check permissions and disk health, then retry";
+}

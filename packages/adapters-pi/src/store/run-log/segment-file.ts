@@ -10,7 +10,8 @@
  * The holder cuts its room off when it closes (`trimRoom`); a crash leaves it, as it leaves a torn tail.
  */
 import { ftruncateSync, writeSync } from "node:fs";
-import { workflowError } from "@phasekit/core";
+import { workflowError, type WorkflowError } from "@phasekit/core";
+import { fsErrorCode, writeFailureHint } from "../../io/fs-port.js";
 import { MAX_FILE_BYTES } from "../../io/safe-open.js";
 
 /** Called before every file-system call of the run log, with its name (tests stop or kill the process there). */
@@ -25,7 +26,7 @@ export class SegmentFile {
   /** Bytes the file holds: the records, then the zero-filled room not yet written into. */
   private end: number;
   /** Set once a failed write left records whole: what every later write is refused with. */
-  broken: Error | undefined;
+  broken: WorkflowError | undefined;
 
   constructor(
     private readonly fd: number,
@@ -69,7 +70,8 @@ export class SegmentFile {
       // writes nothing more: the next holder reads the segment as it is.
       const whole = bytes.subarray(0, written.bytes).lastIndexOf(0x0a) + 1;
       this.size = start + whole;
-      if (whole > 0) this.broken = keptUnacknowledged(this.file, whole, error);
+      const failed = writeFailed(this.file, whole, error);
+      if (whole > 0) this.broken = failed;
       this.boundary("ftruncate");
       try {
         ftruncateSync(this.fd, this.size);
@@ -78,7 +80,7 @@ export class SegmentFile {
         // The write error is the one to report; what could not be cut off holds no newline: a torn tail, which the
         // next record overwrites from its start.
       }
-      throw error;
+      throw failed;
     }
     this.size = stop;
     this.end = Math.max(this.end, stop);
@@ -113,10 +115,17 @@ export class SegmentFile {
   }
 }
 
-function keptUnacknowledged(file: string, bytes: number, cause: unknown): Error {
-  return workflowError("run-log", "WRITE_FAILED", `${file}: a write failed after ${bytes} bytes of whole records had landed; they stay unacknowledged in the segment, and this holder writes nothing more to it (${String(cause)}).`, {
+/**
+ * WRITE_FAILED naming the segment: what a failed write of records left (`kept`: bytes of whole records, which stay
+ * unacknowledged and end this holder's writing) and what to do (the hint every failed write of ours gives).
+ */
+function writeFailed(file: string, kept: number, cause: unknown): WorkflowError {
+  const left = kept === 0 ? "nothing of it is in the segment" : `${kept} bytes of whole records it wrote stay in the segment, unacknowledged, and this holder writes nothing more to it`;
+  const code = fsErrorCode(cause);
+  return workflowError("run-log", "WRITE_FAILED", `writing ${file} failed (${cause instanceof Error ? cause.message : String(cause)}): ${left}.`, {
     file,
-    value: bytes,
-    hint: "resume the run once the cause is gone (a full disk, a file-size limit): the next holder reads the segment as it is",
+    errno: code,
+    ...(kept === 0 ? {} : { value: kept }),
+    hint: kept === 0 ? writeFailureHint(code) : `${writeFailureHint(code)}: the next holder (a resume) reads the segment as it is`,
   }, cause);
 }
