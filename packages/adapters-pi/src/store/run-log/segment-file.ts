@@ -41,9 +41,9 @@ export class SegmentFile {
   /**
    * Writes `bytes` (whole records) after the records; `room`: if they do not fit in the file, zeros follow them. A
    * failed write of the bytes cuts the segment back to the end of the last record it left whole (where the records
-   * ended, if none), room and all, and rethrows. A failed write of the
-   * room (a full disk, a file-size limit) cuts back to the end of the bytes and no lower, and does not throw: they
-   * are whole, a newer holder may have pinned them already, and the room only makes later syncs cheaper.
+   * ended, if none), room and all, and throws WRITE_FAILED. A failed write of the room (a full disk, a file-size
+   * limit) cuts back to the end of the bytes and no lower, and does not throw: they are whole, a newer holder may
+   * have pinned them already, and the room only makes later syncs cheaper.
    */
   write(bytes: Buffer, room: boolean): void {
     const start = this.size;
