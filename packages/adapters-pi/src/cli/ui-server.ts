@@ -137,14 +137,16 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, o: Ap
     // holder coming, going or going stale is.
     const byUrl = o.roots.store === undefined ? undefined : await storeAt(o.roots.store, o.roots.repoRoot);
     const own = byUrl?.runSignature?.bind(byUrl);
+    // Read from the store, not stamped by a clock tick: a look there is always settled.
     const signature =
       byUrl === undefined
         ? undefined
         : own !== undefined
-          ? () => own(location.slug)
+          ? async () => ({ signature: await own(location.slug), settled: true })
           : async () => {
               const d = await runDetail(o.roots, location.slug, 0);
-              return JSON.stringify({ ...d, summary: { ...d.summary, ageMs: null, lockHolder: d.summary.lockHolder === null ? null : d.summary.lockHolder.replace(/, lease until .*$/, "") } });
+              const signature = JSON.stringify({ ...d, summary: { ...d.summary, ageMs: null, lockHolder: d.summary.lockHolder === null ? null : d.summary.lockHolder.replace(/, lease until .*$/, "") } });
+              return { signature, settled: true };
             };
     const stop = await streamChanges(req, res, location.runDir, signature);
     streams.add(stop);
