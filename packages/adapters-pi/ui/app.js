@@ -162,7 +162,8 @@ function actionsFor(run) {
   if (status === "running" && run.pending?.signal !== "pause") out.push("pause");
   if (status === "running" && run.pending?.signal !== "stop") out.push("stop");
   if (run.pending?.signal === "pause") out.push("resume");
-  if (["running", "paused", "crashed"].includes(status)) out.push("cancel");
+  // The runs the server cancels (cli/control-actions.ts: any not over; a failed run is not, its owner resumes it).
+  if (["running", "paused", "crashed", "failed"].includes(status)) out.push("cancel");
   return out;
 }
 

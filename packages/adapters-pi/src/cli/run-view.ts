@@ -4,7 +4,7 @@
  * reader), never by parsing files itself, so a change of the on-disk format changes this file at most.
  */
 import path from "node:path";
-import { isFinished, workflowError } from "@phasekit/core";
+import { workflowError } from "@phasekit/core";
 import { judgeLiveness } from "../lock/liveness.js";
 import { nodeFs } from "../io/fs-port.js";
 import { readControlRequest } from "../store/control-signals.js";
@@ -18,6 +18,7 @@ import { readRunLog } from "../store/run-log/reader.js";
 import { createFsPlanStore, type PlanStore } from "../store/plan-store.js";
 import { METADATA_FILE, type PlanRunEntry } from "../store/plan-store-port.js";
 import { settle } from "../store/settle.js";
+import { FINISHED_STATUSES } from "../store/run-status.js";
 import { listOfRecords, stepsIn, storeSteps, type OpenHistory, type StepList } from "./history-view.js";
 import { lockOfFolder, lockOfLease, readError, shownOrder, summarize, viewStep } from "./run-summary.js";
 import { locateStoreRun, storeAt, storeLease, storeRunFacts, storeStepOutput } from "./store-runs.js";
@@ -255,7 +256,10 @@ export async function runJournal(location: RunLocation, roots: Roots, after?: nu
   }
 }
 
-/** True when the shown status is final. */
+/**
+ * True when the run is over: the run's own rule (store/run-status.ts), which control requests follow too. A failed
+ * run is not: its owner resumes it by running its target again, and a stop filed for it is honoured then.
+ */
 export function isFinal(status: ShownStatus): boolean {
-  return status !== "crashed" && status !== "unreadable" && status !== "new" && isFinished({ status });
+  return FINISHED_STATUSES.has(status);
 }

@@ -26,6 +26,13 @@ beforeAll(async () => {
     return ctx.step("b", {}, () => 2);
   });
   expect(paused.status).toBe("paused");
+  // A body that throws ends the run failed, and runWorkflow throws its error.
+  await expect(
+    runWorkflow({ repoRoot: repo, target: "failed", toolName: "bot", createReporter: quiet }, async (ctx) => {
+      await ctx.step("a", {}, () => 1);
+      throw new Error("flaky upstream");
+    }),
+  ).rejects.toThrow("flaky upstream");
   const crashed = spawnLines(process.execPath, [LIVE_CHILD, repo, "crashed"]);
   await crashed.waitFor(/"in"/);
   crashed.proc.kill("SIGKILL");
@@ -36,7 +43,9 @@ afterAll(() => rmSync(repo, { recursive: true, force: true }));
 const cli = (...args: string[]) => phasekit([...args, "--repo", repo]);
 
 describe("phasekit cancel clears the stop left for the run it ends", () => {
-  it.each(["paused", "crashed"])("a %s run with a stop filed", async (slug) => {
+  // A failed run is not over (its owner resumes it by running its target again): a stop is accepted for it, and
+  // cancel ends it as it ends a paused one. Before, cancel refused it ("already failed") while stop took it.
+  it.each(["paused", "crashed", "failed"])("a %s run with a stop filed", async (slug) => {
     await requestStop({ repoRoot: repo, target: slug, reason: "not needed" });
     const runDir = path.join(repo, "ai_plan", slug);
     expect(existsSync(controlFile(runDir, "stop"))).toBe(true);
@@ -49,5 +58,20 @@ describe("phasekit cancel clears the stop left for the run it ends", () => {
     const show = cli("show", slug, "--json", "--fields", "summary,pending");
     expect(show.code, show.stderr).toBe(0);
     expect(JSON.parse(show.stdout)).toMatchObject({ summary: { status: "cancelled" }, pending: null });
+  });
+});
+
+describe("phasekit resume of a failed run", () => {
+  it("says how its owner continues it, not that there is nothing to resume", async () => {
+    await expect(
+      runWorkflow({ repoRoot: repo, target: "failed-again", toolName: "bot", createReporter: quiet }, async () => {
+        throw new Error("flaky upstream");
+      }),
+    ).rejects.toThrow("flaky upstream");
+    const r = cli("resume", "failed-again");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("run failed-again is failed; it continues when bot runs target failed-again again");
+    const again = await runWorkflow({ repoRoot: repo, target: "failed-again", toolName: "bot", createReporter: quiet }, async () => "fine now");
+    expect(again.status).toBe("completed");
   });
 });
