@@ -9,8 +9,8 @@
  * newline, so they read as a torn tail, which every reader already stops at and every claim leaves unpinned.
  * The holder cuts its room off when it closes (`trimRoom`); a crash leaves it, as it leaves a torn tail.
  */
-import { ftruncateSync, writeSync } from "node:fs";
-import { workflowError, type WorkflowError } from "@phasekit/core";
+import { fdatasyncSync, ftruncateSync, writeSync } from "node:fs";
+import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
 import { fsErrorCode, writeFailureHint } from "../../io/fs-port.js";
 import { MAX_FILE_BYTES } from "../../io/safe-open.js";
 
@@ -98,6 +98,23 @@ export class SegmentFile {
     }
   }
 
+  /**
+   * fdatasync, after `before` (the folder's sync). A failure of either ends this holder's writing: the records
+   * written since the last sync are whole in the file (where the next holder reads them) but neither acknowledged
+   * nor in the holder's view of the run, as after a failed write that left records whole. It throws the typed
+   * error the folder's sync threw, or WRITE_FAILED naming the segment.
+   */
+  sync(before: () => void): void {
+    try {
+      before();
+      this.boundary("fdatasync");
+      fdatasyncSync(this.fd);
+    } catch (error) {
+      this.broken ??= isWorkflowError(error) ? error : writeFailed(this.file, -1, error);
+      throw this.broken;
+    }
+  }
+
   /** Cuts off the room not written into (at close: the segment then ends with its last record). */
   trimRoom(): void {
     if (this.end <= this.size) return;
@@ -117,15 +134,21 @@ export class SegmentFile {
 
 /**
  * WRITE_FAILED naming the segment: what a failed write of records left (`kept`: bytes of whole records, which stay
- * unacknowledged and end this holder's writing) and what to do (the hint every failed write of ours gives).
+ * unacknowledged and end this holder's writing; -1: a failed sync, after which the records written since the last
+ * one stay so) and what to do (the hint every failed write of ours gives).
  */
 function writeFailed(file: string, kept: number, cause: unknown): WorkflowError {
-  const left = kept === 0 ? "nothing of it is in the segment" : `${kept} bytes of whole records it wrote stay in the segment, unacknowledged, and this holder writes nothing more to it`;
+  const left =
+    kept === 0
+      ? "nothing of it is in the segment"
+      : kept < 0
+        ? "the records written since the last sync stay in the segment, unacknowledged, and this holder writes nothing more to it"
+        : `${kept} bytes of whole records it wrote stay in the segment, unacknowledged, and this holder writes nothing more to it`;
   const code = fsErrorCode(cause);
-  return workflowError("run-log", "WRITE_FAILED", `writing ${file} failed (${cause instanceof Error ? cause.message : String(cause)}): ${left}.`, {
+  return workflowError("run-log", "WRITE_FAILED", `${kept < 0 ? "syncing" : "writing"} ${file} failed (${cause instanceof Error ? cause.message : String(cause)}): ${left}.`, {
     file,
     errno: code,
-    ...(kept === 0 ? {} : { value: kept }),
+    ...(kept <= 0 ? {} : { value: kept }),
     hint: kept === 0 ? writeFailureHint(code) : `${writeFailureHint(code)}: the next holder (a resume) reads the segment as it is`,
   }, cause);
 }

@@ -10,7 +10,7 @@
  * back to the last record it left whole (segment-file.ts: where the bytes land, the zero-filled room after them,
  * and why a cut never goes below a whole record).
  */
-import { fdatasyncSync, fstatSync, lstatSync, readdirSync } from "node:fs";
+import { fstatSync, lstatSync, readdirSync } from "node:fs";
 import { isWorkflowError, workflowError, type WorkflowError } from "@phasekit/core";
 import { fsErrorCode, type FsFileHandle } from "../../io/fs-port.js";
 import { watchOpenName, type OpenNameWatch } from "../../io/open-name.js";
@@ -243,15 +243,14 @@ export class SegmentWriter {
     });
   }
 
-  /** Makes everything written so far durable: the folder entry once, then the data. */
+  /** Makes everything written so far durable: the folder entry once, then the data (segment-file.ts `sync`). */
   sync(): void {
-    if (!this.dirSynced) {
+    this.bytes.sync(() => {
+      if (this.dirSynced) return;
       this.boundary("fsync(runlog folder)");
       syncRealDirSync(this.dir, "run-log");
       this.dirSynced = true;
-    }
-    this.boundary("fdatasync");
-    fdatasyncSync(this.handle.fd);
+    });
   }
 
   private flush(): void {
