@@ -10,10 +10,14 @@
  *
  * The link is compared with the absolute path the name resolved to when the watch began, and only where that
  * path held no symlink: then the two strings are equal exactly when walking the name reaches the fd's file
- * through the same folders. Anywhere else (another system, a path through a symlink, /proc not mounted) the watch
- * answers undefined and the caller stats the name as before.
+ * through the same folders, unless a mount now covers one of them. A folder mounted over the file's folder or any
+ * above it hides the file while its link still names the same path, so the file's folder is looked at too (one
+ * lstat of the folder, not of the file: its identity must be the one it had). A file mounted over the file itself
+ * is not seen (only the mount table tells, and reading it costs more than the stat this saves). Anywhere else
+ * (another system, a path through a symlink, /proc not mounted) the watch answers undefined and the caller stats
+ * the name as before.
  */
-import { readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 
 /** True: `file` still leads to the fd's file; false: it may not (stat the name to find out). */
@@ -25,10 +29,14 @@ export function watchOpenName(fd: number, file: string): OpenNameWatch | undefin
   const link = `/proc/self/fd/${fd}`;
   try {
     const absolute = path.resolve(file);
+    const folder = path.dirname(absolute);
+    const at = lstatSync(folder);
     if (realpathSync(absolute) !== absolute || readlinkSync(link) !== absolute) return undefined;
     return () => {
       try {
-        return readlinkSync(link) === absolute;
+        if (readlinkSync(link) !== absolute) return false;
+        const now = lstatSync(folder);
+        return now.ino === at.ino && now.dev === at.dev;
       } catch {
         return false;
       }
