@@ -84,6 +84,20 @@ if (!started.ok) {
       expect(String(newer?.details?.hint)).toMatch(/upgrade @phasekit\/store-postgres/);
     });
 
+    it("a role that may not execute the fence's refusal function: INVALID_CONFIG naming the GRANT", async () => {
+      const url = await freshDb();
+      await migrate(url);
+      const owner = new pg.Pool({ connectionString: url, max: 1 });
+      const role = `norefuse_${randomUUID().slice(0, 8)}`;
+      await owner.query(`CREATE ROLE ${role} LOGIN`);
+      await owner.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+      await owner.query("REVOKE EXECUTE ON FUNCTION phasekit_fence_refused(text, text) FROM PUBLIC");
+      await owner.end();
+      const e = await failure(openPostgresPlanStore({ connectionString: url.replace("postgres://phasekit@", `postgres://${role}@`) }));
+      expect(e).toMatchObject({ name: "WorkflowError", code: "INVALID_CONFIG", details: { value: "phasekit_fence_refused(text, text)" } });
+      expect(String(e?.details?.hint)).toMatch(/GRANT EXECUTE ON FUNCTION phasekit_fence_refused\(text, text\) TO/);
+    });
+
     it("unknown role, unknown database, refused connection: typed errors with the fix", async () => {
       const role = await failure(openPostgresPlanStore({ connectionString: urlAs("nobody_here") }));
       expect(role).toMatchObject({ name: "WorkflowError", code: "INVALID_CONFIG", details: { sqlState: "28000" } });

@@ -8,6 +8,9 @@ import { query, type Db } from "../db/db.js";
 import { connectionFailure } from "../db/errors.js";
 import { SCHEMA_VERSION } from "./migrations.js";
 
+/** The function the step statements raise a refusal with (sql/009); PostgreSQL lets every role execute it unless revoked. */
+const FENCE_FUNCTION = "phasekit_fence_refused(text, text)";
+
 const TABLES = ["phasekit_runs", "phasekit_journal", "phasekit_steps", "phasekit_commits", "phasekit_artifacts", "phasekit_control", "phasekit_run_writes"];
 
 /** The schema version found (0 when there is none); throws a typed error when the store cannot work on it. */
@@ -38,11 +41,14 @@ export async function checkSchema(db: Db): Promise<number> {
     });
   }
   let missing: string[];
+  let mayRefuse: boolean;
   try {
-    const r = await query<{ missing: string[] }>(db, // One privilege per call: given a list, has_table_privilege is true when any one of them is held.
+    const r = await query<{ missing: string[]; may_refuse: boolean }>(db, // One privilege per call: given a list, has_table_privilege is true when any one of them is held.
       `SELECT array(SELECT t FROM unnest($1::text[]) t WHERE NOT (has_table_privilege(t, 'SELECT') AND has_table_privilege(t, 'INSERT')
-         AND has_table_privilege(t, 'UPDATE') AND has_table_privilege(t, 'DELETE'))) AS missing`, [TABLES]);
+         AND has_table_privilege(t, 'UPDATE') AND has_table_privilege(t, 'DELETE'))) AS missing,
+         has_function_privilege($2, 'EXECUTE') AS may_refuse`, [TABLES, FENCE_FUNCTION]);
     missing = r.rows[0]?.missing ?? [];
+    mayRefuse = r.rows[0]?.may_refuse !== false;
   } catch (error) {
     throw connectionFailure(error, "opening the store");
   }
@@ -51,6 +57,14 @@ export async function checkSchema(db: Db): Promise<number> {
       field: "connectionString",
       value: missing,
       hint: `GRANT SELECT, INSERT, UPDATE, DELETE ON ${missing.join(", ")} TO <role>`,
+    });
+  }
+  // Every step's durable statement names it (sql/009): without EXECUTE every step would fail, not only a refused one.
+  if (!mayRefuse) {
+    throw workflowError("store-postgres", "INVALID_CONFIG", `the role this store connects as may not execute ${FENCE_FUNCTION}.`, {
+      field: "connectionString",
+      value: FENCE_FUNCTION,
+      hint: `GRANT EXECUTE ON FUNCTION ${FENCE_FUNCTION} TO <role>`,
     });
   }
   return version;

@@ -15,7 +15,7 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 import { checkpointsOver, commitsFrom, type HistoryPort } from "@phasekit/adapters-pi/store-kit";
 import type { CheckpointStore, CommitRecord, StepRecord } from "@phasekit/adapters-pi";
 import { fencedWrite, fenceParams, fenceSql, query, stillHolding, type Db, type Fence } from "../db/db.js";
-import { STEP_WRITES, type StepWrite } from "./step-writes.js";
+import { FENCE_REFUSED, STEP_WRITES, type StepWrite } from "./step-writes.js";
 import { storableJson, storableJsonText } from "../db/storable.js";
 import { lockLost, storeError } from "../db/errors.js";
 import { compactArtifacts } from "./compact.js";
@@ -77,11 +77,17 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       const values = artifact === null ? base : [...base, artifact.fp, artifact.body, artifact.base];
       const { name, text } = write;
       // A named (prepared) statement: each connection parses and plans it once, not on every step. An upsert of
-      // one row, fenced: sent again on a fresh connection if its own was cut under it.
+      // one row, fenced: sent again on a fresh connection if its own was cut under it. With an artifact, no row
+      // answers: the command tag counts the artifact row written, and a refusing fence raises FENCE_REFUSED.
       const put = async (): Promise<true | undefined> => {
-        const row = (await query<{ fenced: string; inserted: string }>(db, { name, text, values })).rows[0];
-        inserted = Number(row?.inserted) === 1;
-        return Number(row?.fenced) === 1 ? true : undefined;
+        if (artifact === null) return Number((await query<{ fenced: string }>(db, { name, text, values })).rows[0]?.fenced) === 1 ? true : undefined;
+        try {
+          inserted = (await query(db, { name, text, values })).rowCount === 1;
+        } catch (error) {
+          if ((error as { code?: unknown } | null)?.code === FENCE_REFUSED) return undefined;
+          throw error;
+        }
+        return true;
       };
       // Each statement is counted for readers once it landed, or may have, even if this caller gave it up (write-count.ts).
       ok = (await fencedWrite(fence, () => counts.write(slug, put))) === true;

@@ -8,9 +8,11 @@
  * docs/benchmarks.md, "PostgreSQL store: a durable step").
  *
  * Parameters: $1 namespace, $2 slug, $3 epoch, $4 token (the fence), $5 step id, $6 the record as JSON text;
- * with an artifact, $7 fingerprint, $8 body, $9 base. Every statement answers `fenced` (1 when the fence let it
- * write; never the row count, which the `started` guard can make 0) and `inserted` (1 when this statement wrote
- * the artifact row).
+ * with an artifact, $7 fingerprint, $8 body, $9 base. The record-only statements answer `fenced` (1 when the
+ * fence let it write; never the row count, which the `started` guard can make 0). The artifact statements answer
+ * no row: their command tag counts the artifact rows this statement wrote (1 or 0), and a fence that refuses
+ * raises FENCE_REFUSED instead (sql/009), so nothing of the statement is written. A row in the answer cost the
+ * server its InitPlans and the reply, and the client the row's parsing, right on the miss's one round trip.
  */
 import { fenceSql } from "../db/db.js";
 
@@ -28,24 +30,30 @@ const fence = (async: boolean): string =>
 
 // A `started` record never replaces the finished record of the same attempt (same startedAt, attempt and input),
 // whatever order statements reach the table in.
-const record = `w AS (INSERT INTO phasekit_steps AS s (namespace, slug, step_id, record, epoch, first_started)
-         SELECT $1, $2, $5, $6::jsonb, f.epoch, $6::jsonb->>'startedAt' FROM f
+const record = (from: string): string => `w AS (INSERT INTO phasekit_steps AS s (namespace, slug, step_id, record, epoch, first_started)
+         SELECT $1, $2, $5, $6::jsonb, ${from}.epoch, $6::jsonb->>'startedAt' FROM ${from}
          ON CONFLICT (namespace, slug, step_id) DO UPDATE SET record = EXCLUDED.record, epoch = EXCLUDED.epoch
          WHERE NOT (EXCLUDED.record->>'status' = 'started' AND s.record->>'status' <> 'started'
            AND s.record->>'startedAt' = EXCLUDED.record->>'startedAt' AND s.record->>'attempt' = EXCLUDED.record->>'attempt'
            AND s.record->>'inputFingerprint' = EXCLUDED.record->>'inputFingerprint'))`;
 
 // `repair`: the row there (the same fingerprint, content that failed its check) is replaced by this whole value;
-// without it, a row already there is kept (the same content), and `inserted` says it was not written now. DO
+// without it, a row already there is kept (the same content), and the command tag counts 0: not written now. DO
 // NOTHING, not an update that never applies: that one still locked the row there, a WAL record per reuse of
 // stored content.
 const artifact = (repair: boolean): string =>
-  `a AS (INSERT INTO phasekit_artifacts (namespace, slug, fingerprint, body, base) SELECT $1, $2, $7, $8, $9 FROM f
-         ON CONFLICT (namespace, slug, fingerprint) ${repair ? "DO UPDATE SET body = EXCLUDED.body, base = EXCLUDED.base" : "DO NOTHING"} RETURNING 1)`;
+  `INSERT INTO phasekit_artifacts (namespace, slug, fingerprint, body, base) SELECT $1, $2, $7, $8, $9 FROM g
+         ON CONFLICT (namespace, slug, fingerprint) ${repair ? "DO UPDATE SET body = EXCLUDED.body, base = EXCLUDED.base" : "DO NOTHING"}`;
 
-const recordOnly = (async: boolean): string => `WITH ${fence(async)}, ${record} SELECT count(*) AS fenced, 0 AS inserted FROM f`;
-const withArtifact = (repair: boolean): string =>
-  `WITH ${fence(false)}, ${artifact(repair)}, ${record} SELECT (SELECT count(*) FROM f) AS fenced, (SELECT count(*) FROM a) AS inserted`;
+// The fence's epoch, or the refusal raised (the function runs only when `f` found no row): `g` is read twice, so
+// it is evaluated once.
+const refusedUnlessFenced = `g AS (SELECT coalesce((SELECT f.epoch FROM f), phasekit_fence_refused($1, $2)) AS epoch)`;
+
+const recordOnly = (async: boolean): string => `WITH ${fence(async)}, ${record("f")} SELECT count(*) AS fenced FROM f`;
+const withArtifact = (repair: boolean): string => `WITH ${fence(false)}, ${refusedUnlessFenced}, ${record("g")} ${artifact(repair)}`;
+
+/** The SQLSTATE the artifact statements raise when their fence refuses (sql/009_fence_refusal.sql). */
+export const FENCE_REFUSED = "PKF01";
 
 /** The statements, built once. */
 export const STEP_WRITES = {
