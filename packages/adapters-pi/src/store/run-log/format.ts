@@ -166,12 +166,16 @@ const TAB = 0x09;
 /**
  * Splits `bytes[from, to)` into lines (offsets reported relative to the file, given that `bytes[0]` is file
  * offset `at`). A complete line that does not decode is CORRUPT_FILE naming the file and offset: only the last,
- * unterminated line can be torn by a crash.
+ * unterminated line can be torn by a crash. A zero byte where a line starts ends the lines too: our encoder never
+ * writes one, so it is a segment's room not yet written into (segment-file.ts), and what follows it was never
+ * acknowledged, whatever it holds (a power cut that kept a later page of a record but not its first; a reader
+ * overtaken by the holder's write). Callers that know where the lines must end (a pinned range, a snapshot)
+ * still report damage there.
  */
 export function decodeLines(file: string, bytes: Buffer, from = 0, to = bytes.length, at = 0): DecodedFile {
   const lines: DecodedLine[] = [];
   let pos = from;
-  while (pos < to) {
+  while (pos < to && bytes[pos] !== 0) {
     const nl = bytes.indexOf(NEWLINE, pos);
     if (nl === -1 || nl >= to) break;
     // Search only inside this line: a line without a payload must not scan on to the end of the file.

@@ -5,8 +5,9 @@
  * Room: a durable batch that does not fit in the file writes ROOM_BYTES of zeros after itself, and the batches
  * after it are written into those zeros at their offsets. An fdatasync after an append must also commit the
  * file's new size to the file system's journal; one after a write into blocks that already hold bytes need not,
- * and on ext4 it took half the time (docs/decisions.md, D14 "Room"). Readers need no change: zeros hold no
- * newline, so they read as a torn tail, which every reader already stops at and every claim leaves unpinned.
+ * and on ext4 it took half the time (docs/decisions.md, D14 "Room"). Readers read the zeros as a torn tail,
+ * which every reader stops at and every claim leaves unpinned: a zero where a line starts ends the lines
+ * (format.ts `decodeLines`), and zeros hold no newline.
  * The holder cuts its room off when it closes (`trimRoom`); a crash leaves it, as it leaves a torn tail.
  */
 import { fdatasyncSync, ftruncateSync, writeSync } from "node:fs";
