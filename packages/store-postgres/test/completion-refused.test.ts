@@ -28,7 +28,8 @@ if (!started.ok) {
     pools.push(pool);
     let n = 0;
     const send = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-    (pool as { query: unknown }).query = (...args: unknown[]) => ((args[0] as { name?: string })?.name === STEP_WRITES.completed.name && n++, send(...args));
+    const completions = new Set<string>([STEP_WRITES.completed.name, STEP_WRITES.completedFresh.name]);
+    (pool as { query: unknown }).query = (...args: unknown[]) => (completions.has((args[0] as { name?: string })?.name ?? "") && n++, send(...args));
     return { pool, completions: () => n };
   };
   // The step's `started` record, sent on the next turn of the event loop (the body did not end within its turn), has landed.

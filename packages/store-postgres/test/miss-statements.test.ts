@@ -52,9 +52,33 @@ if (!started.ok) {
       const { cps, stepWrites, status } = await held();
       await cps.step("sync", {}, () => ({ v: 1 }));
       await cps.step("microtask", {}, async () => ({ v: await Promise.resolve(2) }));
-      expect(stepWrites()).toEqual([STEP_WRITES.completed.name, STEP_WRITES.completed.name]);
+      // Neither step had a row: the record goes in with a plain INSERT, not the upsert.
+      expect(stepWrites()).toEqual([STEP_WRITES.completedFresh.name, STEP_WRITES.completedFresh.name]);
       expect(await status("sync")).toBe("completed");
       expect(await cps.record("sync")).toMatchObject({ status: "completed", attempt: 1 });
+    });
+
+    it("of a step that has a row (a rerun on a new input) sends the upsert", async () => {
+      const { cps, stepWrites, status } = await held();
+      await cps.step("r", { a: 1 }, () => ({ v: 1 }));
+      expect(await cps.step("r", { a: 2 }, () => ({ v: 2 }))).toMatchObject({ reused: false, reason: "input-changed", output: { v: 2 } });
+      expect(stepWrites()).toEqual([STEP_WRITES.completedFresh.name, STEP_WRITES.completed.name]);
+      expect(await status("r")).toBe("completed");
+    });
+
+    it("of a step whose row was written by hand after the index loaded: the plain INSERT meets it, the upsert replaces it", async () => {
+      const { cps, stepWrites, status } = await held();
+      await cps.records(); // the step index is loaded: "hand" has no row in it
+      const ns = (await admin.query<{ namespace: string }>("SELECT namespace FROM phasekit_runs WHERE slug = 'run' ORDER BY written_at DESC NULLS LAST LIMIT 1")).rows[0]!.namespace;
+      const epoch = (await admin.query<{ epoch: string }>("SELECT epoch FROM phasekit_runs WHERE namespace = $1 AND slug = 'run'", [ns])).rows[0]!.epoch;
+      await admin.query("INSERT INTO phasekit_steps (namespace, slug, step_id, record, epoch, first_started) VALUES ($1, 'run', 'hand', $2, $3, '2026-01-01T00:00:00.000Z')", [
+        ns,
+        { v: 1, kind: "step", stepId: "hand", status: "started", attempt: 1, inputFingerprint: `v1:sha256:${"0".repeat(64)}`, startedAt: "2026-01-01T00:00:00.000Z" },
+        epoch,
+      ]);
+      expect(await cps.step("hand", {}, () => ({ v: 1 }))).toMatchObject({ reused: false, output: { v: 1 } });
+      expect(stepWrites()).toEqual([STEP_WRITES.completedFresh.name, STEP_WRITES.completed.name]);
+      expect(await status("hand")).toBe("completed");
     });
 
     it("whose body takes longer is `started` for readers while it runs, and its end waits for that record", async () => {

@@ -15,7 +15,7 @@ import { workflowError, type WorkflowError } from "@phasekit/core";
 import { checkpointsOver, commitsFrom, type HistoryPort } from "@phasekit/adapters-pi/store-kit";
 import type { CheckpointStore, CommitRecord, StepRecord } from "@phasekit/adapters-pi";
 import { fencedWrite, fenceParams, fenceSql, query, stillHolding, type Db, type Fence } from "../db/db.js";
-import { FENCE_REFUSED, STEP_WRITES, type StepWrite } from "./step-writes.js";
+import { FENCE_REFUSED, STEP_WRITES, UNIQUE_VIOLATION, type StepWrite } from "./step-writes.js";
 import { storableJson, storableJsonText } from "../db/storable.js";
 import { lockLost, storeError } from "../db/errors.js";
 import { compactArtifacts } from "./compact.js";
@@ -26,10 +26,11 @@ import { writeCountsOf } from "./write-count.js";
 import { checkOutput } from "./readers.js";
 import { OutputChain, type ArtifactRow } from "./output-chain.js";
 
-/** A `started` record to send on the next turn, and its statement once sent. */
+/** A `started` record to send on the next turn, its statement once sent, and whether its step had no row before. */
 interface LaterStart {
   timer: NodeJS.Immediate;
   sent?: Promise<void>;
+  absent: boolean;
 }
 
 /**
@@ -75,19 +76,24 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     try {
       const base = [db.namespace, slug, e, t, record.stepId, storableJsonText(record)];
       const values = artifact === null ? base : [...base, artifact.fp, artifact.body, artifact.base];
-      const { name, text } = write;
+      let { name, text } = write;
       // A named (prepared) statement: each connection parses and plans it once, not on every step. An upsert of
       // one row, fenced: sent again on a fresh connection if its own was cut under it. With an artifact, no row
       // answers: the command tag counts the artifact row written, and a refusing fence raises FENCE_REFUSED.
       const put = async (): Promise<true | undefined> => {
         if (artifact === null) return Number((await query<{ fenced: string }>(db, { name, text, values })).rows[0]?.fenced) === 1 ? true : undefined;
-        try {
-          inserted = (await query(db, { name, text, values })).rowCount === 1;
-        } catch (error) {
-          if ((error as { code?: unknown } | null)?.code === FENCE_REFUSED) return undefined;
-          throw error;
+        for (;;) {
+          try {
+            inserted = (await query(db, { name, text, values })).rowCount === 1;
+            return true;
+          } catch (error) {
+            const code = (error as { code?: unknown } | null)?.code;
+            if (code === FENCE_REFUSED) return undefined;
+            // A row after all (written by hand): nothing of the plain INSERT landed; the upsert replaces the row.
+            if (code !== UNIQUE_VIOLATION || name !== STEP_WRITES.completedFresh.name) throw error;
+            ({ name, text } = STEP_WRITES.completed);
+          }
         }
-        return true;
       };
       // Each statement is counted for readers once it landed, or may have, even if this caller gave it up (write-count.ts).
       ok = (await fencedWrite(fence, () => counts.write(slug, put))) === true;
@@ -150,8 +156,9 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       // carries the same attempt). Otherwise the record is acknowledged first: its statement is fenced by epoch,
       // so a holder whose lease was taken never starts the work.
       if (fence?.lease?.fresh() === true) {
+        const absent = index?.absent(key) === true;
         index?.wrote(started);
-        const later: LaterStart = { timer: setImmediate(() => (later.sent = putStep(started, null, STEP_WRITES.started).then(() => undefined, () => undefined))) };
+        const later: LaterStart = { absent, timer: setImmediate(() => (later.sent = putStep(started, null, STEP_WRITES.started).then(() => undefined, () => undefined))) };
         starts.set(started, later);
         return started;
       }
@@ -178,8 +185,11 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
       // A rerun because the stored output failed its check stores it whole, in place of the row there: a delta
       // could name a base whose own chain passes through that row.
       const written = chain.row(outputFingerprint, text, value, repair);
+      // No row before and no `started` sent: the record goes in with a plain INSERT (step-writes.ts, `fresh`).
+      const later = starts.get(started);
+      const fresh = later !== undefined && later.absent && later.sent === undefined;
       const sent = takeStart(started);
-      const put = putStep(completed, written.row, repair ? STEP_WRITES.repair : STEP_WRITES.completed);
+      const put = putStep(completed, written.row, repair ? STEP_WRITES.repair : fresh ? STEP_WRITES.completedFresh : STEP_WRITES.completed);
       if (written.row.base !== null) {
         const settled: Promise<unknown> = put.then(
           (): boolean => deltas.delete(settled),

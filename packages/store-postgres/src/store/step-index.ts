@@ -109,6 +109,14 @@ export class StepIndex {
     return got.get(fp);
   }
 
+  /**
+   * Whether step `stepId` is known to have no row: it was read (from the index or on its own) and found absent,
+   * and this holder has written it since only if its write was acknowledged. False when not known.
+   */
+  absent(stepId: string): boolean {
+    return this.known.has(stepId) && this.known.get(stepId) === undefined && !this.unsure.has(stepId);
+  }
+
   /** This holder's acknowledged write of `record`. */
   wrote(record: StepRecord): void {
     this.unsure.delete(record.stepId);

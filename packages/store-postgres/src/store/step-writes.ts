@@ -2,7 +2,8 @@
  * The statements a holder writes a step with, each one round trip, fenced, named (prepared once per connection):
  * - `started`: the record alone, committed without waiting for the WAL flush;
  * - `record`: the record alone, durable (a failed step);
- * - `completed` / `repair`: the artifact and the record together, durable.
+ * - `completed` / `repair`: the artifact and the record together, durable; `completedFresh`: `completed` for a
+ *   step the holder knows has no row (a plain INSERT of the record, not the upsert).
  * The record-only statements carry no artifact part: on the miss's first round trip, the one added to a bare
  * `INSERT; COMMIT`, an artifact CTE that writes nothing still cost its planning and execution (measured in
  * docs/benchmarks.md, "PostgreSQL store: a durable step").
@@ -30,12 +31,15 @@ const fence = (async: boolean): string =>
 
 // A `started` record never replaces the finished record of the same attempt (same startedAt, attempt and input),
 // whatever order statements reach the table in.
-const record = (from: string): string => `w AS (INSERT INTO phasekit_steps AS s (namespace, slug, step_id, record, epoch, first_started)
-         SELECT $1, $2, $5, $6::jsonb, ${from}.epoch, $6::jsonb->>'startedAt' FROM ${from}
+// `fresh`: a plain INSERT, for a step the holder knows has no row: the upsert's speculative insertion (a conflict
+// check before the row and a confirmation after it, one more WAL record) cost ~10 µs of the miss's statement. A
+// row there after all (written by hand) fails it with a unique violation, and the upsert is sent instead.
+const record = (from: string, fresh = false): string => `w AS (INSERT INTO phasekit_steps AS s (namespace, slug, step_id, record, epoch, first_started)
+         SELECT $1, $2, $5, $6::jsonb, ${from}.epoch, $6::jsonb->>'startedAt' FROM ${from}${fresh ? ")" : `
          ON CONFLICT (namespace, slug, step_id) DO UPDATE SET record = EXCLUDED.record, epoch = EXCLUDED.epoch
          WHERE NOT (EXCLUDED.record->>'status' = 'started' AND s.record->>'status' <> 'started'
            AND s.record->>'startedAt' = EXCLUDED.record->>'startedAt' AND s.record->>'attempt' = EXCLUDED.record->>'attempt'
-           AND s.record->>'inputFingerprint' = EXCLUDED.record->>'inputFingerprint'))`;
+           AND s.record->>'inputFingerprint' = EXCLUDED.record->>'inputFingerprint'))`}`;
 
 // `repair`: the row there (the same fingerprint, content that failed its check) is replaced by this whole value;
 // without it, a row already there is kept (the same content), and the command tag counts 0: not written now. DO
@@ -50,15 +54,19 @@ const artifact = (repair: boolean): string =>
 const refusedUnlessFenced = `g AS (SELECT coalesce((SELECT f.epoch FROM f), phasekit_fence_refused($1, $2)) AS epoch)`;
 
 const recordOnly = (async: boolean): string => `WITH ${fence(async)}, ${record("f")} SELECT count(*) AS fenced FROM f`;
-const withArtifact = (repair: boolean): string => `WITH ${fence(false)}, ${refusedUnlessFenced}, ${record("g")} ${artifact(repair)}`;
+const withArtifact = (repair: boolean, fresh = false): string => `WITH ${fence(false)}, ${refusedUnlessFenced}, ${record("g", fresh)} ${artifact(repair)}`;
 
 /** The SQLSTATE the artifact statements raise when their fence refuses (sql/009_fence_refusal.sql). */
 export const FENCE_REFUSED = "PKF01";
+
+/** PostgreSQL's unique violation: `completedFresh` met a row after all. */
+export const UNIQUE_VIOLATION = "23505";
 
 /** The statements, built once. */
 export const STEP_WRITES = {
   started: { name: "phasekit_put_step_started", text: recordOnly(true) },
   record: { name: "phasekit_put_step_record", text: recordOnly(false) },
   completed: { name: "phasekit_put_step_completed", text: withArtifact(false) },
+  completedFresh: { name: "phasekit_put_step_completed_fresh", text: withArtifact(false, true) },
   repair: { name: "phasekit_put_step_repair", text: withArtifact(true) },
 } as const satisfies Record<string, StepWrite>;
