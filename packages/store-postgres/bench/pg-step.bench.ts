@@ -53,14 +53,15 @@ export const suite: BenchSuite = {
       };
       const pgCps = await held(await open("bench"), "latency");
       // The miss's one durable statement sent alone, with the holder's fence and a record and output of the same
-      // size: what the statement costs before any client work (the engine, the encoding, the pool's queueing).
+      // size: what the statement costs before any client work (the engine, the encoding, the pool's queueing). As
+      // the miss sends it: a step with no row (a plain INSERT of the record), its output already stored.
       const lease = (await bare.query<{ epoch: string; holder: string }>("SELECT epoch, holder FROM phasekit_runs WHERE namespace = 'bench' AND slug = 'latency'")).rows[0]!;
       const direct = new pg.Pool({ connectionString: cluster.url, max: 1 });
       const fp = (i: number, d: string): string => `v1:sha256:${d}${String(i).padStart(63, "0")}`;
       const completion = (i: number) => {
-        const record = { v: 1, kind: "step", stepId: `d${i}`, status: "completed", attempt: 1, inputFingerprint: fp(i, "a"), outputFingerprint: fp(i, "b"), startedAt: new Date().toISOString(), finishedAt: new Date().toISOString() };
-        const values = ["bench", "latency", lease.epoch, lease.holder, `d${i}`, JSON.stringify(record), fp(i, "b"), JSON.stringify(OUTPUT), null];
-        return direct.query({ name: STEP_WRITES.completed.name, text: STEP_WRITES.completed.text, values });
+        const record = { v: 1, kind: "step", stepId: `d${i}`, status: "completed", attempt: 1, inputFingerprint: fp(i, "a"), outputFingerprint: fp(0, "b"), startedAt: new Date().toISOString(), finishedAt: new Date().toISOString() };
+        const values = ["bench", "latency", lease.epoch, lease.holder, `d${i}`, JSON.stringify(record), fp(0, "b"), JSON.stringify(OUTPUT), null];
+        return direct.query({ name: STEP_WRITES.completedFresh.name, text: STEP_WRITES.completedFresh.text, values });
       };
       const fsStore = createFsPlanStore({ repoRoot: mkdtempSync(path.join(tmpdir(), "phasekit-bench-pg-fs-")) });
       const fsLock = await fsStore.lock("latency", { owner: { tool: "bench" } });
