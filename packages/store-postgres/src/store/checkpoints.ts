@@ -25,6 +25,7 @@ import { spendSteps, supersedeSteps } from "./supersede.js";
 import { writeCountsOf } from "./write-count.js";
 import { checkOutput } from "./readers.js";
 import { OutputChain, type ArtifactRow } from "./output-chain.js";
+import { isoStamp } from "./iso-stamp.js";
 
 /** A `started` record to send on the next turn, its statement once sent, and whether its step had no row before. */
 interface LaterStart {
@@ -46,7 +47,8 @@ export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () 
     if (index === null) throw notHeld(db, slug, file, what);
     return index;
   };
-  const stamp = (): string => now().toISOString();
+  // toISOString's text, without its C++ formatting on each of a miss's two stamps (iso-stamp.ts).
+  const stamp = (): string => isoStamp(now());
   const chain = new OutputChain();
   // Step rows are counted for readers by the holder, after they land (write-count.ts), not by the schema.
   const counts = writeCountsOf(db);
