@@ -44,7 +44,7 @@ if (!started.ok) {
     const status = async (step: string) =>
       (await admin.query<{ s: string }>("SELECT record->>'status' AS s FROM phasekit_steps WHERE namespace = $1 AND slug = 'run' AND step_id = $2", [namespace, step])).rows[0]?.s;
     const stepWrites = () => statements.flatMap((s) => (s.name?.startsWith("phasekit_put_step_") ? [s.name] : []));
-    return { cps, stepWrites, status };
+    return { cps, stepWrites, status, pool };
   };
 
   describe("a step miss on a fresh lease", () => {
@@ -64,6 +64,24 @@ if (!started.ok) {
       expect(await cps.step("r", { a: 2 }, () => ({ v: 2 }))).toMatchObject({ reused: false, reason: "input-changed", output: { v: 2 } });
       expect(stepWrites()).toEqual([STEP_WRITES.completedFresh.name, STEP_WRITES.completed.name]);
       expect(await status("r")).toBe("completed");
+    });
+
+    it("whose plain INSERT landed but whose reply was lost (the connection cut): sent again, it meets its own row and the upsert lands it", async () => {
+      const { cps, stepWrites, status, pool } = await held();
+      // The first completion commits, then its connection is reported cut, as when the server went away after the commit.
+      const send = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+      let cut = true;
+      (pool as { query: unknown }).query = async (...args: unknown[]) => {
+        const r = await send(...args);
+        if (cut && (args[0] as { name?: string })?.name === STEP_WRITES.completedFresh.name) {
+          cut = false;
+          throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "57P01" });
+        }
+        return r;
+      };
+      expect(await cps.step("cut", {}, () => ({ v: 1 }))).toMatchObject({ reused: false, output: { v: 1 } });
+      expect(stepWrites()).toEqual([STEP_WRITES.completedFresh.name, STEP_WRITES.completedFresh.name, STEP_WRITES.completed.name]);
+      expect(await status("cut")).toBe("completed");
     });
 
     it("of a step whose row was written by hand after the index loaded: the plain INSERT meets it, the upsert replaces it", async () => {
