@@ -35,7 +35,7 @@ describe("bench smoke: ctx.step and the PostgreSQL store", () => {
     expect(rows.map((r) => [r.subject, r.baseline])).toEqual([
       ["ctx.step miss, 10 KB output", "raw append + fdatasync of the same bytes"],
       ["ctx.step miss, 10 KB output", "SqliteSaver.put, synchronous=FULL"],
-      ["the miss's floor: raw + its value work and fences, no engine", "raw append + fdatasync of the same bytes"],
+      ["the miss's floor: its records, sync, checks and value work, no engine", "raw append + fdatasync of the same bytes"],
       ["ctx.step miss, 10 KB output", "the miss's floor (above)"],
       ["ctx.step reuse hit, small output", "budget 50 µs"],
       ["ctx.step reuse hit, small output", "direct call"],
