@@ -27,7 +27,10 @@ if (!started.ok) {
   let app = "";
   let tarballs: Record<string, string> = {};
   const url = `${cluster.url}?namespace=bin`;
-  const npx = (args: string[], env: Record<string, string> = {}) => spawnSync("npx", ["--no-install", "phasekit", ...args], { cwd: app, encoding: "utf8", env: { ...process.env, ...env } });
+  // As a user's shell runs it: without the NODE_PATH pnpm's test runner sets, which leads into this workspace's
+  // packages (@phasekit/store-postgres among them), so the bin's fallback resolution found the uninstalled one.
+  const userEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "NODE_PATH"));
+  const npx = (args: string[], env: Record<string, string> = {}) => spawnSync("npx", ["--no-install", "phasekit", ...args], { cwd: app, encoding: "utf8", env: { ...userEnv, ...env } });
   const lastLine = (text: string) => text.trim().split("\n").at(-1) ?? "";
 
   beforeAll(async () => {
