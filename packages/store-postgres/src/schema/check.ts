@@ -41,14 +41,16 @@ export async function checkSchema(db: Db): Promise<number> {
     });
   }
   let missing: string[];
-  let mayRefuse: boolean;
+  let mayRefuse: boolean | null;
   try {
-    const r = await query<{ missing: string[]; may_refuse: boolean }>(db, // One privilege per call: given a list, has_table_privilege is true when any one of them is held.
+    const r = await query<{ missing: string[]; may_refuse: boolean | null }>(db, // One privilege per call: given a list, has_table_privilege is true when any one of them is held.
       `SELECT array(SELECT t FROM unnest($1::text[]) t WHERE NOT (has_table_privilege(t, 'SELECT') AND has_table_privilege(t, 'INSERT')
          AND has_table_privilege(t, 'UPDATE') AND has_table_privilege(t, 'DELETE'))) AS missing,
-         has_function_privilege($2, 'EXECUTE') AS may_refuse`, [TABLES, FENCE_FUNCTION]);
+         has_function_privilege(to_regprocedure($2)::oid, 'EXECUTE') AS may_refuse`, [TABLES, FENCE_FUNCTION]);
     missing = r.rows[0]?.missing ?? [];
-    mayRefuse = r.rows[0]?.may_refuse !== false;
+    // NULL: no such function on this role's search_path (by name, has_function_privilege raised 42883, read as
+    // a database out of reach).
+    mayRefuse = r.rows[0]?.may_refuse ?? null;
   } catch (error) {
     throw connectionFailure(error, "opening the store");
   }
@@ -59,7 +61,14 @@ export async function checkSchema(db: Db): Promise<number> {
       hint: `GRANT SELECT, INSERT, UPDATE, DELETE ON ${missing.join(", ")} TO <role>`,
     });
   }
-  // Every step's durable statement names it (sql/009): without EXECUTE every step would fail, not only a refused one.
+  // Every step's durable statement names it (sql/009): without it, or without EXECUTE, every step would fail.
+  if (mayRefuse === null) {
+    throw workflowError("store-postgres", "INVALID_CONFIG", `the database's phasekit schema is version ${version}, but its function ${FENCE_FUNCTION} is not on the search_path of the role this store connects as.`, {
+      field: "connectionString",
+      value: FENCE_FUNCTION,
+      hint: "as the schema owner, create it where the phasekit_* tables are (apply sql/009_fence_refusal.sql's CREATE FUNCTION with that schema first on the search_path)",
+    });
+  }
   if (!mayRefuse) {
     throw workflowError("store-postgres", "INVALID_CONFIG", `the role this store connects as may not execute ${FENCE_FUNCTION}.`, {
       field: "connectionString",

@@ -94,6 +94,14 @@ export async function migrate(target: pg.Pool | string, migrations: readonly Mig
         hint: "another migration is running or stuck: find it in pg_stat_activity (pg_terminate_backend ends it; its transaction rolls back), then migrate again",
       }, error);
     }
+    // 42501: a role that may only read and write the tables (the runners') cannot create what a migration does.
+    if ((error as { code?: unknown } | null)?.code === "42501") {
+      throw workflowError("store-postgres", "INVALID_CONFIG", `migrate: the role this connects as may not change the phasekit schema: ${String((error as Error).message)}.`, {
+        field: "connectionString",
+        sqlState: "42501",
+        hint: "run migrate() as the schema owner (the role that created the phasekit_* tables), or apply the sql/ files in order with psql -1 as that role; the runners need only DML grants",
+      }, error);
+    }
     throw isConnectionError(error) ? connectionFailure(error, "migrate") : error;
   } finally {
     release(broken);
