@@ -70,5 +70,17 @@ if (!started.ok) {
       expect(e?.message).toMatch(/not on the search_path/);
       expect(String(e?.details?.hint)).toMatch(/as the schema owner/);
     });
+
+    it("a table missing from the runner's search_path: a typed error naming it, not an unreachable database", async () => {
+      const { url } = await freshDb();
+      await migrate(url("phasekit"));
+      const owner = new pg.Pool({ connectionString: url("phasekit"), max: 1 });
+      await owner.query("DROP TABLE phasekit_control");
+      await owner.end();
+      const e = await failure(openPostgresPlanStore({ connectionString: url("phasekit") }));
+      // Was READ_FAILED "cannot reach the database" (has_table_privilege by name raised 42P01).
+      expect(e).toMatchObject({ name: "WorkflowError", code: "INVALID_CONFIG", details: { value: ["phasekit_control"] } });
+      expect(e?.message).toMatch(/phasekit_control are not on the search_path/);
+    });
   });
 }

@@ -40,19 +40,33 @@ export async function checkSchema(db: Db): Promise<number> {
       hint: "upgrade @phasekit/store-postgres on this machine to the version that migrated the database",
     });
   }
+  let absent: string[];
   let missing: string[];
   let mayRefuse: boolean | null;
   try {
-    const r = await query<{ missing: string[]; may_refuse: boolean | null }>(db, // One privilege per call: given a list, has_table_privilege is true when any one of them is held.
-      `SELECT array(SELECT t FROM unnest($1::text[]) t WHERE NOT (has_table_privilege(t, 'SELECT') AND has_table_privilege(t, 'INSERT')
-         AND has_table_privilege(t, 'UPDATE') AND has_table_privilege(t, 'DELETE'))) AS missing,
+    // Tables and the function are looked up by oid (to_regclass, to_regprocedure: NULL when not found): by name,
+    // has_table_privilege raised 42P01 for a table not on the search_path and has_function_privilege 42883, both
+    // read as a database out of reach. One privilege per call: given a list, the answer is true when any is held.
+    const r = await query<{ absent: string[]; missing: string[]; may_refuse: boolean | null }>(db,
+      `SELECT array(SELECT t FROM unnest($1::text[]) t WHERE to_regclass(t) IS NULL) AS absent,
+         array(SELECT t FROM unnest($1::text[]) t WHERE to_regclass(t) IS NOT NULL AND NOT (has_table_privilege(to_regclass(t), 'SELECT')
+           AND has_table_privilege(to_regclass(t), 'INSERT') AND has_table_privilege(to_regclass(t), 'UPDATE')
+           AND has_table_privilege(to_regclass(t), 'DELETE'))) AS missing,
          has_function_privilege(to_regprocedure($2)::oid, 'EXECUTE') AS may_refuse`, [TABLES, FENCE_FUNCTION]);
+    absent = r.rows[0]?.absent ?? [];
     missing = r.rows[0]?.missing ?? [];
     // NULL: no such function on this role's search_path (by name, has_function_privilege raised 42883, read as
     // a database out of reach).
     mayRefuse = r.rows[0]?.may_refuse ?? null;
   } catch (error) {
     throw connectionFailure(error, "opening the store");
+  }
+  if (absent.length > 0) {
+    throw workflowError("store-postgres", "INVALID_CONFIG", `the database's phasekit schema is version ${version}, but its tables ${absent.join(", ")} are not on the search_path of the role this store connects as.`, {
+      field: "connectionString",
+      value: absent,
+      hint: "as the schema owner, find where they went (dropped, or created in another schema) and restore them beside phasekit_schema; or set the role's search_path to their schema",
+    });
   }
   if (missing.length > 0) {
     throw workflowError("store-postgres", "INVALID_CONFIG", `the role this store connects as lacks SELECT, INSERT, UPDATE or DELETE on ${missing.join(", ")}.`, {
