@@ -44,7 +44,9 @@ export async function folderSignature(runDir: string, clock: () => number = Date
       if (st === null) continue;
       const inLock = p.includes(`${path.sep}${LOCK_DIR_NAME}`);
       parts.push(inLock ? p : `${p}:${st.size}:${st.mtimeMs}`);
-      if (!inLock && lookedAt - st.mtimeMs < RACY_MS) settled = false;
+      // A time far ahead of the look's (a skewed or planted stamp) is no tick of this clock: trusting it keeps one
+      // such file from making the page read the run again every look, for as long as it is open.
+      if (!inLock && Math.abs(lookedAt - st.mtimeMs) < RACY_MS) settled = false;
       if (st.isDirectory() && depth < 1) await walk(p, depth + 1);
     }
   };

@@ -70,9 +70,15 @@ describe("the inspector's change stream", () => {
     for (const p of [segment, path.join(dir, "runlog")]) utimesSync(p, old, old);
     const quiet = await folderSignature(dir);
     expect(quiet.settled).toBe(true);
+    // A stamp far in the future (a skewed clock, a planted file) is no recent tick: it does not keep looks unsettled.
+    const ahead = new Date(Date.now() + 3_600_000);
+    utimesSync(segment, ahead, ahead);
+    expect((await folderSignature(dir)).settled).toBe(true);
     writeFileSync(path.join(dir, "workflow.json"), "{}");
     const fresh = await folderSignature(dir);
     expect(fresh.settled).toBe(false);
     expect(fresh.signature).not.toBe(quiet.signature);
+    // Stamped just ahead of the look (a tick of a clock a little ahead): not trusted.
+    expect((await folderSignature(dir, () => Date.now() - 1_000)).settled).toBe(false);
   });
 });
