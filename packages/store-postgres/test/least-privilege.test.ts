@@ -14,15 +14,10 @@ import { describe, expect, it } from "vitest";
 import { runWorkflow } from "@phasekit/adapters-pi";
 import { migrate, MIGRATIONS, openPostgresPlanStore, SCHEMA_VERSION } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { failure } from "./helpers/failure.js";
 import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
-
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => null,
-    (e: unknown) => e as { name?: string; code?: string; message?: string; details?: Record<string, unknown> },
-  );
 
 if (!started.ok) {
   describe.skip(`postgres least privilege (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));

@@ -7,15 +7,10 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { migrate, MIGRATIONS, openPostgresPlanStore } from "../src/index.js";
 import { startCluster } from "./helpers/cluster.js";
+import { failure } from "./helpers/failure.js";
 import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
-
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => null,
-    (e: unknown) => e as { name?: string; code?: string; message?: string; details?: Record<string, unknown> },
-  );
 
 if (!started.ok) {
   describe.skip(`postgres schema 9 edges (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
