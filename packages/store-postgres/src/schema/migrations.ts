@@ -72,19 +72,6 @@ export async function migrate(target: pg.Pool | string, migrations: readonly Mig
     await client.query("BEGIN");
     // Transaction-scoped: released by COMMIT/ROLLBACK or when the connection dies, never leaked.
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
-    // A phasekit schema in the database but not on this role's search_path would be made again in the search
-    // path's first schema: a second set of tables that the stores of other roles never see. Refused, naming it.
-    const elsewhere = await client.query<{ schema: string }>(
-      "SELECT n.nspname AS schema FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = 'phasekit_schema' AND c.relkind = 'r' AND to_regclass('phasekit_schema') IS NULL ORDER BY 1",
-    );
-    if (elsewhere.rows.length > 0) {
-      const schemas = elsewhere.rows.map((r) => r.schema);
-      throw workflowError("store-postgres", "INVALID_CONFIG", `migrate: the database's phasekit tables are in schema ${schemas.join(", ")}, which is not on the search_path of the role this connects as; migrating here would create a second set.`, {
-        field: "connectionString",
-        value: schemas,
-        hint: `migrate with that schema on the search_path (options=-c search_path=${schemas[0] ?? "public"} in the connection string, or ALTER ROLE … SET search_path)`,
-      });
-    }
     await client.query("CREATE TABLE IF NOT EXISTS phasekit_schema (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())");
     const done = new Set((await client.query<{ version: number }>("SELECT version FROM phasekit_schema")).rows.map((r) => r.version));
     const applied: number[] = [];
