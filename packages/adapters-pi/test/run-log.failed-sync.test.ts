@@ -51,4 +51,26 @@ describe("run log: a durable batch written whole whose sync fails", () => {
     expect(after?.state()).toEqual(big(4));
     after?.close();
   });
+
+  // The other sync of a durable batch: the folder's fsync, made once, before the first batch's fdatasync.
+  it("the folder's fsync before the first batch's fdatasync: the same, WRITE_FAILED and nothing more written", async () => {
+    const runDir = temp();
+    const log = await openRunLog({
+      runDir,
+      inlineMax: 4096,
+      beforeFsCall: (name) => {
+        if (name === "fsync(runlog folder)") throw eio();
+      },
+    });
+    await expect(log.putState(big(1, "never acknowledged"))).rejects.toMatchObject({ code: "WRITE_FAILED", details: { errno: "EIO" } });
+    await expect(log.putState(big(2))).rejects.toMatchObject({ code: "WRITE_FAILED" });
+    await log.close();
+    const next = await openRunLog({ runDir, inlineMax: 4096 });
+    expect(next.state()).toEqual(big(1, "never acknowledged"));
+    await next.putState(big(3));
+    await next.close();
+    const after = await readRunLog(runDir);
+    expect(after?.state()).toEqual(big(3));
+    after?.close();
+  });
 });
