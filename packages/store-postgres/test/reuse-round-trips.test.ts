@@ -69,6 +69,19 @@ if (!started.ok) {
       counted.release();
     });
 
+    it("opening a holder's checkpoints and reusing its first step load no step index; reading a second step on its own starts the load", async () => {
+      const { counted, holder } = await resumed(40);
+      const at = counted.texts.length;
+      const cps = await holder.checkpoints("run", { now: () => new Date() });
+      expect(await replay(cps, 0)).toMatchObject({ reused: true, output: { i: 0 } });
+      // One statement: the first step's record and output, read on their own.
+      expect(counted.texts.slice(at)).toHaveLength(1);
+      expect(counted.texts.slice(at).filter(isIndexLoad)).toHaveLength(0);
+      expect(await replay(cps, 1)).toMatchObject({ reused: true, output: { i: 1 } });
+      expect(counted.texts.slice(at).filter(isIndexLoad).length).toBeGreaterThan(0);
+      expect(await cps.records()).toHaveLength(40);
+    });
+
     it("once the index is loaded, one read per READ_AHEAD + 1 hits, and none to decide that a step is new", async () => {
       const n = 2 * (READ_AHEAD + 1) + 3;
       const { counted, holder } = await resumed(n);
@@ -124,6 +137,10 @@ if (!started.ok) {
       const { counted, holder } = await resumed(3);
       counted.holdIndexLoads();
       const cps = await holder.checkpoints("run", { now: () => new Date() });
+      // Two steps read on their own start the index load (held).
+      await cps.record("s0");
+      await cps.record("s2");
+      expect(counted.texts.filter(isIndexLoad).length).toBeGreaterThan(0);
       // s1 is rerun with a new input while the index (which still says "s1 completed with input 1") is held.
       expect(await cps.step("s1", { i: "changed" }, () => "changed")).toMatchObject({ reused: false, reason: "input-changed" });
       counted.release();

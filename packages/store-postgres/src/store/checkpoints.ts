@@ -35,8 +35,8 @@ interface LaterStart {
 }
 
 /**
- * Creates the checkpoint store of run `slug` for the holder of `fence`; the run's step index starts loading now,
- * in the background. With no lease (`null`) it only reads, afresh on every call, and each write is
+ * Creates the checkpoint store of run `slug` for the holder of `fence`; the run's step index loads in the
+ * background once a second step is read on its own (step-index.ts). With no lease (`null`) it only reads, afresh on every call, and each write is
  * LOCK_NOT_OWNED before any work.
  */
 export function createPgCheckpoints(db: Db, slug: string, fence: Fence, now: () => Date): CheckpointStore {

@@ -1,8 +1,9 @@
 /**
  * What a holder's checkpoint store knows of its run's steps without asking the database. The run's records (no
- * outputs: those stay in phasekit_artifacts) are loaded once, in the background, from the moment the store is
- * opened, so opening and the first reuse never wait for a history of any length. Until the load is in, a step is
- * read on its own: its record and the output that record names, in one statement. Once it is in, deciding a step
+ * outputs: those stay in phasekit_artifacts) are loaded once, in the background, from the moment a second step
+ * is read on its own (or everything is asked for), so opening and the first reuse never wait for a history of
+ * any length, nor share the machine with its load. Until the load is in, a step is read on its own: its record
+ * and the output that record names, in one statement. Once it is in, deciding a step
  * costs nothing, and a hit reads its output together with the outputs of the steps recorded after it (a resumed
  * body replays its steps in the order it first ran them), up to READ_AHEAD steps and READ_AHEAD_BYTES: the
  * following hits read nothing. Outputs are content-addressed and checked on use, so one read ahead never goes stale.
@@ -65,13 +66,13 @@ export class StepIndex {
   private readonly unsure = new Set<string>();
   /** Outputs read ahead (or with a record), by content address: one read's worth at most. */
   private readonly ahead = new Map<string, ResolvedOutput>();
+  /** Steps read on their own so far: the second starts the index load (see `read`). */
+  private reads = 0;
 
   constructor(
     private readonly db: Db,
     private readonly slug: string,
-  ) {
-    void this.load().catch(() => undefined);
-  }
+  ) {}
 
   /**
    * The step's latest record: this holder's own, the index's (both given at once, not as a promise: a step
@@ -88,6 +89,12 @@ export class StepIndex {
   }
 
   private async read(stepId: string): Promise<StepRecord | undefined> {
+    // The index loads once a second step is read on its own: the body is replaying, and the index will spare
+    // it the reads of the steps after. Not at open: the load (10,000 records: ~10-20 ms of a server core and
+    // the client's parsing) ran beside the first step's read and slowed it 2-10x on a loaded 2-core machine
+    // (docs/benchmarks.md, "PostgreSQL store: a durable step"). The replay's second step is read on its own
+    // either way: the load takes longer than one read.
+    if (++this.reads === 2 && this.loaded === undefined) void this.load().catch(() => undefined);
     const { record, chain } = await readStep(this.db, this.slug, stepId);
     this.unsure.delete(stepId);
     this.known.set(stepId, record);
