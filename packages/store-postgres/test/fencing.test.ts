@@ -33,6 +33,9 @@ if (!started.ok) {
       const cpsA = await a.checkpoints("run", { now: () => new Date() });
       await cpsA.step("s0", { n: 0 }, () => ({ by: "a" }));
       await cpsA.recordCommitIntent({ id: "c1", message: "m", files: [] });
+      // A's step index is in before the takeover (it loads once a second step is read on its own, or when all is
+      // asked for): A then decides s1 from what it knew, a miss, and its write is what the fence must refuse.
+      await cpsA.records();
       await expire(ns, "run");
       const lb = await b.lock("run", { owner: { tool: "b" } });
       if (!lb.ok) throw lb.error;

@@ -46,13 +46,13 @@ if (!started.ok) {
       const { url } = await freshDb();
       const role = `sp_${randomUUID().slice(0, 8)}`;
       const owner = new pg.Pool({ connectionString: url("phasekit"), max: 1 });
-      // The tables in public; sql/009 applied by hand (psql) by an owner whose search_path puts a schema of its
-      // own first: the function lands there, the version row in public's phasekit_schema.
+      // The tables in public; sql/009 (and the later files) applied by hand (psql) by an owner whose search_path
+      // puts a schema of its own first: the function lands there, the version rows in public's phasekit_schema.
       await migrate(url("phasekit"), MIGRATIONS.filter((m) => m.version <= 8));
       await owner.query("CREATE SCHEMA phasekit AUTHORIZATION phasekit");
       await owner.query("BEGIN");
       await owner.query("SET LOCAL search_path = phasekit, public");
-      await owner.query((MIGRATIONS.find((m) => m.version === 9) as { sql: string }).sql);
+      for (const m of MIGRATIONS.filter((m) => m.version >= 9)) await owner.query(m.sql);
       await owner.query("COMMIT");
       await owner.end();
       const o2 = new pg.Pool({ connectionString: url("phasekit"), max: 1 });

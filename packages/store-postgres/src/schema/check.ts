@@ -13,6 +13,13 @@ const FENCE_FUNCTION = "phasekit_fence_refused(text, text)";
 
 const TABLES = ["phasekit_runs", "phasekit_journal", "phasekit_steps", "phasekit_commits", "phasekit_artifacts", "phasekit_control", "phasekit_run_writes"];
 
+/**
+ * The triggers on phasekit_runs that delete a run's steps and artifacts with it (sql/010: those tables have no
+ * foreign key to the run row). Without them a deleted run's steps would stay, and a new run of the same id
+ * would find them as its own history.
+ */
+const RUN_DELETED_TRIGGERS = ["phasekit_run_deleted", "phasekit_runs_truncated"];
+
 /** The schema version found (0 when there is none); throws a typed error when the store cannot work on it. */
 export async function checkSchema(db: Db): Promise<number> {
   let version: number;
@@ -43,21 +50,25 @@ export async function checkSchema(db: Db): Promise<number> {
   let absent: string[];
   let missing: string[];
   let mayRefuse: boolean | null;
+  let cascades: string[];
   try {
     // Tables and the function are looked up by oid (to_regclass, to_regprocedure: NULL when not found): by name,
     // has_table_privilege raised 42P01 for a table not on the search_path and has_function_privilege 42883, both
     // read as a database out of reach. One privilege per call: given a list, the answer is true when any is held.
-    const r = await query<{ absent: string[]; missing: string[]; may_refuse: boolean | null }>(db,
+    const r = await query<{ absent: string[]; missing: string[]; may_refuse: boolean | null; cascades: string[] }>(db,
       `SELECT array(SELECT t FROM unnest($1::text[]) t WHERE to_regclass(t) IS NULL) AS absent,
          array(SELECT t FROM unnest($1::text[]) t WHERE to_regclass(t) IS NOT NULL AND NOT (has_table_privilege(to_regclass(t), 'SELECT')
            AND has_table_privilege(to_regclass(t), 'INSERT') AND has_table_privilege(to_regclass(t), 'UPDATE')
            AND has_table_privilege(to_regclass(t), 'DELETE'))) AS missing,
-         has_function_privilege(to_regprocedure($2)::oid, 'EXECUTE') AS may_refuse`, [TABLES, FENCE_FUNCTION]);
+         has_function_privilege(to_regprocedure($2)::oid, 'EXECUTE') AS may_refuse,
+         array(SELECT tgname::text FROM pg_trigger WHERE tgrelid = to_regclass('phasekit_runs') AND tgname = ANY($3::text[])
+           AND tgenabled IN ('O', 'A')) AS cascades`, [TABLES, FENCE_FUNCTION, RUN_DELETED_TRIGGERS]);
     absent = r.rows[0]?.absent ?? [];
     missing = r.rows[0]?.missing ?? [];
     // NULL: no such function on this role's search_path (by name, has_function_privilege raised 42883, read as
     // a database out of reach).
     mayRefuse = r.rows[0]?.may_refuse ?? null;
+    cascades = r.rows[0]?.cascades ?? [];
   } catch (error) {
     throw connectionFailure(error, "opening the store");
   }
@@ -88,6 +99,14 @@ export async function checkSchema(db: Db): Promise<number> {
       field: "connectionString",
       value: FENCE_FUNCTION,
       hint: `GRANT EXECUTE ON FUNCTION ${FENCE_FUNCTION} TO <role>`,
+    });
+  }
+  const without = RUN_DELETED_TRIGGERS.filter((t) => !cascades.includes(t));
+  if (without.length > 0) {
+    throw workflowError("store-postgres", "INVALID_CONFIG", `the database's phasekit schema is version ${version}, but the trigger${without.length > 1 ? "s" : ""} ${without.join(", ")} on phasekit_runs, which delete a run's steps and artifacts with the run, ${without.length > 1 ? "are" : "is"} missing or disabled.`, {
+      field: "connectionString",
+      value: without,
+      hint: "as the schema owner, create them as sql/010_run_rows_deleted_by_trigger.sql does, or ALTER TABLE phasekit_runs ENABLE TRIGGER <name>; until then a deleted run's steps stay and a new run of the same id would find them",
     });
   }
   return version;

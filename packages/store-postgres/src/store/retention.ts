@@ -43,7 +43,8 @@ export async function gcRuns(db: Db, options: StoreGcOptions): Promise<GcReport>
     else if (awaitsRerun(await supersededSteps(db, slug))) report.kept.push({ ...entry, reason: "rerun-pending" });
     else if (options.dryRun) report.removed.push({ ...entry, reason });
     else {
-      // Journal, steps, artifacts and control rows go with the run (ON DELETE CASCADE). A rerun marked since the
+      // Journal, steps, artifacts and control rows go with the run (their foreign keys' ON DELETE CASCADE; steps
+      // and artifacts by the run's delete trigger, sql/010). A rerun marked since the
       // check above (it flags rows, the generation stays) keeps the run: the statement itself re-checks the flags.
       const d = await query(
         db,

@@ -198,13 +198,18 @@ export class StepIndex {
 async function loadIndex(db: Db, slug: string): Promise<Index> {
   try {
     // record::text: the driver hands over strings instead of parsing every record (jsonb) as rows arrive.
-    const s = await query<[string, string]>(db, {
-      text: `SELECT step_id, record::text FROM phasekit_steps WHERE namespace = $1 AND slug = $2 ORDER BY ${FIRST_RUN_ORDER}`,
-      values: [db.namespace, slug],
-      rowMode: "array",
-    });
+    // Both statements go out at once: nothing of a load is sent later, when the store may have closed meanwhile
+    // (the load starts with a step's read, which a close does not wait for).
+    const [s, commits] = await Promise.all([
+      query<[string, string]>(db, {
+        text: `SELECT step_id, record::text FROM phasekit_steps WHERE namespace = $1 AND slug = $2 ORDER BY ${FIRST_RUN_ORDER}`,
+        values: [db.namespace, slug],
+        rowMode: "array",
+      }),
+      commitRows(db, slug),
+    ]);
     const order = s.rows.map(([id]) => id);
-    return { steps: new Map(s.rows), order, position: new Map(order.map((id, i) => [id, i])), commits: await commitRows(db, slug) };
+    return { steps: new Map(s.rows), order, position: new Map(order.map((id, i) => [id, i])), commits };
   } catch (error) {
     throw storeError("read", slug, "checkpoints", error);
   }
