@@ -155,18 +155,6 @@ function drawNodes(nodes, current, loopable) {
   return flow;
 }
 
-// Which actions make sense for a shown status (the server checks again: these only hide the pointless ones).
-function actionsFor(run) {
-  const status = run.summary.status;
-  const out = [];
-  if (status === "running" && run.pending?.signal !== "pause") out.push("pause");
-  if (status === "running" && run.pending?.signal !== "stop") out.push("stop");
-  if (run.pending?.signal === "pause") out.push("resume");
-  // The runs the server cancels (cli/control-actions.ts: any not over; a failed run is not, its owner resumes it).
-  if (["running", "paused", "crashed", "failed"].includes(status)) out.push("cancel");
-  return out;
-}
-
 function confirmAction(id, action) {
   clearTimeout(timer);
   const reason = el("input", { id: "confirm-reason", placeholder: "reason (optional)" });
@@ -237,7 +225,7 @@ async function showRun(id) {
     el("dt", {}, "updated"), el("dd", {}, s.updatedAt ?? "-"),
     el("dt", {}, "pending"), el("dd", { id: "pending" }, run.pending ? `${run.pending.signal}: ${run.pending.reason}` : "none"),
     run.budget ? [el("dt", {}, "budget"), el("dd", { id: "budget" }, run.budget.text)] : "");
-  const actions = el("p", { id: "actions" }, actionsFor(run).map((a) => [el("button", { "data-action": a, onclick: () => confirmAction(id, a) }, a), " "]));
+  const actions = el("p", { id: "actions" }, (run.actions ?? []).map((a) => [el("button", { "data-action": a, onclick: () => confirmAction(id, a) }, a), " "]));
   const diagram = run.diagram
     ? el("section", { id: "diagram" }, el("h3", {}, `Workflow: ${run.diagram.name}`), drawNodes(run.diagram.nodes, run.diagram.current, run.diagram.loopable))
     : el("section", { id: "diagram" }, el("h3", {}, "Workflow"), el("p", { class: "muted" }, m.state ? "definitions not found (start the inspector with --defs DIR)" : "this run carries no workflow state"));

@@ -11,6 +11,7 @@ import { storeAt } from "./store-runs.js";
 import type { WorkflowMetadataInput } from "../store/metadata-schema.js";
 import { fail } from "./io.js";
 import { isFinal, locateRun, runDetail, withRunStore, type Roots } from "./run-view.js";
+import type { ShownStatus } from "./run-types.js";
 
 /** The tool name the CLI writes under when it changes a run itself (cancel of a run nobody runs, state set). */
 export const CLI_TOOL = "phasekit-cli";
@@ -23,6 +24,22 @@ export type ControlAction = (typeof CONTROL_ACTIONS)[number];
 export interface ControlOutcome {
   body: { id: string; action: string } & Record<string, unknown>;
   text: string;
+}
+
+/**
+ * The actions worth offering for a run shown with `status` and `pending` request: those `controlRun` carries out
+ * instead of refusing (it checks again when asked). The inspector's buttons come from here, so the two never
+ * disagree on, say, whether a failed run can be cancelled.
+ */
+export function offeredActions(status: ShownStatus, pending: { signal: string } | null | undefined): ControlAction[] {
+  const offered: ControlAction[] = [];
+  if (status === "running" && pending?.signal !== "pause") offered.push("pause");
+  if (status === "running" && pending?.signal !== "stop") offered.push("stop");
+  if (pending?.signal === "pause") offered.push("resume");
+  // Any run not over: a live one is asked to stop, one nobody runs is cancelled under its lock. A run with no
+  // workflow.json yet, or one that cannot be read, has nothing to cancel.
+  if (!isFinal(status) && status !== "new" && status !== "unreadable") offered.push("cancel");
+  return offered;
 }
 
 /** Applies `action` to the run `target`; throws a typed error (NOT_FOUND, NOT_PAUSED, NOT_RUNNING, LOCKED …) when it cannot. */

@@ -5,7 +5,7 @@
  */
 import { migrateState, type WorkflowRegistry } from "@phasekit/core";
 import { loadDefinitionFolders } from "../definitions/folders.js";
-import { controlRun, type ControlAction } from "./control-actions.js";
+import { controlRun, offeredActions, type ControlAction } from "./control-actions.js";
 import { buildDiagram, toMermaid } from "./diagram.js";
 import { approveGateOf } from "./inspector-gate.js";
 import { budgetLine, budgetSpentIn, budgetView } from "./budget-view.js";
@@ -52,6 +52,8 @@ export async function runPage(o: ApiContext, id: string, window: StepWindow = {}
       summary: r.summary,
       metadata: r.metadata,
       pending: r.pending,
+      /** The control actions worth offering now (the server checks again when one is asked for). */
+      actions: offeredActions(r.summary.status, r.pending),
       steps: steps.ok ? steps.value : shown.map((s) => viewStep(s, r.live)),
       stepsPage: page,
       stepsError: r.stepsError ?? (steps.ok ? null : steps.error),

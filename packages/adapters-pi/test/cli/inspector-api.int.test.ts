@@ -2,7 +2,7 @@
  * The inspector's HTTP API in this process: nothing is served without the launch's token (and a write needs it
  * in a header), a run page opens the run's history a fixed number of times whatever its step count, a damaged
  * journal leaves the rest of the page readable, a step's output is paged, and the control actions go through
- * the CLI's own implementation.
+ * the CLI's own implementation (the page offers only the actions it carries out).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,6 +38,11 @@ beforeAll(async () => {
     await requestPause({ repoRoot: repo, target: "held", reason: "wait" });
     return ctx.step("b", {}, () => 2);
   });
+  await runWorkflow({ repoRoot: repo, target: "broke", toolName: "t", createReporter: quiet }, async (ctx) =>
+    ctx.step("fails", {}, () => {
+      throw new Error("boom");
+    }),
+  ).catch(() => undefined);
   inspector = await startInspector({ roots: { repoRoot: repo }, defDirs: [], port: 0, token: TOKEN });
 }, 60_000);
 
@@ -170,6 +175,16 @@ describe("actions", () => {
     const after = (await get("/api/runs/held")).body;
     expect([after.summary.status, after.metadata.failureReason, after.metadata.currentTool]).toEqual(["cancelled", "not needed", "phasekit-cli"]);
     expect((await post("/api/runs/nope/actions/stop", {})).status).toBe(404);
+  });
+
+  it("the page offers exactly the actions the server carries out: none for a finished run, cancel for a paused or failed one", async () => {
+    const offered = async (id: string) => ((await get(`/api/runs/${id}`)).body as { actions: string[] }).actions;
+    expect(await offered("ten")).toEqual([]);
+    const broke = (await get("/api/runs/broke")).body;
+    expect([broke.summary.status, broke.actions]).toEqual(["failed", ["cancel"]]);
+    // Every action offered is carried out, and the run then offers none.
+    for (const action of broke.actions) expect((await post(`/api/runs/broke/actions/${action}`, {})).status).toBe(200);
+    expect(await offered("broke")).toEqual([]);
   });
 });
 
