@@ -2,6 +2,7 @@
 import type { Pool, PoolClient, QueryArrayConfig, QueryConfig, QueryResult, QueryResultRow } from "pg";
 import { workflowError, type WorkflowError } from "@phasekit/core";
 import { isConnectionError, isTerminatedConnection } from "./errors.js";
+import { keptClientOf } from "./own-pool.js";
 
 /** What every part of the store works with. */
 export interface Db {
@@ -81,9 +82,11 @@ export async function query<R extends QueryResultRow = QueryResultRow>(
   idempotent = true,
 ): Promise<QueryResult<R>> {
   const pool = db.pool;
+  // The store's own pool keeps a connection between statements that follow closely (kept-client.ts).
+  const kept = keptClientOf(pool);
   for (let attempt = 0; ; attempt++) {
     try {
-      return await pool.query<R>(statement as string, values);
+      return await (kept === undefined ? pool.query<R>(statement as string, values) : kept.query<R>(statement, values));
     } catch (error) {
       if (!idempotent || attempt >= 2 || pool.ending || !isTerminatedConnection(error)) throw error;
     }

@@ -7,6 +7,15 @@
 import net from "node:net";
 import pg from "pg";
 import { settledWithin } from "./in-doubt.js";
+import { KeptClient } from "./kept-client.js";
+
+// The kept connection of each of the stores' own pools (kept-client.ts); a pool given by the caller has none.
+const keptClients = new WeakMap<pg.Pool, KeptClient>();
+
+/** The kept connection of `pool` when it is a store's own pool. */
+export function keptClientOf(pool: pg.Pool): KeptClient | undefined {
+  return keptClients.get(pool);
+}
 
 /** A pool of the store's own, whose connections can be cut at once. */
 export interface OwnPool {
@@ -28,10 +37,14 @@ export function openOwnPool(config: pg.PoolConfig): OwnPool {
   const pool = new pg.Pool({ ...config, stream } as pg.PoolConfig);
   // An idle client whose server went away emits "error" on the pool; unhandled, it would crash the process.
   pool.on("error", () => undefined);
+  const kept = new KeptClient(pool);
+  keptClients.set(pool, kept);
   return {
     pool,
     async end(ms) {
       const ended = pool.end().catch(() => undefined);
+      // After end(): a statement on the kept connection finding the pool ending gives it back as it settles.
+      kept.giveBack();
       if (await settledWithin(ended, ms)) return;
       for (const s of sockets) s.destroy();
     },

@@ -1,0 +1,92 @@
+/**
+ * One connection of the store's own pool kept checked out between statements that follow each other closely (a
+ * holder's steps in a loop). Through `pool.query` each statement paid the pool's checkout and release: a connect
+ * timer, an idle timer, a send deferred to the next tick, the `acquire` and `release` events. On a step miss that
+ * was about a tenth of a bare `INSERT; COMMIT` (docs/benchmarks.md, "PostgreSQL store: a durable step").
+ *
+ * Only the store's own pool (own-pool.ts): a pool given by the caller is theirs to size and to watch, so its
+ * connections are taken one statement at a time, through its `query`, as before. One statement at a time runs on
+ * the kept connection; one sent while it is busy goes through the pool. The connection goes back to the pool once
+ * idle for KEEP_MS, and at once when the pool is ending (the store's close). It is dropped (destroyed, as
+ * `pool.query` does after any failed statement) when a statement on it fails, and when the server ends it while
+ * it is kept: its `error` event, with nobody listening, would end the process. Every bound a statement has on the
+ * pool it keeps here: the server-side timeouts and the reply bound are the connection's own, and the checkout
+ * that keeps a connection waits at most the pool's connect timeout.
+ */
+import type { Pool, PoolClient, QueryArrayConfig, QueryConfig, QueryResult, QueryResultRow } from "pg";
+
+/** How long an idle kept connection stays out of the pool (ms): a step loop sends its next statement sooner. */
+export const KEEP_MS = 5;
+
+type Statement = string | QueryConfig | QueryArrayConfig;
+
+export class KeptClient {
+  private client: PoolClient | undefined;
+  private busy = false;
+  private lastUsed = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly ended = (error: Error): void => this.drop(error);
+
+  constructor(private readonly pool: Pool) {}
+
+  /** Runs one statement: on the kept connection when it is free, else through the pool. */
+  async query<R extends QueryResultRow>(statement: Statement, values?: unknown[]): Promise<QueryResult<R>> {
+    if (this.busy || this.pool.ending) return this.pool.query<R>(statement as string, values);
+    this.busy = true;
+    let client: PoolClient;
+    try {
+      client = this.client ?? (await this.keep());
+    } catch (error) {
+      this.busy = false;
+      throw error;
+    }
+    try {
+      return await client.query<R>(statement as string, values);
+    } catch (error) {
+      this.drop(error);
+      throw error;
+    } finally {
+      this.busy = false;
+      this.lastUsed = performance.now();
+      if (this.pool.ending) this.giveBack();
+      else this.watch();
+    }
+  }
+
+  /** Gives the kept connection back to the pool now, unless a statement runs on it (it goes back when that ends). */
+  giveBack(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const client = this.client;
+    if (client === undefined || this.busy) return;
+    this.client = undefined;
+    client.removeListener("error", this.ended);
+    client.release();
+  }
+
+  private async keep(): Promise<PoolClient> {
+    const client = await this.pool.connect();
+    client.on("error", this.ended);
+    this.client = client;
+    return client;
+  }
+
+  private drop(error: unknown): void {
+    const client = this.client;
+    if (client === undefined) return;
+    this.client = undefined;
+    client.removeListener("error", this.ended);
+    client.release(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  // One timer per KEEP_MS while the connection is kept, not one per statement.
+  private watch(): void {
+    if (this.timer !== undefined || this.client === undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.busy || performance.now() - this.lastUsed < KEEP_MS) this.watch();
+      else this.giveBack();
+    }, KEEP_MS);
+    this.timer.unref();
+  }
+}
