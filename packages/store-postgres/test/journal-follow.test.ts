@@ -50,17 +50,24 @@ if (!started.ok) {
       await write("running");
       await next();
 
-      // Every row a journal read returns, whoever reads (the driver reads none).
+      // Every row a journal read returns, whoever reads (the driver reads none). Counted at the connection, which
+      // every statement reaches (through the pool, or on the connection a store's own pool keeps between
+      // statements), each with a callback there.
       const rows = { looks: 0, returned: 0 };
-      const proto = pg.Pool.prototype as unknown as { query: (...a: unknown[]) => Promise<{ rowCount: number | null }> };
+      type Reply = (error: unknown, result?: { rowCount: number | null }) => void;
+      const proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
       const original = proto.query;
-      proto.query = async function (this: unknown, ...a: unknown[]) {
-        const r = await original.apply(this, a);
-        if (typeof a[0] === "string" && a[0].startsWith("SELECT entry FROM phasekit_journal")) {
-          rows.looks++;
-          rows.returned += r.rowCount ?? 0;
-        }
-        return r;
+      proto.query = function (this: unknown, ...a: unknown[]) {
+        const first = a[0] as string | { text?: unknown } | undefined;
+        const text = typeof first === "string" ? first : first?.text;
+        const reply = a.at(-1);
+        if (typeof text !== "string" || !text.startsWith("SELECT entry FROM phasekit_journal") || typeof reply !== "function") return original.apply(this, a);
+        rows.looks++;
+        a[a.length - 1] = ((error, result) => {
+          if (error === undefined || error === null) rows.returned += result?.rowCount ?? 0;
+          (reply as Reply)(error, result);
+        }) satisfies Reply;
+        return original.apply(this, a);
       };
       try {
         let ticks = 0;
