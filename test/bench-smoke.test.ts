@@ -37,6 +37,7 @@ describe("bench smoke: ctx.step and the PostgreSQL store", () => {
       ["ctx.step miss, 10 KB output", "SqliteSaver.put, synchronous=FULL"],
       ["the miss's floor: its records, sync, checks and value work, no engine", "raw append + fdatasync of the same bytes"],
       ["ctx.step miss, 10 KB output", "the miss's floor (above)"],
+      ["ctx.step reuse hit, 10 KB output", "budget 50 µs"],
       ["ctx.step reuse hit, small output", "budget 50 µs"],
       ["ctx.step reuse hit, small output", "direct call"],
     ]);
