@@ -7,7 +7,8 @@
  * Only the store's own pool (own-pool.ts): a pool given by the caller is theirs to size and to watch, so its
  * connections are taken one statement at a time, through its `query`, as before. One statement at a time runs on
  * the kept connection; one sent while it is busy goes through the pool. The connection goes back to the pool once
- * idle for KEEP_MS, and at once when the pool is ending (the store's close). It is dropped (destroyed, as
+ * idle for KEEP_MS, at once when a checkout waits for the full pool (in turn: the pool serves its waiters first
+ * come, first served), and at once when the pool is ending (the store's close). It is dropped (destroyed, as
  * `pool.query` does after any failed statement) when a statement on it fails, and when the server ends it while
  * it is kept: its `error` event, with nobody listening, would end the process. Every bound a statement has on the
  * pool it keeps here: the server-side timeouts and the reply bound are the connection's own, and the checkout
@@ -32,6 +33,11 @@ export class KeptClient {
   /** Runs one statement: on the kept connection when it is free, else through the pool. */
   async query<R extends QueryResultRow>(statement: Statement, values?: unknown[]): Promise<QueryResult<R>> {
     if (this.busy || this.pool.ending) return this.pool.query<R>(statement as string, values);
+    // Others wait for a connection of the full pool: they were first, so this statement queues behind them.
+    if (this.pool.waitingCount > 0) {
+      this.giveBack();
+      return this.pool.query<R>(statement as string, values);
+    }
     this.busy = true;
     let client: PoolClient;
     try {
@@ -48,7 +54,9 @@ export class KeptClient {
     } finally {
       this.busy = false;
       this.lastUsed = performance.now();
-      if (this.pool.ending) this.giveBack();
+      // Kept while others wait for the full pool, a loop's next statement would always come first: they would
+      // wait for the loop to pause, up to their connect timeout.
+      if (this.pool.ending || this.pool.waitingCount > 0) this.giveBack();
       else this.watch();
     }
   }
