@@ -1,0 +1,73 @@
+/**
+ * A run deleted by a transaction whose snapshot is older than a step of it (schema 10's delete trigger, in place
+ * of the foreign keys' cascade): no step row may be left without its run. In READ COMMITTED each statement of
+ * the trigger reads the rows committed before it; in REPEATABLE READ it reads the transaction's snapshot, and a
+ * foreign key's cascade (which looked with a fresh snapshot and refused what it could not see) is gone.
+ */
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { startCluster } from "./helpers/cluster.js";
+import { failure } from "./helpers/failure.js";
+import { storeSetup } from "./helpers/stores.js";
+import { STEP_WRITES } from "../src/store/step-writes.js";
+
+const started = startCluster();
+
+if (!started.ok) {
+  describe.skip(`postgres run delete snapshot (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
+} else {
+  const { cluster } = started;
+  const { open, admin } = storeSetup(cluster, { leaseMs: 60_000, adminMax: 3 });
+
+  /** Rows of `slug` in `ns` left without their run (0 when the run is there, or went with all of them). */
+  const orphans = async (ns: string, slug: string): Promise<number> => {
+    const r = await admin.query<{ n: number }>(
+      `SELECT CASE WHEN EXISTS (SELECT 1 FROM phasekit_runs WHERE namespace = $1 AND slug = $2) THEN 0
+              ELSE (SELECT count(*) FROM phasekit_steps WHERE namespace = $1 AND slug = $2)::int + (SELECT count(*) FROM phasekit_artifacts WHERE namespace = $1 AND slug = $2)::int END AS n`,
+      [ns, slug],
+    );
+    return r.rows[0]!.n;
+  };
+
+  /** Deletes run `slug` of `ns` in a transaction at `isolation` whose snapshot is taken before the run's step "b" is written. */
+  const deleteWithOlderSnapshot = async (isolation: "READ COMMITTED" | "REPEATABLE READ"): Promise<number> => {
+    const ns = `snap-${randomUUID()}`;
+    const store = await open(ns);
+    const l = await store.lock("run", { owner: { tool: "snapshot" } });
+    if (!l.ok) throw l.error;
+    const cps = await l.lock.store.checkpoints("run", { now: () => new Date() });
+    await cps.step("a", {}, () => ({ a: 1 }));
+    // Released: a writer holding no lease may write the run's steps now (its fence: no live holder).
+    await l.lock.release();
+    const operator = await admin.connect();
+    try {
+      await operator.query(`BEGIN ISOLATION LEVEL ${isolation}`);
+      await operator.query("SELECT count(*) FROM phasekit_steps WHERE namespace = $1", [ns]);
+      // Written and committed after the operator's snapshot, by the store's own statement, fenced for no holder.
+      const b = { stepId: "b", status: "started", startedAt: new Date().toISOString(), attempt: 1, inputFingerprint: "x" };
+      const wrote = await admin.query<{ fenced: string }>(STEP_WRITES.record.text, [ns, "run", null, null, "b", JSON.stringify(b)]);
+      expect(wrote.rows[0]?.fenced).toBe("1");
+      const refused = await failure(operator.query("DELETE FROM phasekit_runs WHERE namespace = $1 AND slug = 'run'", [ns]));
+      await operator.query(refused === null ? "COMMIT" : "ROLLBACK");
+    } finally {
+      operator.release();
+    }
+    return orphans(ns, "run");
+  };
+
+  describe("postgres: a run deleted by a transaction with an older snapshot", () => {
+    it("READ COMMITTED: the step written after the snapshot goes with its run", async () => {
+      expect(await deleteWithOlderSnapshot("READ COMMITTED")).toBe(0);
+    });
+
+    // KNOWN DEFECT, not fixed yet: `it.fails` passes while an orphan row survives. A REPEATABLE READ (or SERIALIZABLE)
+    // delete of a run waits for a step statement's FOR SHARE lock and then proceeds (a lock is not an update), and
+    // the trigger's DELETE reads the transaction's snapshot, which misses the step committed after it: the row
+    // stays without its run (here 1). The foreign key's cascade looked with a fresh snapshot and refused such a
+    // delete (40001). The same holds for retention's DELETE on a database whose default_transaction_isolation is
+    // repeatable read, and for TRUNCATE's trigger. Turn this into `it` once the trigger refuses or sees those rows.
+    it.fails("REPEATABLE READ: the step written after the snapshot goes with its run, or the delete is refused", async () => {
+      expect(await deleteWithOlderSnapshot("REPEATABLE READ")).toBe(0);
+    });
+  });
+}
