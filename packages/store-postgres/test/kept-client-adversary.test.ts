@@ -8,6 +8,8 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { KeptClient } from "../src/db/kept-client.js";
 import { openOwnPool } from "../src/db/own-pool.js";
 import { query } from "../src/db/db.js";
+import { openPostgresPlanStore } from "../src/index.js";
+import { STEP_WRITES } from "../src/store/step-writes.js";
 import { startCluster } from "./helpers/cluster.js";
 import { failure } from "./helpers/failure.js";
 
@@ -131,6 +133,41 @@ if (!started.ok) {
       expect(await failure(query(db, "SELECT 1"))).toMatchObject({ message: expect.stringMatching(/after calling end/) });
       // The server saw the cut (its backend is gone).
       await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+    });
+    it("a step write's local setting (synchronous_commit off) ends with its statement: the next statement on the kept connection has the server's", async () => {
+      const own = openOwnPool({ connectionString: cluster.url, max: 2 });
+      const db = { pool: own.pool, namespace: "adv" };
+      try {
+        await admin.query("INSERT INTO phasekit_runs (namespace, slug) VALUES ('adv', 'local') ON CONFLICT DO NOTHING");
+        const before = await query<{ pid: number; sc: string }>(db, "SELECT pg_backend_pid() AS pid, current_setting('synchronous_commit') AS sc");
+        const record = { stepId: "s", status: "started", startedAt: new Date().toISOString(), attempt: 1, inputFingerprint: "x" };
+        const wrote = await query<{ fenced: string }>(db, STEP_WRITES.started, ["adv", "local", null, null, "s", JSON.stringify(record)]);
+        expect(wrote.rows[0]?.fenced).toBe("1");
+        const after = await query<{ pid: number; sc: string }>(db, "SELECT pg_backend_pid() AS pid, current_setting('synchronous_commit') AS sc");
+        // The same connection when the statements followed closely; the setting is the server's either way.
+        expect(after.rows[0]?.sc).toBe(before.rows[0]?.sc);
+        expect(after.rows[0]?.sc).toBe("on");
+      } finally {
+        await own.end(60_000);
+      }
+    });
+
+    it("a pool given by the caller keeps no connection out between statements, and the store's close leaves it open", async () => {
+      const pool = new pg.Pool({ connectionString: cluster.url, max: 2 });
+      try {
+        const store = await openPostgresPlanStore({ pool, namespace: "given" });
+        const l = await store.lock("run", { owner: { tool: "given" } });
+        if (!l.ok) throw l.error;
+        const cps = await l.lock.store.checkpoints("run", { now: () => new Date() });
+        await cps.step("a", {}, () => 1);
+        expect(pool.totalCount - pool.idleCount).toBe(0);
+        await l.lock.release();
+        await store.close();
+        expect(pool.ending).toBe(false);
+        expect((await pool.query<{ one: number }>("SELECT 1 AS one")).rows[0]?.one).toBe(1);
+      } finally {
+        await pool.end();
+      }
     });
   });
 }
