@@ -13,8 +13,32 @@
 ALTER TABLE phasekit_steps DROP CONSTRAINT phasekit_steps_namespace_slug_fkey;
 ALTER TABLE phasekit_artifacts DROP CONSTRAINT phasekit_artifacts_namespace_slug_fkey;
 
+-- The DELETEs below read the deleting transaction's snapshot. At READ COMMITTED that is taken when each of them
+-- starts, after every step statement that locked the run row committed. At REPEATABLE READ or SERIALIZABLE it is
+-- the transaction's, and a step committed since (it held the run row FOR SHARE, which a delete waits for and then
+-- overwrites, a lock not being an update) would stay without its run; the key's cascade looked with a fresh
+-- snapshot and refused. Refused here too (40001: try again) when any transaction committed since that snapshot:
+-- any one at all, since which rows it wrote is not visible.
+CREATE FUNCTION phasekit_run_delete_sees_all() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  s pg_snapshot;
+  top bigint;
+BEGIN
+  IF current_setting('transaction_isolation') = 'read committed' THEN RETURN; END IF;
+  s := pg_current_snapshot();
+  top := pg_current_xact_id()::text::bigint;
+  IF top - pg_snapshot_xmax(s)::text::bigint > 100000 OR EXISTS (
+      SELECT 1 FROM (SELECT x FROM pg_snapshot_xip(s) x
+                     UNION ALL SELECT g::text::xid8 FROM generate_series(pg_snapshot_xmax(s)::text::bigint, top - 1) g) c
+       WHERE pg_xact_status(c.x) = 'committed') THEN
+    RAISE EXCEPTION 'a phasekit run deleted at % may leave step rows committed since its snapshot', current_setting('transaction_isolation')
+      USING ERRCODE = 'serialization_failure', HINT = 'try the delete again, or delete runs at READ COMMITTED';
+  END IF;
+END $$;
+
 CREATE FUNCTION phasekit_run_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  PERFORM phasekit_run_delete_sees_all();
   DELETE FROM phasekit_steps WHERE namespace = OLD.namespace AND slug = OLD.slug;
   DELETE FROM phasekit_artifacts WHERE namespace = OLD.namespace AND slug = OLD.slug;
   RETURN NULL;
@@ -23,6 +47,7 @@ CREATE TRIGGER phasekit_run_deleted AFTER DELETE ON phasekit_runs FOR EACH ROW E
 
 CREATE FUNCTION phasekit_runs_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  PERFORM phasekit_run_delete_sees_all();
   DELETE FROM phasekit_steps;
   DELETE FROM phasekit_artifacts;
   RETURN NULL;

@@ -1,8 +1,8 @@
 /**
  * A run deleted by a transaction whose snapshot is older than a step of it (schema 10's delete trigger, in place
  * of the foreign keys' cascade): no step row may be left without its run. In READ COMMITTED each statement of
- * the trigger reads the rows committed before it; in REPEATABLE READ it reads the transaction's snapshot, and a
- * foreign key's cascade (which looked with a fresh snapshot and refused what it could not see) is gone.
+ * the trigger reads the rows committed before it; in REPEATABLE READ it reads the transaction's snapshot, so the
+ * delete is refused (40001, as the foreign key's cascade did) when a transaction committed since that snapshot.
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -48,6 +48,7 @@ if (!started.ok) {
       const wrote = await admin.query<{ fenced: string }>(STEP_WRITES.record.text, [ns, "run", null, null, "b", JSON.stringify(b)]);
       expect(wrote.rows[0]?.fenced).toBe("1");
       const refused = await failure(operator.query("DELETE FROM phasekit_runs WHERE namespace = $1 AND slug = 'run'", [ns]));
+      if (isolation === "REPEATABLE READ") expect(refused).toMatchObject({ code: "40001" });
       await operator.query(refused === null ? "COMMIT" : "ROLLBACK");
     } finally {
       operator.release();
@@ -60,14 +61,28 @@ if (!started.ok) {
       expect(await deleteWithOlderSnapshot("READ COMMITTED")).toBe(0);
     });
 
-    // KNOWN DEFECT, not fixed yet: `it.fails` passes while an orphan row survives. A REPEATABLE READ (or SERIALIZABLE)
-    // delete of a run waits for a step statement's FOR SHARE lock and then proceeds (a lock is not an update), and
-    // the trigger's DELETE reads the transaction's snapshot, which misses the step committed after it: the row
-    // stays without its run (here 1). The foreign key's cascade looked with a fresh snapshot and refused such a
-    // delete (40001). The same holds for retention's DELETE on a database whose default_transaction_isolation is
-    // repeatable read, and for TRUNCATE's trigger. Turn this into `it` once the trigger refuses or sees those rows.
-    it.fails("REPEATABLE READ: the step written after the snapshot goes with its run, or the delete is refused", async () => {
+    it("REPEATABLE READ: the step written after the snapshot goes with its run, or the delete is refused (40001)", async () => {
       expect(await deleteWithOlderSnapshot("REPEATABLE READ")).toBe(0);
+    });
+
+    it("REPEATABLE READ with nothing committed since its snapshot: the run goes, with its steps and artifacts", async () => {
+      const ns = `snap-${randomUUID()}`;
+      const store = await open(ns);
+      const l = await store.lock("run", { owner: { tool: "snapshot" } });
+      if (!l.ok) throw l.error;
+      const cps = await l.lock.store.checkpoints("run", { now: () => new Date() });
+      await cps.step("a", {}, () => ({ a: 1 }));
+      await l.lock.release();
+      const operator = await admin.connect();
+      try {
+        await operator.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+        expect((await operator.query("DELETE FROM phasekit_runs WHERE namespace = $1 AND slug = 'run'", [ns])).rowCount).toBe(1);
+        await operator.query("COMMIT");
+      } finally {
+        operator.release();
+      }
+      const left = await admin.query<{ n: number }>("SELECT (SELECT count(*) FROM phasekit_steps WHERE namespace = $1)::int + (SELECT count(*) FROM phasekit_artifacts WHERE namespace = $1)::int AS n", [ns]);
+      expect(left.rows[0]?.n).toBe(0);
     });
   });
 }
