@@ -6,7 +6,7 @@
  * With PHASEKIT_UPDATE_DOCS=1 the screenshots are written to docs/images/.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -156,6 +156,40 @@ describe("phasekit ui in chromium", () => {
     expect(external).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.close();
+  });
+
+  it("a `changed` that brings what is shown draws nothing (the elements under the reader stay); a real change is drawn", async (ctx) => {
+    if (browser === null) return ctx.skip(whyNot);
+    const repo = mkdtempSync(path.join(tmpdir(), "pk-calm-"));
+    const run = (n: number, reenter: boolean) =>
+      runWorkflow({ repoRoot: repo, target: "calm", toolName: "t", reenter, createReporter: () => createReporter({ onChange: () => undefined }) }, async (ctx) => {
+        for (let i = 0; i < n; i++) await ctx.step(`s${i}`, { i }, () => i);
+      });
+    await run(2, false);
+    const own = await startInspector({ roots: { repoRoot: repo }, defDirs: [], port: 0 });
+    const page = await browser.newPage();
+    type Marked = { getElementById(id: string): { dataset: Record<string, string | undefined> } | null };
+    // Functions evaluated in the page: they reach its document themselves (nothing of this file's scope goes along).
+    const looks = async () => Number(await page.evaluate(() => (globalThis as unknown as { document: Marked }).document.getElementById("updated")?.dataset.looks ?? "0"));
+    const mark = () => page.evaluate(() => (globalThis as unknown as { document: Marked }).document.getElementById("steps")?.dataset.mark);
+    try {
+      await page.goto(`${own.url}#/run/calm`);
+      await page.waitForSelector('tr[data-step="s1"]');
+      await page.evaluate(() => void (((globalThis as unknown as { document: Marked }).document.getElementById("steps") as { dataset: Record<string, string> }).dataset.mark = "kept"));
+      // A touch of the run's files changes what the server watches, so it says `changed`; the answer is the same.
+      const before = await looks();
+      utimesSync(path.join(repo, "ai_plan", "calm", "workflow.json"), new Date(), new Date());
+      await page.waitForFunction((n) => Number((globalThis as unknown as { document: Marked }).document.getElementById("updated")?.dataset.looks ?? "0") > n, before);
+      expect(await mark()).toBe("kept");
+      // A step more is a real change: drawn.
+      await run(3, true);
+      await page.waitForSelector('tr[data-step="s2"]');
+      expect(await mark()).toBeUndefined();
+    } finally {
+      await page.close();
+      await own.close();
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 
   it("a large output comes in pages: 'Load more' until all of it is shown", async (ctx) => {
