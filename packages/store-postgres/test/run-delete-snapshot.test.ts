@@ -30,7 +30,8 @@ if (!started.ok) {
   };
 
   /** Deletes run `slug` of `ns` in a transaction at `isolation` whose snapshot is taken before the run's step "b" is written. */
-  const deleteWithOlderSnapshot = async (isolation: "READ COMMITTED" | "REPEATABLE READ"): Promise<number> => {
+  /** A namespace holding run "run" with its step "a" done, its lease released. */
+  const runWithOneStep = async (): Promise<string> => {
     const ns = `snap-${randomUUID()}`;
     const store = await open(ns);
     const l = await store.lock("run", { owner: { tool: "snapshot" } });
@@ -39,6 +40,11 @@ if (!started.ok) {
     await cps.step("a", {}, () => ({ a: 1 }));
     // Released: a writer holding no lease may write the run's steps now (its fence: no live holder).
     await l.lock.release();
+    return ns;
+  };
+
+  const deleteWithOlderSnapshot = async (isolation: "READ COMMITTED" | "REPEATABLE READ"): Promise<number> => {
+    const ns = await runWithOneStep();
     const operator = await admin.connect();
     try {
       await operator.query(`BEGIN ISOLATION LEVEL ${isolation}`);
@@ -66,13 +72,7 @@ if (!started.ok) {
     });
 
     it("REPEATABLE READ with nothing committed since its snapshot: the run goes, with its steps and artifacts", async () => {
-      const ns = `snap-${randomUUID()}`;
-      const store = await open(ns);
-      const l = await store.lock("run", { owner: { tool: "snapshot" } });
-      if (!l.ok) throw l.error;
-      const cps = await l.lock.store.checkpoints("run", { now: () => new Date() });
-      await cps.step("a", {}, () => ({ a: 1 }));
-      await l.lock.release();
+      const ns = await runWithOneStep();
       const operator = await admin.connect();
       try {
         await operator.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
