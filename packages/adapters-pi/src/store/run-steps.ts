@@ -84,9 +84,12 @@ export async function checkStoredOutput(runDir: string, record: StepRecord, open
 export function stepFacts(records: readonly StepRecord[]): { current: string | null; last: string | null } {
   let current: StepRecord | undefined;
   let last: StepRecord | undefined;
+  // Ties go to the later record: steps that end within one millisecond share a time stamp, and the history's
+  // order is then the only one left (the first of them won before, so `phasekit list` could name a step that
+  // completed before the last one).
   for (const r of records) {
-    if (r.status === "started" && (current === undefined || r.startedAt > current.startedAt)) current = r;
-    if (r.status === "completed" && (last === undefined || (r.finishedAt ?? "") > (last.finishedAt ?? ""))) last = r;
+    if (r.status === "started" && (current === undefined || r.startedAt >= current.startedAt)) current = r;
+    if (r.status === "completed" && (last === undefined || (r.finishedAt ?? "") >= (last.finishedAt ?? ""))) last = r;
   }
   return { current: current?.stepId ?? null, last: last?.stepId ?? null };
 }

@@ -121,3 +121,13 @@ describe("pageOfSteps", () => {
     );
   });
 });
+
+describe("stepFacts", () => {
+  it("steps that end in the same millisecond: the later in history order is the last completed (and the later start the one in flight)", () => {
+    const at = new Date(T0).toISOString();
+    const done = (stepId: string): StepRecord => ({ v: 1, kind: "step", stepId, status: "completed", attempt: 1, inputFingerprint: "v1:sha256:0", startedAt: at, finishedAt: at }) as StepRecord;
+    const started = (stepId: string): StepRecord => ({ v: 1, kind: "step", stepId, status: "started", attempt: 1, inputFingerprint: "v1:sha256:0", startedAt: at }) as StepRecord;
+    expect(stepFacts([done("fetch"), done("build")])).toEqual({ current: null, last: "build" });
+    expect(stepFacts([done("fetch"), started("a"), started("b")])).toEqual({ current: "b", last: "fetch" });
+  });
+});
