@@ -4,7 +4,7 @@
  * bound, pg_terminate_backend while another statement waits), and the pool ending while a statement runs on it.
  */
 import pg from "pg";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { KeptClient } from "../src/db/kept-client.js";
 import { openOwnPool } from "../src/db/own-pool.js";
 import { query } from "../src/db/db.js";
@@ -12,6 +12,7 @@ import { openPostgresPlanStore } from "../src/index.js";
 import { STEP_WRITES } from "../src/store/step-writes.js";
 import { startCluster } from "./helpers/cluster.js";
 import { failure } from "./helpers/failure.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -19,11 +20,8 @@ if (!started.ok) {
   describe.skip(`postgres kept connection, adversary (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
-  afterAll(async () => {
-    await admin.end();
-    cluster.destroy();
-  });
+  // The file's admin pool and the cluster's teardown, as every store test has them.
+  const { admin } = storeSetup(cluster, { adminMax: 1 });
   const pidOf = async (db: { pool: pg.Pool; namespace: string }): Promise<number> => (await query<{ pid: number }>(db, "SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
   // The backend running `marker` (a comment in its text), once it runs.
   const running = async (marker: string): Promise<number> => {

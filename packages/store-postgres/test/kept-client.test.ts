@@ -4,12 +4,13 @@
  * statement on it fails or the server ends it while kept (no unhandled `error` event), and lets the pool end.
  */
 import pg from "pg";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { KeptClient, KEEP_MS } from "../src/db/kept-client.js";
 import { openOwnPool } from "../src/db/own-pool.js";
 import { query } from "../src/db/db.js";
 import { startCluster } from "./helpers/cluster.js";
 import { failure } from "./helpers/failure.js";
+import { storeSetup } from "./helpers/stores.js";
 
 const started = startCluster();
 
@@ -17,11 +18,8 @@ if (!started.ok) {
   describe.skip(`postgres kept connection (SKIPPED: ${started.reason})`, () => it("needs PostgreSQL", () => undefined));
 } else {
   const { cluster } = started;
-  const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
-  afterAll(async () => {
-    await admin.end();
-    cluster.destroy();
-  });
+  // The file's admin pool and the cluster's teardown, as every store test has them.
+  const { admin } = storeSetup(cluster, { adminMax: 1 });
   const pid = async (kept: KeptClient): Promise<number> => (await kept.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
 
   describe("postgres: the kept connection of a store's own pool", () => {
